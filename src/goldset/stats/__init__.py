@@ -1,0 +1,1 @@
+"""Statistics: bootstrap intervals, paired tests, comparisons, off-topic separability, miss diagnosis."""

@@ -1,0 +1,1 @@
+"""Store: goldset's own workspace (.goldset/): embedding cache, indexes, database backends."""
