@@ -1,0 +1,143 @@
+"""`goldset eval`: score one or more retrievers on your corpus and golden set."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from goldset.errors import InputError
+
+if TYPE_CHECKING:
+    from goldset.report.scorecard import Scorecard
+
+EPILOG = """\
+retriever specs:
+  bm25                       BM25 (bm25s), English stemming and stopwords; bm25?stem=none&k1=1.2
+  dense:MODEL                embeddings from an offline model (see `goldset models`) or a
+                             sentence-transformers folder on disk
+  hybrid:A+B                 fusion of two retrievers, e.g. hybrid:bm25+dense:minilm
+  rerank:BASE>RERANKER       rerank the top N of BASE
+  run:FILE                   a saved TREC run file
+  module:function            your own search(question, k) -> ids or (id, score) pairs
+
+examples:
+  goldset eval --corpus docs/ --golden golden.jsonl
+  goldset eval --corpus docs/ --golden golden.jsonl --retriever bm25 --retriever dense:minilm \\
+      --k 1,5,10 --misses --json results.json
+  goldset eval --corpus docs/ --golden golden.jsonl --retriever mysearch:search --level chunk
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "eval",
+        help="evaluate retrievers on a corpus and a golden set",
+        description="Run each retriever over the golden set's questions and score every question: "
+        "hit@k, recall@k, precision@k, MRR, nDCG, MAP. Off-topic questions (no expected answer) are "
+        "counted apart. Exit 0 ok, 2 bad input.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_eval_arguments(parser)
+    parser.add_argument("--misses", action="store_true", help="print every miss: expected, what came first, and the rank where an expected answer finally appeared")
+    parser.add_argument("--json", metavar="OUT", type=Path, help="write the full results (documented in docs/results-json.md) to OUT, atomically")
+    parser.set_defaults(func=run)
+
+
+def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options that define an evaluation; `goldset serve` reuses them."""
+    parser.add_argument("--corpus", metavar="PATH", type=Path, help="a folder (.md .rst .txt .html), a JSONL file, a BEIR folder or a Cranfield folder")
+    parser.add_argument("--golden", metavar="FILE", type=Path, help="the golden set (JSONL or a JSON list)")
+    parser.add_argument("--retriever", metavar="SPEC", action="append", help="retriever to evaluate; repeat to compare (default: bm25)")
+    parser.add_argument("--k", metavar="K,K,...", default="1,5,10", help="cut-offs for hit/recall/precision/nDCG (default: 1,5,10)")
+    parser.add_argument("--metric", metavar="NAME", action="append", default=[], help="extra metric, e.g. recall@100 or map@10 (repeatable)")
+    parser.add_argument("--level", choices=("doc", "chunk"), default="doc", help="doc: a chunk counts for its document (default); chunk: expected chunk ids must be retrieved")
+    parser.add_argument("--chunk", metavar="SIZE[:OVERLAP]", default="none", help="split documents into chunks of SIZE characters with OVERLAP, heading-aware (default: none, whole documents)")
+    parser.add_argument("--depth", metavar="N", type=int, default=100, help="results retrieved per question; misses report ranks up to N (default: 100)")
+    parser.add_argument("--workspace", metavar="DIR", type=Path, default=Path(".goldset"), help="goldset's own cache and index folder (default: .goldset)")
+    parser.add_argument("--backend", choices=("exact", "ann", "pgvector"), default=None, help="vector search backend for dense retrievers (default: exact)")
+    parser.add_argument("--dsn", metavar="DSN", help="PostgreSQL connection string for --backend pgvector (goldset only writes to its own eval schema)")
+    parser.add_argument("--option", metavar="KEY=VALUE", action="append", default=[], help="extra retriever option (repeatable), e.g. batch_size=64")
+    parser.add_argument("--timeout", metavar="SECONDS", type=float, help="time limit per question for module:function retrievers")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def run_eval(args: argparse.Namespace) -> Scorecard:
+    """Load inputs, evaluate, and return the Scorecard (shared by eval and serve)."""
+    from goldset.corpus import load_corpus
+    from goldset.corpus.chunking import parse_chunk_spec
+    from goldset.evaluate import evaluate
+    from goldset.golden.io import load_golden
+
+    if args.golden is None:
+        raise InputError("no golden set given", hint="pass --golden FILE (JSONL: id, question, expected)")
+    specs = args.retriever or ["bm25"]
+    if args.corpus is None and any(s.partition(":")[0] in ("bm25", "dense", "hybrid", "rerank") for s in specs):
+        raise InputError("no corpus given", hint="pass --corpus PATH (a folder, JSONL, BEIR or Cranfield)")
+    corpus = load_corpus(args.corpus) if args.corpus is not None else None
+    if corpus is not None and corpus.warnings:
+        for warning in corpus.warnings[:10]:
+            print(f"goldset: warning: {warning}", file=sys.stderr)
+        if len(corpus.warnings) > 10:
+            print(f"goldset: warning: ... and {len(corpus.warnings) - 10} more skipped file(s)", file=sys.stderr)
+    golden = load_golden(args.golden, corpus=corpus)
+    return evaluate(
+        specs,
+        golden,
+        corpus=corpus,
+        k=parse_ks(args.k),
+        metrics=_metrics(args),
+        level=args.level,
+        depth=args.depth,
+        chunking=parse_chunk_spec(args.chunk),
+        workspace=args.workspace,
+        options=_options(args),
+        progress=not args.quiet and sys.stderr.isatty(),
+    )
+
+
+def parse_ks(text: str) -> list[int]:
+    try:
+        ks = sorted({int(part) for part in text.split(",") if part.strip()})
+    except ValueError:
+        raise InputError(f"cannot read --k {text!r}", value=text, hint="a comma-separated list of positive integers, e.g. 1,5,10") from None
+    if not ks or ks[0] < 1:
+        raise InputError(f"--k needs positive integers, got {text!r}", value=text, hint="e.g. --k 1,5,10")
+    return ks
+
+
+def _metrics(args: argparse.Namespace) -> list[str] | None:
+    if not args.metric:
+        return None
+    from goldset.metrics.definitions import default_metrics
+
+    return [str(m) for m in default_metrics(tuple(parse_ks(args.k)))] + list(args.metric)
+
+
+def _options(args: argparse.Namespace) -> dict[str, object]:
+    options: dict[str, object] = {}
+    for item in args.option:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise InputError(f"cannot read --option {item!r}", value=item, hint="write it as KEY=VALUE")
+        options[key] = value
+    if args.backend:
+        options["backend"] = args.backend
+    if args.dsn:
+        options["dsn"] = args.dsn
+    if args.timeout:
+        options["timeout"] = args.timeout
+    return options
+
+
+def run(args: argparse.Namespace) -> int:
+    from goldset.report.terminal import render
+
+    card = run_eval(args)
+    if args.json:
+        card.save(args.json)
+        print(f"goldset: wrote {args.json}", file=sys.stderr)
+    render(card, show_misses=args.misses)
+    return 0
