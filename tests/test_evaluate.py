@@ -1,0 +1,148 @@
+"""The evaluation loop: levels, off-topic handling, error isolation, and the results JSON."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from goldset import evaluate
+from goldset.corpus.model import Corpus, Document
+from goldset.golden.model import GoldenSet, Question
+from goldset.report.scorecard import Scorecard
+
+RESULTS = {
+    "where is a": ["b.md", "a.md", "c.md"],
+    "where is c": ["c.md", "a.md"],
+    "nothing about this": ["b.md"],
+}
+
+
+def fixed_search(question: str, k: int) -> list[tuple[str, float]]:
+    return [(doc, 1.0 - i / 10) for i, doc in enumerate(RESULTS[question])][:k]
+
+
+def golden_abc() -> GoldenSet:
+    return GoldenSet([
+        Question("q1", "where is a", {"a.md": 1}),
+        Question("q2", "where is c", {"c.md": 1}),
+        Question("off", "nothing about this", {}),
+    ])
+
+
+def test_function_retriever_scores_by_hand_computed_values() -> None:
+    card = evaluate(fixed_search, golden_abc(), k=(1, 5))
+    (result,) = card.retrievers
+    by_id = {q.id: q for q in result.questions}
+    assert by_id["q1"].rank == 2 and by_id["q2"].rank == 1
+    # q1 misses at 1 and hits at 5; q2 hits at 1: averages over the two answerable questions only
+    assert result.metrics["hit@1"] == pytest.approx(0.5)
+    assert result.metrics["hit@5"] == pytest.approx(1.0)
+    assert result.metrics["mrr"] == pytest.approx((1 / 2 + 1) / 2)
+    assert result.metrics["precision@5"] == pytest.approx((1 / 5 + 1 / 5) / 2)
+
+
+def test_off_topic_questions_are_counted_apart_with_their_top1_score() -> None:
+    card = evaluate(fixed_search, golden_abc(), k=(1,))
+    (result,) = card.retrievers
+    assert len(result.answerable) == 2 and len(result.off_topic) == 1
+    off = result.off_topic[0]
+    assert off.metrics == {} and off.rank is None
+    assert off.top1_score == pytest.approx(1.0) and off.top[0].id == "b.md"
+    data = card.to_dict()["retrievers"][0]
+    assert (data["n_answerable"], data["n_off_topic"]) == (2, 1)
+
+
+def chunked_corpus() -> Corpus:
+    docs = {d: Document(d, text) for d, text in {
+        "a.md": "alpha one\n\nalpha two", "b.md": "bravo", "c.md": "charlie"}.items()}
+    return Corpus(docs)
+
+
+CHUNK_RESULTS = ["b.md#0", "a.md#1", "a.md#0", "c.md#0"]
+
+
+def chunk_search(question: str, k: int) -> list[str]:
+    return CHUNK_RESULTS[:k]
+
+
+def test_doc_level_counts_a_chunk_for_its_document_once() -> None:
+    golden = GoldenSet([Question("q1", "alpha?", {"a.md": 1})])
+    card = evaluate(chunk_search, golden, k=(1, 5), level="doc")
+    q = card.retrievers[0].questions[0]
+    assert q.rank == 2  # the first chunk from a.md is second
+    # the second chunk of a.md (rank 3) must not count again: 1 relevant of 5, not 2
+    assert q.metrics["precision@5"] == pytest.approx(1 / 5)
+    assert q.metrics["recall@5"] == pytest.approx(1.0)
+    assert q.metrics["mrr"] == pytest.approx(0.5)
+
+
+def test_chunk_level_needs_the_expected_chunk_itself() -> None:
+    golden = GoldenSet([Question("q1", "alpha one?", {"a.md#0": 1})])
+    card = evaluate(chunk_search, golden, k=(1, 5), level="chunk")
+    q = card.retrievers[0].questions[0]
+    assert q.rank == 3
+    assert q.metrics["hit@1"] == 0.0 and q.metrics["hit@5"] == 1.0
+
+
+def test_a_retriever_that_raises_on_one_question_loses_only_that_question(capsys: pytest.CaptureFixture[str]) -> None:
+    def flaky(question: str, k: int) -> list[str]:
+        if question == "where is c":
+            raise ConnectionError("search service returned 503")
+        return RESULTS[question][:k]
+
+    card = evaluate(flaky, golden_abc(), k=(1, 5))
+    by_id = {q.id: q for q in card.retrievers[0].questions}
+    assert by_id["q2"].error is not None and "503" in by_id["q2"].error
+    assert by_id["q1"].error is None and by_id["q1"].rank == 2
+    assert "question q2" in capsys.readouterr().err
+
+
+def test_garbage_results_are_reported_by_question() -> None:
+    def garbage(question: str, k: int) -> object:
+        return 42 if question == "where is a" else RESULTS[question]
+
+    card = evaluate(garbage, golden_abc(), k=(1,))
+    by_id = {q.id: q for q in card.retrievers[0].questions}
+    assert "expected" in (by_id["q1"].error or "")
+    assert by_id["q2"].rank == 1
+
+
+def test_a_search_function_past_its_time_limit_is_cut_off() -> None:
+    from goldset.retrievers.function import FunctionRetriever
+
+    def slow(question: str, k: int) -> list[str]:
+        if question == "where is a":
+            time.sleep(2)
+        return RESULTS[question][:k]
+
+    started = time.perf_counter()
+    card = evaluate(FunctionRetriever(slow, timeout=0.2), golden_abc(), k=(1,))
+    assert time.perf_counter() - started < 1.8
+    by_id = {q.id: q for q in card.retrievers[0].questions}
+    assert "timed out" in (by_id["q1"].error or "")
+    assert by_id["q2"].rank == 1
+
+
+def test_bm25_by_spec_finds_the_document_with_the_rare_word() -> None:
+    docs = {
+        "git/stash.md": Document("git/stash.md", "Stashing: put uncommitted changes aside and restore them later."),
+        "git/branch.md": Document("git/branch.md", "Branches let you switch between lines of development."),
+        "cooking.md": Document("cooking.md", "Put the pasta in boiling water."),
+    }
+    golden = GoldenSet([Question("h1", "how do I put my uncommitted changes aside", {"git/stash.md": 1})])
+    card = evaluate("bm25", golden, corpus=Corpus(docs), k=(1,))
+    q = card.retrievers[0].questions[0]
+    assert q.rank == 1 and q.top[0].id == "git/stash.md"
+
+
+def test_results_json_round_trips(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    card = evaluate(fixed_search, golden_abc(), k=(1, 5))
+    path = tmp_path / "results.json"
+    card.save(path)
+    data = json.loads(path.read_text())
+    assert set(data) >= {"retrievers", "k", "depth", "level", "golden"}
+    question = data["retrievers"][0]["questions"][0]
+    assert set(question) >= {"id", "off_topic", "rank", "top"}
+    assert Scorecard.load(path).to_dict() == card.to_dict()
