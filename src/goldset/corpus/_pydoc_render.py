@@ -30,6 +30,7 @@ _INHERITED = re.compile(
     r"Data and other attributes) inherited from [^\n]*:$"
 )
 # Memory addresses and library handles differ on every run; the corpus must not.
+_TEXT = getattr(pydoc, "plaintext", None) or pydoc.TextDoc()  # plaintext: no bold overstrike
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+|(?<=, handle )[0-9a-fA-F]+")
 
 
@@ -86,7 +87,7 @@ def render(name: str) -> dict[str, str]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             module = importlib.import_module(name)
-            text = pydoc.render_doc(module, renderer=pydoc.plaintext)
+            text = pydoc.render_doc(module, renderer=_TEXT)
     except Exception as exc:  # any failure to import or render means "skip this module"
         return {"id": name, "error": f"{type(exc).__name__}: {exc}"}
     return {"id": name, "title": title_of(name, inspect.getdoc(module) or ""), "text": clean(text)}

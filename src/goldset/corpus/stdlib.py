@@ -12,7 +12,7 @@ source. The cache is written atomically (temp file + os.replace) and carries a h
 SHA-256 of its body; a cache that fails the check is rebuilt, never trusted.
 
 The golden set for this corpus ships as `data/demo_golden.jsonl` (`demo_golden_path()`);
-`drop_unavailable()` removes the questions whose modules this Python lacks.
+`drop_unavailable()` removes (with a warning) the questions whose modules this Python lacks.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import platform
 import subprocess
 import sys
 import tempfile
+import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -80,54 +81,56 @@ def build_stdlib_corpus(
     """
     names = list(modules) if modules is not None else read_module_list()
     cache = _cache_path(Path(workspace), names) if workspace is not None else None
-    warnings: list[str] = []
+    problems: list[str] = []
     records: list[dict[str, str]] | None = None
     if cache is not None and cache.exists():
         records, problem = _read_cache(cache)
         if problem:
-            warnings.append(f"demo corpus cache {cache} is unusable ({problem}); rebuilt it")
+            problems.append(f"demo corpus cache {cache} is unusable ({problem}); rebuilt it")
     if records is None:
         records = _render(names, progress)
         if cache is not None:
             _write_cache(cache, records)
     elif progress is not None:
         progress(len(names), len(names))
-    return _to_corpus(records, warnings, cache)
+    return _to_corpus(records, problems, cache)
 
 
-def drop_unavailable(golden: GoldenSet, corpus: Corpus) -> tuple[GoldenSet, list[str]]:
-    """Remove the questions that expect a module missing from `corpus`, with one warning each.
+def drop_unavailable(golden: GoldenSet, corpus: Corpus) -> GoldenSet:
+    """Remove the questions that expect a module missing from `corpus`, warning once for each.
 
     Another Python version may lack a module the demo golden set names (a module removed in
     3.13, say). Such a question is dropped, not scored: kept, it would be an unanswerable miss.
-    Returns the kept questions as a new GoldenSet (the input is not changed) and the warnings.
+    Each drop is reported with `warnings.warn` (a UserWarning, printed on stderr by default).
+    Returns the kept questions as a new GoldenSet; the input is not changed.
     """
     kept = []
-    warnings = []
     for question in golden:
         missing = sorted(doc_id for doc_id in question.expected if doc_id not in corpus)
         if missing:
-            warnings.append(
-                f"question {question.id} dropped: expected module(s) {', '.join(missing)} "
-                f"not in the demo corpus on Python {platform.python_version()}"
+            warnings.warn(
+                f"demo question {question.id} dropped: expected module(s) {', '.join(missing)} "
+                f"not in the demo corpus on Python {platform.python_version()}",
+                UserWarning,
+                stacklevel=2,
             )
         else:
             kept.append(question)
-    return replace(golden, questions=kept), warnings
+    return replace(golden, questions=kept)
 
 
-def _to_corpus(records: list[dict[str, str]], warnings: list[str], cache: Path | None) -> Corpus:
+def _to_corpus(records: list[dict[str, str]], problems: list[str], cache: Path | None) -> Corpus:
     documents: dict[str, Document] = {}
     for record in records:
         if "error" in record:
-            warnings.append(f"module {record['id']} skipped: it does not import here ({record['error']})")
+            problems.append(f"module {record['id']} skipped: it does not import here ({record['error']})")
             continue
         doc_id = record["id"]
         documents[doc_id] = Document(doc_id, record["text"], record["title"], source=f"pydoc:{doc_id}")
     if not documents:
         raise GoldsetError("no standard-library module could be rendered for the demo corpus")
     where = str(cache) if cache is not None else "pydoc"
-    return Corpus(documents, name="stdlib", path=where, warnings=warnings)
+    return Corpus(documents, name="stdlib", path=where, warnings=problems)
 
 
 # --- rendering --------------------------------------------------------------------------------
