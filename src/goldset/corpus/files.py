@@ -1,0 +1,70 @@
+"""Read one text file safely: the checks every corpus loader shares.
+
+A file is usable when it is not too large, not binary (no NUL byte), valid UTF-8 and not blank.
+Otherwise the reader says why, so a folder loader can skip it with a warning instead of failing
+halfway through a corpus.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_MAX_BYTES = 5_000_000
+"""Files larger than this are skipped (5 MB: far above any single documentation page)."""
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """Why a file was not used: `kind` is one of empty, binary, non-utf8, too-large, unreadable."""
+
+    path: Path
+    kind: str
+    detail: str
+
+    def message(self, shown: str) -> str:
+        return f"skipped {shown}: {self.detail}"
+
+
+def read_text(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str | Skipped:
+    """Return the file's text (UTF-8, newlines normalised to `\\n`, BOM removed), or why not."""
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            return Skipped(path, "too-large", f"{size:,} bytes is over the {max_bytes:,}-byte limit "
+                           "(raise it with max_bytes=)")
+        data = path.read_bytes()
+    except OSError as exc:
+        return Skipped(path, "unreadable", f"cannot be read ({exc.strerror or exc})")
+    return decode_text(path, data)
+
+
+def decode_text(path: Path, data: bytes) -> str | Skipped:
+    """Decode bytes as a text document, or say why they are not one."""
+    if b"\x00" in data:
+        return Skipped(path, "binary", "binary file (contains NUL bytes)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Skipped(path, "non-utf8", f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset "
+                       f"{exc.start}); re-save it as UTF-8")
+    text = normalise_newlines(text.removeprefix("\ufeff"))
+    if not text.strip():
+        return Skipped(path, "empty", "empty file")
+    return text
+
+
+def normalise_newlines(text: str) -> str:
+    """`\\r\\n` and lone `\\r` become `\\n`, so offsets do not depend on the platform that wrote it."""
+    if "\r" not in text:
+        return text
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def summarise(skipped: list[Skipped], total: int) -> str:
+    """One counted line: `skipped 3 of 20 files: 1 empty, 2 binary`."""
+    counts: dict[str, int] = {}
+    for item in skipped:
+        counts[item.kind] = counts.get(item.kind, 0) + 1
+    parts = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
+    return f"skipped {len(skipped)} of {total} files: {parts}"
