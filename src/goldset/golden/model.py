@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -38,6 +40,8 @@ class GoldenSet:
     questions: list[Question]
     path: str = ""
     notes: str = ""
+    warnings: list[str] = field(default_factory=list)
+    """Things dropped or assumed while loading (for example unjudged TREC topics), for the CLI to show."""
 
     def __len__(self) -> int:
         return len(self.questions)
@@ -54,6 +58,19 @@ class GoldenSet:
     def qrels(self) -> dict[QuestionId, dict[DocId, int]]:
         """Graded judgments for every question; off-topic questions map to an empty dict."""
         return {q.id: dict(q.expected) for q in self.questions}
+
+    def fingerprint(self) -> str:
+        """A sha256 hex digest of the questions' ids, texts and expected judgments.
+
+        Stable across question order and the key order of `expected`; tags, sources and notes do not
+        count. Comparisons refuse to compare results computed on golden sets with different
+        fingerprints.
+        """
+        canonical = sorted(
+            [q.id, q.question, sorted(q.expected.items())] for q in self.questions
+        )
+        payload = json.dumps(canonical, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
     @property
     def answerable(self) -> list[Question]:
