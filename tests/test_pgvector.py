@@ -1,0 +1,232 @@
+"""PostgreSQL + pgvector backend: isolation guard, cleanup, and exact search equal to numpy.
+
+Every test here runs against a real throwaway server (tests/pg_fixtures.py) over a real psycopg
+connection; nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import psycopg
+import pytest
+
+from goldset.errors import InputError
+from goldset.retrievers.base import BuildContext
+from goldset.store.pgvector import CleanupError, PgVectorIndex
+
+try:  # tests/ is on sys.path in pytest's default import mode; a package if tests/__init__.py exists
+    from pg_fixtures import bare_dsn, eval_schemas, pg_server, production_dsn, snapshot  # noqa: F401
+except ImportError:  # pragma: no cover
+    from tests.pg_fixtures import bare_dsn, eval_schemas, pg_server, production_dsn, snapshot  # noqa: F401
+
+pytestmark = pytest.mark.postgres
+
+
+def unit_rows(rng: np.random.Generator, n: int, dim: int) -> np.ndarray:
+    rows = rng.normal(size=(n, dim)).astype(np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def numpy_top(queries: np.ndarray, vectors: np.ndarray, ids: list[str], k: int) -> list[list[str]]:
+    """Reference: float64 inner products, score descending, ties by id descending (trec_eval)."""
+    scores = queries.astype(np.float64) @ vectors.astype(np.float64).T
+    order = []
+    for row in scores:
+        pairs = sorted(zip(ids, row, strict=True), key=lambda p: (-p[1], [-ord(c) for c in p[0]]))
+        order.append([pid for pid, _ in pairs[:k]])
+    return order
+
+
+# --- (2) the guard refuses production targets ----------------------------------------------------
+
+
+@pytest.mark.parametrize("target", ["public", "app", "goldset_evalx", "Goldset_eval_x", "goldset_eval_x;drop"])
+def test_guard_refuses_a_production_schema_before_connecting(target: str) -> None:
+    # The DSN points nowhere: the refusal must come before any connection or statement.
+    nowhere = "postgresql://nobody@/nowhere?host=/nonexistent-socket-dir"
+    with pytest.raises(InputError, match=rf"refusing to write to schema '{target}'.*start with 'goldset_eval_'"):
+        PgVectorIndex(nowhere, schema=target)
+
+
+def test_guard_refuses_a_prefix_outside_the_eval_namespace() -> None:
+    with pytest.raises(InputError, match=r"refusing to write to schema prefix 'myeval_'"):
+        PgVectorIndex("postgresql://nobody@/nowhere?host=/nonexistent", prefix="myeval_")
+
+
+def test_guard_refusal_through_the_dense_backend_options(production_dsn: str) -> None:
+    before = snapshot(production_dsn)
+    ctx = BuildContext(passages=[], options={"backend": "pgvector", "dsn": production_dsn, "schema": "public"})
+    with pytest.raises(InputError, match=r"refusing to write to schema 'public'") as info:
+        PgVectorIndex.from_options(ctx)
+    assert "leave the schema option out" in str(info.value)
+    assert snapshot(production_dsn) == before
+
+
+def test_an_existing_eval_schema_is_neither_used_nor_dropped(production_dsn: str) -> None:
+    with psycopg.connect(production_dsn, autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA goldset_eval_someone_elses")
+        conn.execute("CREATE TABLE goldset_eval_someone_elses.notes (x int)")
+    try:
+        before = snapshot(production_dsn)
+        with pytest.raises(InputError, match=r"schema 'goldset_eval_someone_elses' already exists"):
+            PgVectorIndex(production_dsn, schema="goldset_eval_someone_elses")
+        assert snapshot(production_dsn) == before
+    finally:
+        with psycopg.connect(production_dsn, autocommit=True) as conn:
+            conn.execute("DROP TABLE goldset_eval_someone_elses.notes")
+            conn.execute("DROP SCHEMA goldset_eval_someone_elses")
+
+
+def test_missing_dsn_and_unreachable_server_are_clear_errors() -> None:
+    with pytest.raises(InputError, match=r"needs a PostgreSQL connection string"):
+        PgVectorIndex.from_options(BuildContext(passages=[], options={"backend": "pgvector"}))
+    dsn = "postgresql://alice:s3cret@/db?host=/nonexistent-socket-dir"
+    with pytest.raises(InputError, match=r"cannot connect to PostgreSQL at .*user=alice") as info:
+        PgVectorIndex(dsn)
+    assert "s3cret" not in str(info.value)
+
+
+# --- (3) pgvector search equals exact numpy search ---------------------------------------------
+
+
+@pytest.mark.parametrize("metric", ["ip", "cosine"])
+def test_exact_search_equals_numpy(production_dsn: str, metric: str) -> None:
+    rng = np.random.default_rng(7)
+    vectors = unit_rows(rng, 300, 32)
+    ids = [f"doc/{i:03d}" for i in range(300)]
+    queries = unit_rows(rng, 40, 32)
+    with PgVectorIndex(production_dsn, metric=metric) as index:  # type: ignore[arg-type]
+        index.add(ids[:120], vectors[:120])  # two batches, as an encoder yields them
+        index.add(ids[120:], vectors[120:])
+        got_ids, got_scores = index.search(queries, top_k=10)
+    assert got_ids == numpy_top(queries, vectors, ids, 10)
+    expected = np.sort(queries @ vectors.T, axis=1)[:, ::-1][:, :10]
+    if metric == "cosine":  # 1 - cosine distance; equal to the inner product on unit vectors
+        np.testing.assert_allclose(got_scores, expected, atol=1e-5)
+    else:
+        np.testing.assert_allclose(got_scores, expected, atol=1e-6)
+    assert got_scores.dtype == np.float32
+
+
+def test_ties_follow_the_ranking_rule_and_top_k_past_the_corpus(production_dsn: str) -> None:
+    # Four identical vectors: trec_eval breaks the tie by id descending, in byte order ("b" > "B").
+    same = np.array([[1.0, 0.0, 0.0]], dtype=np.float32)
+    other = np.array([[0.0, 1.0, 0.0]], dtype=np.float32)
+    ids = ["a", "B", "b", "a2", "z"]
+    vectors = np.vstack([same, same, same, same, other])
+    with PgVectorIndex(production_dsn) as index:
+        index.add(ids, vectors)
+        got_ids, scores = index.search(same, top_k=2)
+        all_ids, all_scores = index.search(same, top_k=50)
+    assert got_ids == [["b", "a2"]]
+    assert all_ids == [["b", "a2", "a", "B", "z"]]
+    assert all_scores.shape == (1, 5)
+    np.testing.assert_allclose(all_scores[0], [1, 1, 1, 1, 0], atol=1e-7)
+
+
+def test_hnsw_index_is_built_used_and_close_to_exact(production_dsn: str) -> None:
+    rng = np.random.default_rng(3)
+    centres = unit_rows(rng, 20, 16)
+    vectors = centres[rng.integers(0, 20, 2000)] + 0.2 * rng.normal(size=(2000, 16)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    ids = [f"p{i}" for i in range(2000)]
+    queries = unit_rows(rng, 30, 16)
+    with PgVectorIndex(production_dsn, hnsw=True) as index:
+        index.add(ids, vectors)
+        got_ids, _ = index.search(queries, top_k=10)
+        indexes = psycopg.connect(production_dsn, autocommit=True).execute(
+            "SELECT indexdef FROM pg_indexes WHERE schemaname = %s", (index.schema,)
+        ).fetchall()
+    assert len(indexes) == 1 and "USING hnsw (embedding vector_ip_ops)" in indexes[0][0]
+    exact = numpy_top(queries, vectors, ids, 10)
+    recall = np.mean([len(set(g) & set(e)) / 10 for g, e in zip(got_ids, exact, strict=True)])
+    assert recall >= 0.9
+
+
+def test_wrong_dimension_and_bad_vectors_are_refused(production_dsn: str) -> None:
+    with PgVectorIndex(production_dsn) as index:
+        index.add(["a"], np.ones((1, 4), dtype=np.float32) / 2)
+        with pytest.raises(InputError, match=r"queries have 3 dimensions but the index holds 4-dimensional"):
+            index.search(np.ones((1, 3), dtype=np.float32), top_k=1)
+        with pytest.raises(InputError, match=r"2 ids but 1 vectors"):
+            index.add(["b", "c"], np.ones((1, 4), dtype=np.float32))
+        with pytest.raises(InputError, match=r"NaN or infinite"):
+            index.add(["b"], np.full((1, 4), np.nan, dtype=np.float32))
+
+
+# --- cleanup: drop exactly what was created, never anything else ---------------------------------
+
+
+def test_cleanup_on_exception_leaves_the_database_as_it_was(production_dsn: str) -> None:
+    before = snapshot(production_dsn)
+    with pytest.raises(RuntimeError, match="encoder crashed"), PgVectorIndex(production_dsn) as index:
+        index.add(["a", "b"], np.eye(2, dtype=np.float32))
+        assert index.schema in eval_schemas(production_dsn)
+        raise RuntimeError("encoder crashed")
+    assert index.closed
+    assert eval_schemas(production_dsn) == []
+    assert snapshot(production_dsn) == before
+
+
+def test_extension_is_created_in_goldsets_schema_and_dropped(bare_dsn: str) -> None:
+    before = snapshot(bare_dsn)
+    assert [e[0] for e in before["extensions"]] == ["plpgsql"]
+    index = PgVectorIndex(bare_dsn)
+    with psycopg.connect(bare_dsn, autocommit=True) as conn:
+        where = conn.execute(
+            "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace "
+            "WHERE e.extname = 'vector'"
+        ).fetchone()
+    assert where == (index.schema,)
+    index.add(["x", "y"], np.eye(2, dtype=np.float32))
+    assert index.search(np.eye(2, dtype=np.float32)[:1], top_k=1)[0] == [["x"]]
+    index.close()
+    index.close()  # idempotent
+    assert snapshot(bare_dsn) == before
+
+
+def test_without_permission_to_create_the_extension_it_says_how(bare_dsn: str) -> None:
+    before = snapshot(bare_dsn)
+    with pytest.raises(InputError, match=r"pgvector is installed on the server but not enabled"):
+        PgVectorIndex(bare_dsn, create_extension=False)
+    assert snapshot(bare_dsn) == before  # the schema it had created was dropped again
+
+
+def test_a_foreign_object_in_goldsets_schema_is_never_cascaded(production_dsn: str) -> None:
+    index = PgVectorIndex(production_dsn)
+    index.add(["a"], np.ones((1, 2), dtype=np.float32) / np.sqrt(2))
+    with psycopg.connect(production_dsn, autocommit=True) as conn:
+        conn.execute(f"CREATE TABLE {index.schema}.colleague_notes (x int)")
+    try:
+        with pytest.raises(CleanupError, match=rf"(?s)could not remove.*schema {index.schema} \(DependentObjectsStillExist.*colleague_notes"):
+            index.close()
+        with psycopg.connect(production_dsn, autocommit=True) as conn:
+            left = conn.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", (index.schema,)
+            ).fetchall()
+        assert left == [("colleague_notes",)]  # goldset's own table went, the colleague's stayed
+    finally:
+        with psycopg.connect(production_dsn, autocommit=True) as conn:
+            conn.execute(f"DROP TABLE {index.schema}.colleague_notes")
+            conn.execute(f"DROP SCHEMA {index.schema}")
+
+
+# --- (1) a full evaluation leaves production byte-identical --------------------------------------
+
+
+def test_evaluation_leaves_production_byte_identical(production_dsn: str) -> None:
+    before = snapshot(production_dsn)
+    assert before["data"]["public.products"][0] == 4
+    rng = np.random.default_rng(11)
+    vectors = unit_rows(rng, 200, 8)  # same dimension as the production table's vectors
+    ids = [f"doc{i}" for i in range(200)]
+    for hnsw in (False, True):
+        ctx = BuildContext(passages=[], options={"backend": "pgvector", "dsn": production_dsn, "hnsw": str(hnsw)})
+        with PgVectorIndex.from_options(ctx) as index:
+            assert index.schema.startswith("goldset_eval_")
+            index.add(ids, vectors)
+            got, _ = index.search(vectors[:20], top_k=5)
+            assert [row[0] for row in got] == ids[:20]
+    after = snapshot(production_dsn)
+    assert after == before
+    assert eval_schemas(production_dsn) == []
