@@ -39,7 +39,7 @@ def iter_json_lines(path: Path, problems: list[InputError]) -> Iterator[tuple[in
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
+                obj = json.loads(line.rstrip("\r\n"))
             except json.JSONDecodeError as exc:
                 problems.append(InputError(f"malformed JSON ({exc.msg} at column {exc.colno})", path=path,
                                            line=lineno, value=_snippet(line),
