@@ -21,10 +21,14 @@ from goldset.golden.model import GoldenSet, Question
 from goldset.golden.validate import (
     corpus_problems,
     duplicate_problems,
+    json_type,
     question_text_problem,
     sort_problems,
     source_problem,
+    validate_golden,
 )
+
+__all__ = ["load_golden", "question_record", "validate_golden", "write_golden_jsonl"]
 
 FIELDS = ("id", "question", "expected", "tags", "source", "notes")
 """The fields of a question record; keys starting with `_` are the user's own and are ignored."""
@@ -302,7 +306,7 @@ def _record(obj: Any, path: Path, line: int) -> tuple[Question | None, Question 
 
     problems: list[InputError] = []
     if not isinstance(obj, dict):
-        problem(f"expected a JSON object, found a JSON {_json_type(obj)}", _clip(json.dumps(obj)),
+        problem(f"expected a JSON object, found a JSON {json_type(obj)}", _clip(json.dumps(obj)),
                 f"each record is an object, e.g. {EXAMPLE}")
         return None, None, problems
     for key in getattr(obj, "repeated", []):
@@ -325,7 +329,7 @@ def _record(obj: Any, path: Path, line: int) -> tuple[Question | None, Question 
         problem(label + bad[0], source, bad[1])
     notes = obj.get("notes", "")
     if not isinstance(notes, str):
-        problem(f"{label}`notes` must be a string, found {_json_type(notes)}", notes, "write notes as text")
+        problem(f"{label}`notes` must be a string, found {json_type(notes)}", notes, "write notes as text")
     partial = None
     if expected is not None:
         partial = Question(qid or "", text if isinstance(text, str) else "", expected, line=line)
@@ -346,7 +350,7 @@ def _id(obj: dict[str, Any], problem: Any) -> str | None:
     if isinstance(value, str):
         problem("question id is empty", value, 'give every question a unique id, e.g. "id": "q1"')
     else:
-        problem(f"question id must be a string or an integer, found {_json_type(value)}", value,
+        problem(f"question id must be a string or an integer, found {json_type(value)}", value,
                 'e.g. "id": "q1"')
     return None
 
@@ -366,7 +370,7 @@ def _expected(obj: dict[str, Any], label: str, problem: Any) -> dict[str, int] |
     hint = f'wrap it in a list: "expected": [{json.dumps(value)}]' if isinstance(value, str) else (
         'a list of ids, e.g. ["a.md", "b.md"], or ids with graded relevance, e.g. {"a.md": 2, "b.md": 1}')
     problem(f"{label}`expected` must be a list of ids or an id -> relevance object, found "
-            f"{_json_type(value)}", value, hint)
+            f"{json_type(value)}", value, hint)
     return None
 
 
@@ -415,12 +419,3 @@ def _field_hint(key: str) -> str:
     guess = ALIASES.get(key.lower()) or next(iter(difflib.get_close_matches(key.lower(), FIELDS, n=1)), None)
     start = f"did you mean `{guess}`? " if guess else ""
     return f"{start}known fields: {known}; fields starting with `_` are ignored"
-
-
-def _json_type(value: object) -> str:
-    names = {dict: "object", list: "list", str: "string", bool: "boolean", int: "number",
-             float: "number", type(None): "null"}
-    for kind, name in names.items():
-        if isinstance(value, kind):
-            return name
-    return type(value).__name__

@@ -69,10 +69,20 @@ def question_problems(q: Question, path: str) -> list[InputError]:
 def question_text_problem(text: object) -> str | None:
     """Why a question text is unusable, or None when it is fine."""
     if not isinstance(text, str):
-        return f"question must be a string, found {type(text).__name__}"
+        return f"question must be a string, found {json_type(text)}"
     if not text.strip():
         return "question is empty"
     return None
+
+
+def json_type(value: object) -> str:
+    """The JSON name of a parsed value's type, for messages about the file the user wrote."""
+    names = {dict: "object", list: "list", str: "string", bool: "boolean", int: "number",
+             float: "number", type(None): "null"}
+    for kind, name in names.items():
+        if isinstance(value, kind):
+            return name
+    return type(value).__name__
 
 
 def source_problem(source: object) -> tuple[str, str] | None:
