@@ -1,0 +1,94 @@
+"""goldset's own workspace: a folder (`.goldset/` by default) that holds every cache and index.
+
+Nothing goldset writes lives anywhere else, and every file in it is keyed so that two corpora or
+two models never overwrite each other. Writes are atomic (temp file + fsync + `os.replace`), so a
+crash or two concurrent runs leave either the old file or the new one, never half of one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_WORKSPACE = Path(".goldset")
+ENV_WORKSPACE = "GOLDSET_WORKSPACE"
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """A workspace folder and the conventional places inside it."""
+
+    root: Path
+
+    @classmethod
+    def at(cls, root: str | Path | None = None) -> Workspace:
+        """The workspace at `root`, else `$GOLDSET_WORKSPACE`, else `./.goldset`."""
+        if root is None:
+            root = os.environ.get(ENV_WORKSPACE) or DEFAULT_WORKSPACE
+        return cls(Path(root))
+
+    def folder(self, *parts: str) -> Path:
+        """A sub-folder of the workspace, created on first use."""
+        path = self.root.joinpath(*parts)
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    @property
+    def embeddings(self) -> Path:
+        return self.folder("embeddings")
+
+    @property
+    def models(self) -> Path:
+        return self.folder("models")
+
+    @property
+    def indexes(self) -> Path:
+        return self.folder("indexes")
+
+
+def atomic_write(path: Path, chunks: Iterator[bytes] | list[bytes] | bytes) -> None:
+    """Write `path` atomically: a temp file in the same folder, fsync, then `os.replace`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            if isinstance(chunks, bytes):
+                handle.write(chunks)
+            else:
+                for chunk in chunks:
+                    handle.write(chunk)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    # The rename itself is durable only once the folder's entry is flushed (POSIX).
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+@contextlib.contextmanager
+def file_lock(path: Path) -> Iterator[None]:
+    """An exclusive advisory lock (fcntl.flock) on `path`, held for the `with` block."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
