@@ -209,9 +209,10 @@ class IdSuggester:
     only those are scored with `difflib.SequenceMatcher.ratio` (case-insensitive).
     """
 
-    def __init__(self, ids: Iterable[str], *, shortlist: int = 40) -> None:
+    def __init__(self, ids: Iterable[str], *, shortlist: int = 40, margin: float = 0.05) -> None:
         self.ids = list(ids)
         self.shortlist = shortlist
+        self.margin = margin
         self._lower = [i.lower() for i in self.ids]
         postings: dict[str, list[int]] = {}
         for n, text in enumerate(self._lower):
@@ -221,7 +222,8 @@ class IdSuggester:
         self._cache: dict[str, list[str]] = {}
 
     def suggest(self, value: str, n: int = 3, cutoff: float = 0.6) -> list[str]:
-        """Up to n existing ids whose similarity ratio to `value` is at least `cutoff`, best first."""
+        """Up to n existing ids whose similarity ratio to `value` is at least `cutoff` and within
+        `margin` of the best one's, best first."""
         if value not in self._cache:
             self._cache[value] = self._suggest(value, n, cutoff)
         return self._cache[value]
@@ -244,7 +246,11 @@ class IdSuggester:
             ratio = matcher.ratio()
             if ratio >= cutoff:
                 scored.append((-ratio, self.ids[i]))
-        return [i for _, i in sorted(scored)[:n]]
+        scored.sort()
+        if scored and scored[0][0] == -1.0:
+            return [scored[0][1]]  # the same id up to case: nothing else is as likely
+        # Only ids about as close as the best one: "did you mean a or b?" helps only when both fit.
+        return [i for ratio, i in scored[:n] if ratio <= scored[0][0] + self.margin]
 
 
 def _trigrams(text: str) -> set[str]:
