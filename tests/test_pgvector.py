@@ -230,3 +230,75 @@ def test_evaluation_leaves_production_byte_identical(production_dsn: str) -> Non
     after = snapshot(production_dsn)
     assert after == before
     assert eval_schemas(production_dsn) == []
+
+
+# --- (1) end to end: the dense retriever on the pgvector backend, scored by evaluate() -------------
+
+_DOCS = {
+    "kettle": "An electric kettle boils water quickly; descale the kettle with vinegar.",
+    "teapot": "Warm the teapot, add loose leaf tea, pour water just off the boil.",
+    "mug": "A ceramic mug keeps coffee hot; wash the mug by hand.",
+    "grinder": "A burr grinder gives an even coffee grind for espresso.",
+    "espresso": "Espresso needs finely ground coffee and nine bars of pressure.",
+    "matcha": "Whisk matcha tea powder with hot water until it foams.",
+    "chai": "Chai is black tea simmered with milk, ginger and cardamom.",
+    "descaling": "Descaling removes limescale from a kettle or coffee machine with citric acid.",
+}
+_QUESTIONS = [
+    ("q1", "how do I descale my kettle", {"kettle": 1, "descaling": 2}),
+    ("q2", "what grind for espresso coffee", {"espresso": 2, "grinder": 1}),
+    ("q3", "how to make chai with milk", {"chai": 1}),
+    ("q4", "whisk matcha powder", {"matcha": 1}),
+    ("q5", "keep coffee hot in a mug", {"mug": 1}),
+    ("q6", "who won the football match", {}),  # off-topic
+]
+
+
+def _bag_of_words(texts: list[str]) -> np.ndarray:
+    """A deterministic toy encoder: hashed word counts in 64 dimensions."""
+    import hashlib
+
+    out = np.zeros((len(texts), 64), dtype=np.float32)
+    for row, text in enumerate(texts):
+        for word in text.lower().replace(",", " ").replace(";", " ").replace(".", " ").split():
+            out[row, int(hashlib.md5(word.encode()).hexdigest(), 16) % 64] += 1.0
+    return out
+
+
+def test_full_evaluation_on_pgvector_matches_exact_and_leaves_production_identical(
+    production_dsn: str, tmp_path
+) -> None:
+    from goldset.corpus.model import Corpus, Document
+    from goldset.evaluate import evaluate
+    from goldset.golden.model import GoldenSet, Question
+    from goldset.retrievers.dense import DenseRetriever
+    from goldset.retrievers.encoders.function import FunctionEncoder
+    from goldset.store.workspace import Workspace
+
+    corpus = Corpus({d: Document(d, text) for d, text in _DOCS.items()}, name="kitchen")
+    golden = GoldenSet([Question(q, text, expected) for q, text, expected in _QUESTIONS])
+    encoder = FunctionEncoder(_bag_of_words, name="bow64")
+    workspace = Workspace.at(tmp_path / ".goldset")
+    ctx = BuildContext(passages=corpus.passages(), options={"backend": "pgvector", "dsn": production_dsn})
+    before = snapshot(production_dsn)
+
+    exact = DenseRetriever(corpus.passages(), encoder, workspace=workspace, name="dense:exact")
+    on_pg = DenseRetriever(corpus.passages(), encoder, workspace=workspace, backend="pgvector", ctx=ctx, name="dense:pg")
+    try:
+        assert isinstance(on_pg.index, PgVectorIndex)
+        assert on_pg.index.schema in eval_schemas(production_dsn)
+        card = evaluate({"exact": exact, "pgvector": on_pg}, golden, corpus=corpus, k=(1, 3, 5), depth=8)
+    finally:
+        on_pg.close()
+        exact.close()
+
+    assert snapshot(production_dsn) == before
+    assert eval_schemas(production_dsn) == []
+    by_name = {r.name: r for r in card.retrievers}
+    assert by_name["pgvector"].metrics == pytest.approx(by_name["exact"].metrics, abs=1e-9)
+    for q_exact, q_pg in zip(by_name["exact"].questions, by_name["pgvector"].questions, strict=True):
+        assert [h.id for h in q_pg.top] == [h.id for h in q_exact.top]
+        assert q_pg.error is None
+    first = {q.id: q.rank for q in by_name["pgvector"].questions}
+    assert first["q3"] == 1 and first["q4"] == 1  # the toy encoder finds the obvious ones
+    assert by_name["pgvector"].off_topic[0].id == "q6"
