@@ -302,3 +302,25 @@ def test_full_evaluation_on_pgvector_matches_exact_and_leaves_production_identic
     first = {q.id: q.rank for q in by_name["pgvector"].questions}
     assert first["q3"] == 1 and first["q4"] == 1  # the toy encoder finds the obvious ones
     assert by_name["pgvector"].off_topic[0].id == "q6"
+
+
+@pytest.mark.models
+def test_spec_dense_minilm_on_pgvector_cleans_up_when_evaluate_returns(production_dsn: str, tmp_path) -> None:
+    # The user's path: `--retriever dense:minilm?backend=pgvector --dsn ...`, a real model from
+    # site-packages. evaluate() builds the retriever itself; its schema must be gone when it returns.
+    from goldset.corpus.model import Corpus, Document
+    from goldset.evaluate import evaluate
+    from goldset.golden.model import GoldenSet, Question
+
+    corpus = Corpus({d: Document(d, text) for d, text in _DOCS.items()}, name="kitchen")
+    golden = GoldenSet([Question(q, text, expected) for q, text, expected in _QUESTIONS])
+    before = snapshot(production_dsn)
+    card = evaluate(
+        ["dense:minilm?backend=pgvector", "dense:minilm"], golden, corpus=corpus, k=(1, 3),
+        workspace=tmp_path / ".goldset", options={"dsn": production_dsn, "progress": False},
+    )
+    assert eval_schemas(production_dsn) == []
+    assert snapshot(production_dsn) == before
+    on_pg, exact = card.retrievers
+    assert on_pg.metrics == pytest.approx(exact.metrics, abs=1e-6)
+    assert on_pg.metrics["hit@3"] >= 0.8  # a real model answers these kitchen questions
