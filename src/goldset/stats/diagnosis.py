@@ -207,9 +207,9 @@ def _lexical_semantic(scorecard: Scorecard, r: RetrieverResult, q: QuestionResul
     for other, oq in _others(scorecard, q):
         other_kind = retriever_kind(other.name, kinds)
         if other_kind is not None and other_kind != kind and oq.rank is not None and oq.rank <= k:
-            where = f"rank {q.rank}" if q.rank is not None else f"not in its top {scorecard.depth or len(q.top)}"
+            where = f"at rank {q.rank}" if q.rank is not None else f"not in its top {scorecard.depth or len(q.top)}"
             return "lexical_vs_semantic", (f"found by {other.name} ({other_kind}) at rank {oq.rank}; "
-                                           f"{r.name} ({kind}) has it at {where}")
+                                           f"{r.name} ({kind}) has it {where}")
     return None
 
 

@@ -1,0 +1,154 @@
+"""Terminal rendering of the statistics sections: verdicts and counts by default, details on request.
+
+Computes nothing: it formats what `goldset.stats.annotate_scorecard` stored in `Scorecard.extras`
+(`comparison`, `breakdown`, `off_topic`, `diagnosis_counts`) and in each question's `diagnosis`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from goldset.report.scorecard import Scorecard
+
+CAUSE_LABELS = {
+    "retriever_error": "retriever error",
+    "possibly_mislabeled": "possibly mislabeled",
+    "near_duplicate": "near-duplicate outranked",
+    "lexical_vs_semantic": "lexical vs semantic",
+    "spans_chunks": "answer spans chunks",
+    "retrieved_deep": "retrieved deep",
+    "never_retrieved": "never retrieved",
+}
+
+
+def _say(console: Console, text: str, style: str | None = None) -> None:
+    console.print(escape(text), style=style, highlight=False, soft_wrap=True)
+
+
+def _headline(card: Scorecard) -> list[str]:
+    stats = card.extras.get("stats", {})
+    return list(stats.get("headline_metrics", [])) or list(card.metrics[:3])
+
+
+def render_stats(card: Scorecard, console: Console, *, details: bool = False) -> None:
+    """All stats sections of a scorecard, short unless `details`."""
+    comparison = card.extras.get("comparison")
+    if comparison:
+        render_comparison(comparison, console, metrics=_headline(card), details=details)
+    if card.extras.get("breakdown"):
+        render_breakdown(card.extras["breakdown"], console, metrics=_headline(card), details=details)
+    if card.extras.get("off_topic"):
+        render_off_topic(card.extras["off_topic"], console, details=details)
+    if card.extras.get("diagnosis_counts"):
+        render_diagnosis_counts(card.extras["diagnosis_counts"], console)
+
+
+def render_comparison(comparison: Mapping[str, Any], console: Console, *, metrics: Sequence[str],
+                      details: bool = False) -> None:
+    """Verdicts: the first headline metric for every pair, other headline metrics when the difference is
+    real; with `details`, every metric in a table."""
+    results = comparison.get("results", [])
+    if not results:
+        return
+    primary = metrics[0] if metrics else results[0]["metric"]
+    console.print("\n[bold]Comparison[/bold]" + (" (Holm-corrected over the pairs)" if comparison.get("correction") == "holm" else ""))
+    shown = [r for r in results if r["metric"] == primary or (r["metric"] in metrics and r["significant"])]
+    for r in shown:
+        _say(console, "  " + r["verdict"], "green" if r["significant"] else None)
+    detectable = next((r["detectable"] for r in results if r["metric"] == primary), None)
+    if detectable:
+        _say(console, "  " + detectable[0].upper() + detectable[1:] + ".", "dim")
+    if details:
+        console.print(comparison_table(results))
+    else:
+        _say(console, "  (--details: every metric, with intervals, tests and detectable differences)", "dim")
+
+
+def comparison_table(results: Sequence[Mapping[str, Any]]) -> Table:
+    """Every metric and pair: better/worse/tied in questions, the difference in points with its interval,
+    the test, raw and adjusted p, the minimum detectable difference and the questions needed."""
+    table = Table(show_edge=False, pad_edge=False, box=None)
+    for name in ("metric", "a vs b", "+/-/=", "diff [CI] (points)", "test", "p (adj.)", "MDD", "need"):
+        table.add_column(name, justify="left" if name in ("metric", "a vs b", "test") else "right")
+    for r in results:
+        table.add_row(
+            r["metric"], escape(f"{r['a']} vs {r['b']}"), f"{r['wins']}/{r['losses']}/{r['ties']}",
+            f"{r['diff'] * 100:+.1f} [{r['ci'][0] * 100:+.0f}, {r['ci'][1] * 100:+.0f}]",
+            "McNemar" if "McNemar" in r["test"] else "random.",
+            f"{r['p']:.2g}" + (f" ({r['p_adjusted']:.2g})" if r["p_adjusted"] != r["p"] else ""),
+            "-" if r["mdd"] is None else f"{r['mdd'] * 100:.0f}",
+            "-" if r["questions_needed"] is None else str(r["questions_needed"]),
+        )
+    return table
+
+
+def render_breakdown(breakdown: Mapping[str, Any], console: Console, *, metrics: Sequence[str],
+                     details: bool = False) -> None:
+    """Hand-written and synthetic side by side when both exist, the warnings always; tags with `details`."""
+    retrievers = breakdown.get("retrievers", {})
+    if breakdown.get("mixed_sources"):
+        console.print("\n[bold]Hand-written vs synthetic questions[/bold] (never pooled into one number)")
+        console.print(group_table(retrievers, "by_source", metrics))
+    for warning in breakdown.get("warnings", []):
+        _say(console, "  warning: " + warning["text"], "yellow")
+    has_tags = any(r.get("by_tag") for r in retrievers.values())
+    if details and has_tags:
+        console.print("\n[bold]By tag[/bold]")
+        console.print(group_table(retrievers, "by_tag", metrics))
+
+
+def group_table(retrievers: Mapping[str, Any], key: str, metrics: Sequence[str]) -> Table:
+    table = Table(show_edge=False, pad_edge=False)
+    table.add_column("retriever", style="bold")
+    table.add_column(key.removeprefix("by_"))
+    table.add_column("n", justify="right")
+    for m in metrics:
+        table.add_column(m, justify="right")
+    for name, groups in retrievers.items():
+        for group, data in groups.get(key, {}).items():
+            cells = [escape(name), escape(group), str(data["n"])]
+            for m in metrics:
+                value, ci = data["metrics"].get(m), data["intervals"].get(m)
+                cells.append("-" if value is None else f"{value:.3f} [dim]({ci[0]:.2f}–{ci[1]:.2f})[/dim]")
+            table.add_row(*cells)
+    return table
+
+
+def render_off_topic(report: Mapping[str, Any], console: Console, *, details: bool = False) -> None:
+    """One verdict per retriever, the off-topic question that scored highest, and the note on scores."""
+    retrievers = report.get("retrievers", {})
+    if not any(s.get("n_off_topic") for s in retrievers.values()):
+        return
+    console.print("\n[bold]Can a score threshold catch off-topic questions?[/bold]")
+    for name, s in retrievers.items():
+        _say(console, f"  {name}: {s['verdict']}")
+        high = s.get("highest")
+        if high:
+            _say(console, f"    highest off-topic: {high['question_id']} ({high['score']:.4g}) "
+                          f"{high['question']!r}, caught by {high['passage']}", "dim")
+        if details and s.get("answerable") and s.get("off_topic"):
+            a, o = s["answerable"], s["off_topic"]
+            _say(console, f"    top-1 score answerable {a['min']:.4g} / {a['median']:.4g} / {a['max']:.4g} "
+                          f"(min / median / max), off-topic {o['min']:.4g} / {o['median']:.4g} / {o['max']:.4g}",
+                 "dim")
+    _say(console, "  " + report.get("note", ""), "dim")
+
+
+def render_diagnosis_counts(counts: Mapping[str, Mapping[str, int]], console: Console) -> None:
+    """One line per retriever: its misses counted by cause."""
+    lines = []
+    for name, by_cause in counts.items():
+        total = sum(by_cause.values())
+        if not total:
+            lines.append(f"  {name}: no misses")
+            continue
+        parts = [f"{n} {CAUSE_LABELS.get(c, c)}" for c, n in sorted(by_cause.items(), key=lambda x: -x[1]) if n]
+        lines.append(f"  {name}: {total} miss(es): " + ", ".join(parts))
+    console.print("\n[bold]Why the misses missed[/bold] (--misses shows each with its evidence)")
+    for line in lines:
+        _say(console, line)
