@@ -153,3 +153,12 @@ def test_many_questions_with_typos_against_a_large_corpus() -> None:
     assert problems[0].reason.endswith("did you mean `docs/topic00000.md`?")
     assert problems[-1].reason.startswith("question `t49`: expected id `docs/topc01519.md`")
     assert "`docs/topic01519.md`" in problems[-1].reason
+
+
+def test_shipped_example_golden_set_matches_its_corpus() -> None:
+    from goldset.corpus import load_corpus
+
+    data = Path(__file__).resolve().parents[1] / "examples" / "data"
+    golden = load_golden(data / "golden_example.jsonl", corpus=load_corpus(data / "corpus"))
+    assert (len(golden.answerable), len(golden.off_topic)) == (9, 2)
+    assert golden["h02"].expected == {"git/git-reset.md": 2, "git/git-commit.md": 1}
