@@ -77,17 +77,32 @@ def test_markdown_sections_follow_headings_and_ignore_fenced_code() -> None:
 
 
 def test_rest_sections_follow_underlined_headings_with_levels_by_first_use() -> None:
-    doc = Document("library/json.rst.txt", REST, ":mod:`json` --- JSON encoder")
+    doc = Document("library/json.rst.txt", REST, "json --- JSON encoder")
     chunks = _check_offsets(doc, ChunkSpec())
     assert [c.title for c in chunks] == [
-        ":mod:`json` --- JSON encoder",  # the label before the title is its own small preamble
-        ":mod:`json` --- JSON encoder",
-        ":mod:`json` --- JSON encoder > Basic Usage",
-        ":mod:`json` --- JSON encoder > Basic Usage > Encoders",
-        ":mod:`json` --- JSON encoder > Decoders",
+        "json --- JSON encoder",  # the label before the title is its own small preamble
+        "json --- JSON encoder",  # the heading `:mod:`json` --- ...` cleaned of its role equals the doc title
+        "json --- JSON encoder > Basic Usage",
+        "json --- JSON encoder > Basic Usage > Encoders",
+        "json --- JSON encoder > Decoders",
     ]
     assert chunks[0].text == ".. _json:"
     assert chunks[3].text == "Encoders\n^^^^^^^^\n\nSubclass JSONEncoder."
+
+
+def test_markdown_setext_headings_front_matter_and_links() -> None:
+    text = (
+        "---\ntitle: x\n# a YAML comment\n---\n\n"
+        "[![badge](https://ci/badge.svg)](https://ci)\n\n"
+        "The [Tool](https://example.org) manual\n=====================\n\nAbout it.\n\n"
+        "Setup\n-----\n\nInstall.\n\n- item\n---\n"
+    )
+    doc = Document("README.md", text, "The Tool manual")
+    chunks = _check_offsets(doc, ChunkSpec())
+    assert [c.title for c in chunks] == ["The Tool manual", "The Tool manual", "The Tool manual > Setup"]
+    assert chunks[0].text.startswith("---\ntitle: x")
+    assert chunks[1].text.startswith("The [Tool](https://example.org) manual\n====")
+    assert chunks[2].text == "Setup\n-----\n\nInstall.\n\n- item\n---"
 
 
 def test_by_headings_false_cuts_by_size_only() -> None:

@@ -60,7 +60,7 @@ def test_folder_ids_are_relative_posix_paths_sorted_with_extension(docs_folder: 
 def test_folder_titles_come_from_first_heading_or_html_title(docs_folder: Path) -> None:
     docs = load_corpus(docs_folder).documents
     assert docs["readme.md"].title == "Getting started"
-    assert docs["library/json.rst.txt"].title == ":mod:`json`"
+    assert docs["library/json.rst.txt"].title == "json"  # the reST role is markup, not title text
     assert docs["library/os.rst"].title == "os --- Misc"
     assert docs["notes/plain.txt"].title == ""
     assert docs["web/git/stash.html"].title == "Stash & switch"
@@ -74,6 +74,11 @@ def test_html_keeps_text_and_drops_scripts_and_styles(docs_folder: Path) -> None
     assert "git stash" in text
     for hidden in ("do not index", "alert", "color: red", "<p>", "&amp;", "Stash & switch"):
         assert hidden not in text
+
+
+def test_readme_title_from_setext_heading_after_a_badge(tmp_path: Path) -> None:
+    _write(tmp_path, "README.md", "[![CI](https://ci/badge.svg)](https://ci)\n\nThe [Tool](https://t.org)\n========\n\nText.\n")
+    assert load_corpus(tmp_path).documents["README.md"].title == "The Tool"
 
 
 def test_html_title_falls_back_to_first_heading(tmp_path: Path) -> None:
@@ -102,7 +107,8 @@ def test_bad_files_are_skipped_with_a_warning_each_and_a_counted_summary(tmp_pat
     assert "skipped binary.txt: binary file (contains NUL bytes)" in warnings
     assert "skipped latin1.rst: not valid UTF-8 (byte 0xe9 at offset 3)" in warnings
     assert "skipped sub/huge.txt: 2,000 bytes is over the 1,000-byte limit" in warnings
-    assert corpus.warnings[-1] == "skipped 5 of 6 files: 1 binary, 2 empty, 1 non-utf8, 1 too-large"
+    assert corpus.warnings[0] == "skipped 5 of 6 files: 1 binary, 2 empty, 1 non-utf8, 1 too-large"
+    assert len(corpus.warnings) == 6
 
 
 def test_default_size_cap_keeps_ordinary_files(tmp_path: Path) -> None:
@@ -201,7 +207,7 @@ def test_jsonl_empty_text_is_skipped_with_warning(tmp_path: Path) -> None:
     path = _jsonl(tmp_path / "c.jsonl", [{"id": "a", "text": "ok"}, {"id": "b", "text": "  "}])
     corpus = load_corpus(path)
     assert list(corpus.documents) == ["a"]
-    assert corpus.warnings == ["skipped b (line 2): empty text", "skipped 1 of 2 records: 1 empty"]
+    assert corpus.warnings == ["skipped 1 of 2 records: 1 empty", "skipped b (line 2): empty text"]
 
 
 def test_jsonl_with_only_empty_records_is_an_error(tmp_path: Path) -> None:

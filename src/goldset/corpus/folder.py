@@ -2,8 +2,9 @@
 
 A document's id is its path relative to the folder with `/` separators, extension kept
 (`library/json.rst.txt`). Hidden files and folders (names starting with `.`) are not read.
-Empty, binary, non-UTF-8 and over-large files are skipped with a warning each and one counted
-summary; if nothing usable remains, InputError says what was skipped.
+Empty, binary, non-UTF-8 and over-large files are skipped with a warning each, after one counted
+summary that comes first in `Corpus.warnings`; if nothing usable remains, InputError says what was
+skipped.
 """
 
 from __future__ import annotations
@@ -35,10 +36,12 @@ def load_folder(folder: Path, *, max_bytes: int = DEFAULT_MAX_BYTES, name: str |
         else:
             corpus.documents[doc_id] = result
     if ignored:
-        kinds = ", ".join(f"{ext or '(none)'}: {n}" for ext, n in sorted(ignored.items()))
-        corpus.warnings.append(f"ignored {sum(ignored.values())} files with unsupported extensions ({kinds})")
-    if skipped:
-        corpus.warnings.append(summarise(skipped, len(files)))
+        common = sorted(ignored.items(), key=lambda kv: (-kv[1], kv[0]))
+        kinds = ", ".join(f"{ext or '(none)'}: {n}" for ext, n in common[:8])
+        kinds += f", {len(common) - 8} more kinds" if len(common) > 8 else ""
+        corpus.warnings.insert(0, f"ignored {sum(ignored.values())} files with unsupported extensions ({kinds})")
+    if skipped:  # the counted summary first: a reader that shows only the first lines still sees it
+        corpus.warnings.insert(0, summarise(skipped, len(files)))
     if not corpus.documents:
         raise _nothing_usable(folder, files, skipped, ignored)
     return corpus

@@ -1,6 +1,7 @@
 """Find section headings in Markdown and reStructuredText, for titles and heading-aware chunking.
 
-Markdown: ATX headings (`# Title` .. `###### Title`), ignoring lines inside ``` or ~~~ fences.
+Markdown: ATX headings (`# Title` .. `###### Title`) and setext headings (a line underlined with
+`===` or `---`, after a blank line), ignoring fenced code (``` or ~~~) and YAML front matter.
 reST: a title line under- (and optionally over-) lined by one repeated punctuation character at
 least as long as the title, after a blank line (docutils' rule). reST has no fixed levels: the
 order in which underline styles first appear sets them, as docutils does.
@@ -23,7 +24,10 @@ _REST = re.compile(
     rf"(?P<under>(?P<uc>{_PUNCT})(?P=uc)+)[ \t]*$",
     re.M,
 )
+_SETEXT = re.compile(r"^(?P<title> {0,3}\S[^\n]*?)[ \t]*\n {0,3}(?P<under>=+|-+)[ \t]*$", re.M)
 _ONLY_PUNCT = re.compile(rf"^{_PUNCT}+$")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_ROLE = re.compile(r"(?::[\w.+-]+)+:`([^`<]*?)\s*(?:<[^>]*>)?`")
 
 STYLES = ("markdown", "rest", "auto", "none")
 
@@ -64,27 +68,36 @@ def find_headings(text: str, style: str = "auto") -> list[Heading]:
 
 def first_title(text: str, style: str = "auto") -> str:
     """The text of the first heading, or an empty string."""
-    if style == "markdown":
-        match = _ATX.search(text)  # cheap path: fences rarely come before the first heading
-        if match and not _fenced_before(text, match.start()):
-            return match.group(2).strip()
     headings = find_headings(text, style)
     return headings[0].title if headings else ""
 
 
-def _fenced_before(text: str, pos: int) -> bool:
-    return len(_FENCE.findall(text, 0, pos)) % 2 == 1
-
-
 def _markdown(text: str) -> list[Heading]:
-    if "#" not in text:
+    if "#" not in text and "\n=" not in text and "\n-" not in text:
         return []
+    body_start = _front_matter_end(text)
     fences = [m.start() for m in _FENCE.finditer(text)]
-    out: list[Heading] = []
-    for match in _ATX.finditer(text):
-        if bisect_left(fences, match.start()) % 2 == 0:  # an even number of fences before: outside
-            out.append(Heading(match.start(), match.end(), len(match.group(1)), match.group(2).strip()))
-    return out
+    found = [Heading(m.start(), m.end(), len(m.group(1)), clean_title(m.group(2))) for m in _ATX.finditer(text)]
+    for m in _SETEXT.finditer(text):
+        title = m.group("title").strip()
+        if _after_blank_line(text, m.start()) and not _ONLY_PUNCT.match(title) and not title.startswith(("- ", "* ", "> ", "|")):
+            found.append(Heading(m.start(), m.end(), 1 if m.group("under")[0] == "=" else 2, clean_title(title)))
+    # an even number of fences before a heading: it is outside code
+    keep = [h for h in found if h.start >= body_start and bisect_left(fences, h.start) % 2 == 0]
+    return sorted(keep, key=lambda h: h.start)
+
+
+def _front_matter_end(text: str) -> int:
+    """Offset after a leading YAML front matter block (`---` ... `---`), else 0."""
+    if not text.startswith("---\n"):
+        return 0
+    close = text.find("\n---", 3)
+    return 0 if close < 0 else close + 4
+
+
+def clean_title(title: str) -> str:
+    """A heading as plain text: Markdown links and images keep their text, reST roles their content."""
+    return _ROLE.sub(r"\1", _LINK.sub(r"\1", title)).strip()
 
 
 def _rest(text: str) -> list[Heading]:
@@ -101,7 +114,7 @@ def _rest(text: str) -> list[Heading]:
             continue
         key = (match.group("uc"), over is not None)
         level = levels.setdefault(key, len(levels) + 1)
-        out.append(Heading(start, match.end(), level, title.strip()))
+        out.append(Heading(start, match.end(), level, clean_title(title)))
     return out
 
 

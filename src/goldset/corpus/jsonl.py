@@ -81,8 +81,8 @@ def load_jsonl(path: Path, *, id_key: str = "id", title_key: str = "title", text
         more = f" (first {MAX_LISTED} shown)" if len(problems) > MAX_LISTED else ""
         raise InputErrors(shown, summary=f"{path}: {len(problems)} problems in the corpus file{more}")
     if empty:
-        corpus.warnings.extend(f"skipped {item}: empty text" for item in empty)
         corpus.warnings.append(f"skipped {len(empty)} of {len(empty) + len(corpus)} records: {len(empty)} empty")
+        corpus.warnings.extend(f"skipped {item}: empty text" for item in empty)
     if not corpus.documents:
         what = f"all {len(empty)} records have empty text" if empty else "the file has no records"
         raise InputError(f"no usable documents: {what}", path=path,
