@@ -24,8 +24,8 @@ EXTENSIONS = (".md", ".markdown", ".rst", ".txt", ".html", ".htm")
 
 def load_folder(folder: Path, *, max_bytes: int = DEFAULT_MAX_BYTES, name: str | None = None) -> Corpus:
     """Read every supported file under `folder` into a Corpus."""
-    files, ignored = _list_files(folder)
     corpus = Corpus({}, name=name or folder.name or str(folder), path=str(folder))
+    files, ignored = _list_files(folder, corpus.warnings)
     skipped: list[Skipped] = []
     for path in files:
         doc_id = path.relative_to(folder).as_posix()
@@ -47,11 +47,16 @@ def load_folder(folder: Path, *, max_bytes: int = DEFAULT_MAX_BYTES, name: str |
     return corpus
 
 
-def _list_files(folder: Path) -> tuple[list[Path], dict[str, int]]:
+def _list_files(folder: Path, warnings: list[str]) -> tuple[list[Path], dict[str, int]]:
     """Supported files in sorted order (by relative path), and a count of the others by extension."""
     found: list[Path] = []
     ignored: dict[str, int] = {}
-    for root, dirs, names in os.walk(folder):
+
+    def unlistable(exc: OSError) -> None:
+        shown = Path(exc.filename).relative_to(folder).as_posix() if exc.filename else str(folder)
+        warnings.append(f"skipped folder {shown}: cannot be listed ({exc.strerror or exc})")
+
+    for root, dirs, names in os.walk(folder, onerror=unlistable):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for filename in names:
             if filename.startswith("."):
