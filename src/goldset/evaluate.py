@@ -52,13 +52,18 @@ def evaluate(
     workspace: str | Path = ".goldset",
     options: Mapping[str, object] | None = None,
     progress: bool = False,
+    stats: bool = True,
+    seed: int = 0,
+    resamples: int = 10_000,
 ) -> Scorecard:
     """Evaluate one or more retrievers on a golden set; returns a Scorecard.
 
     `goldset.evaluate(search_fn, golden, k=10)` works with just a function `search_fn(question, k)`
     returning ids or (id, score) pairs. Spec strings (`bm25`, `dense:minilm`) need `corpus`.
     `depth` is how many results are retrieved per question (N): a miss reports the rank where an
-    expected answer finally appeared within it.
+    expected answer finally appeared within it. With `stats` (the default), the scorecard also gets
+    seeded bootstrap intervals, comparisons, breakdowns, off-topic separability and a diagnosis of every
+    miss (`goldset.stats.annotate_scorecard`, `seed` and `resamples`).
     """
     if level not in ("doc", "chunk"):
         raise InputError(f"level must be doc or chunk, not {level!r}", value=level, hint="--level doc|chunk")
@@ -84,7 +89,7 @@ def evaluate(
         run = _search_isolating_errors(retriever, golden_set, depth, progress)
         results.append(_score(name, run, golden_set, metric_list, level, doc_of, ks[-1], time.perf_counter() - started))
     snippets = _snippets(results, passages)
-    return Scorecard(
+    card = Scorecard(
         retrievers=results,
         metrics=[str(m) for m in metric_list],
         k=ks,
@@ -108,6 +113,11 @@ def evaluate(
         version=__version__,
         created=datetime.now(UTC).isoformat(timespec="seconds"),
     )
+    if stats:
+        from goldset.stats.annotate import annotate_scorecard
+
+        annotate_scorecard(card, seed=seed, resamples=resamples, corpus_passages=passages or None)
+    return card
 
 
 def _golden(golden: GoldenSet | str | Path, corpus: Corpus | None) -> GoldenSet:
