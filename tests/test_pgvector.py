@@ -324,3 +324,35 @@ def test_spec_dense_minilm_on_pgvector_cleans_up_when_evaluate_returns(productio
     on_pg, exact = card.retrievers
     assert on_pg.metrics == pytest.approx(exact.metrics, abs=1e-6)
     assert on_pg.metrics["hit@3"] >= 0.8  # a real model answers these kitchen questions
+
+
+def _write_kitchen(folder) -> tuple[str, str]:
+    import json
+
+    corpus = folder / "kitchen.jsonl"
+    corpus.write_text("".join(json.dumps({"id": d, "text": t}) + "\n" for d, t in _DOCS.items()), encoding="utf-8")
+    golden = folder / "golden.jsonl"
+    golden.write_text(
+        "".join(json.dumps({"id": q, "question": t, "expected": list(e)}) + "\n" for q, t, e in _QUESTIONS),
+        encoding="utf-8",
+    )
+    return str(corpus), str(golden)
+
+
+@pytest.mark.models
+def test_cli_eval_with_backend_pgvector(production_dsn: str, tmp_path, capsys) -> None:
+    from goldset.cli import main
+
+    corpus, golden = _write_kitchen(tmp_path)
+    before = snapshot(production_dsn)
+    common = ["eval", "--corpus", corpus, "--golden", golden, "--retriever", "dense:minilm", "--quiet",
+              "--workspace", str(tmp_path / ".goldset"), "--backend", "pgvector", "--dsn", production_dsn]
+    assert main([*common, "--json", str(tmp_path / "card.json")]) == 0
+    assert (tmp_path / "card.json").exists()
+    capsys.readouterr()
+    # The guard from the command line: exit 2 (bad input) with the reason and the fix.
+    assert main([*common, "--option", "schema=public"]) == 2
+    err = capsys.readouterr().err
+    assert "refusing to write to schema 'public'" in err and "leave the schema option out" in err
+    assert eval_schemas(production_dsn) == []
+    assert snapshot(production_dsn) == before
