@@ -81,6 +81,18 @@ def test_readme_title_from_setext_heading_after_a_badge(tmp_path: Path) -> None:
     assert load_corpus(tmp_path).documents["README.md"].title == "The Tool"
 
 
+def test_html_headings_become_markdown_sections_for_chunking(tmp_path: Path) -> None:
+    from goldset.corpus import ChunkSpec
+
+    _write(tmp_path, "p.html", "<title>Page</title><h1>Intro</h1><p>One.</p><h2>Usage</h2><p>Two.</p><h2></h2>")
+    corpus = load_corpus(tmp_path)
+    assert corpus.documents["p.html"].text == "# Intro\n\nOne.\n\n## Usage\n\nTwo."
+    assert [(c.title, c.text) for c in corpus.passages(ChunkSpec())] == [
+        ("Page > Intro", "# Intro\n\nOne."),
+        ("Page > Intro > Usage", "## Usage\n\nTwo."),
+    ]
+
+
 def test_html_title_falls_back_to_first_heading(tmp_path: Path) -> None:
     _write(tmp_path, "page.html", "<body><h2>Second <i>level</i></h2><p>Body.</p></body>")
     assert load_corpus(tmp_path).documents["page.html"].title == "Second level"

@@ -51,7 +51,7 @@ def style_for(doc_id: DocId) -> str:
     if name.endswith((".rst", ".txt")):  # Sphinx ships its reST sources as `page.rst.txt`
         return "rest"
     if name.endswith((".html", ".htm")):
-        return "none"
+        return "markdown"  # the HTML loader writes headings as `## Heading` lines
     return "auto"
 
 

@@ -1,7 +1,8 @@
 """HTML to plain text with the standard library's parser: no extra dependency.
 
 Script, style and other non-content elements are dropped; block elements become line breaks;
-entities are decoded. The title is `<title>`, else the first `<h1>`..`<h6>`.
+entities are decoded. Headings `<h1>`..`<h6>` become Markdown ATX lines (`## Usage`), so HTML
+pages are chunked by section like Markdown. The title is `<title>`, else the first heading.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ _BLOCK = {
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 _SPACES = re.compile(r"[ \t\f\v\u00a0]+")
 _BLANKS = re.compile(r"\n{3,}")
+_EMPTY_HEADING = re.compile(r"^#{1,6}$")
 
 
 class _TextExtractor(HTMLParser):
@@ -40,6 +42,8 @@ class _TextExtractor(HTMLParser):
             self.heading_parts = []
         if tag in _BLOCK:
             self.parts.append("\n")
+        if tag in _HEADINGS and not self.skip_depth:
+            self.parts.append("#" * int(tag[1]) + " ")
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "title":
@@ -67,6 +71,7 @@ def html_to_text(markup: str) -> tuple[str, str]:
     parser.feed(markup)
     parser.close()
     lines = (_clean_line(line) for line in "".join(parser.parts).split("\n"))
+    lines = ("" if _EMPTY_HEADING.match(line) else line for line in lines)
     text = _BLANKS.sub("\n\n", "\n".join(lines)).strip()
     title = _clean_line("".join(parser.title_parts)) or parser.first_heading
     return title, text
