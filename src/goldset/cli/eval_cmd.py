@@ -43,6 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_eval_arguments(parser)
     parser.add_argument("--misses", action="store_true", help="print every miss: expected, what came first, and the rank where an expected answer finally appeared")
     parser.add_argument("--json", metavar="OUT", type=Path, help="write the full results (documented in docs/results-json.md) to OUT, atomically")
+    parser.add_argument("--markdown", metavar="OUT", type=Path, help="write the scorecard as Markdown (for a pull-request comment) to OUT")
+    parser.add_argument("--details", action="store_true", help="print every comparison metric, the by-tag breakdown and off-topic score ranges")
     parser.set_defaults(func=run)
 
 
@@ -62,6 +64,9 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--option", metavar="KEY=VALUE", action="append", default=[], help="extra retriever option (repeatable), e.g. batch_size=64")
     parser.add_argument("--timeout", metavar="SECONDS", type=float, help="time limit per question for module:function retrievers")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap intervals and paired tests (default: 0)")
+    parser.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples and randomization rounds (default: 10000)")
+    parser.add_argument("--no-stats", action="store_true", help="skip intervals, comparisons, breakdowns and miss diagnosis")
 
 
 def run_eval(args: argparse.Namespace) -> Scorecard:
@@ -95,7 +100,17 @@ def run_eval(args: argparse.Namespace) -> Scorecard:
         workspace=args.workspace,
         options=_options(args),
         progress=not args.quiet and sys.stderr.isatty(),
+        stats=not getattr(args, "no_stats", False),
+        seed=getattr(args, "seed", 0),
+        resamples=_resamples(args),
     )
+
+
+def _resamples(args: argparse.Namespace) -> int:
+    resamples = int(getattr(args, "resamples", 10_000))
+    if resamples < 1:
+        raise InputError(f"--resamples must be at least 1, got {resamples}", value=resamples, hint="e.g. --resamples 10000")
+    return resamples
 
 
 def parse_ks(text: str) -> list[int]:
@@ -139,5 +154,11 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         card.save(args.json)
         print(f"goldset: wrote {args.json}", file=sys.stderr)
-    render(card, show_misses=args.misses)
+    if args.markdown:
+        from goldset.report.markdown import scorecard_markdown
+
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(scorecard_markdown(card), encoding="utf-8")
+        print(f"goldset: wrote {args.markdown}", file=sys.stderr)
+    render(card, show_misses=args.misses, details=args.details)
     return 0

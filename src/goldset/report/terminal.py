@@ -77,6 +77,8 @@ def miss_line(q: QuestionResult, k: int, depth: int) -> str:
     text = f"miss {q.id} ({where}): {q.question}  expected {expected}  got {got}"
     if q.error:
         text += f"  error: {q.error}"
+    elif q.diagnosis:
+        text += f"\n    {q.diagnosis['label']}: {q.diagnosis['evidence']} -> {q.diagnosis['suggestion']}"
     return text
 
 
@@ -94,9 +96,13 @@ def render_misses(card: Scorecard, console: Console) -> None:
             console.print(escape(miss_line(q, k, card.depth)), highlight=False, soft_wrap=True)
 
 
-def render(card: Scorecard, *, show_misses: bool = False, console: Console | None = None) -> None:
+def render(card: Scorecard, *, show_misses: bool = False, console: Console | None = None,
+           details: bool = False) -> None:
     console = console or Console()
     render_table(card, console)
     # stats sections
+    from goldset.report.sections import render_stats
+
+    render_stats(card, console, details=details)
     if show_misses:
         render_misses(card, console)

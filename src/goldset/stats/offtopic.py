@@ -75,6 +75,10 @@ def separability(result: RetrieverResult) -> dict[str, Any]:
         hit = top.top[0]
         out["highest"] = {"question_id": top.id, "question": top.question, "score": hit.score,
                           "passage": hit.id, "doc": hit.doc}
+    if answerable.size and off_scores.size == 0:
+        out["verdict"] = (f"separable: all {len(result.off_topic)} off-topic questions returned no results, "
+                          "so any threshold rejects them")
+        return out
     if answerable.size == 0 or off_scores.size == 0:
         out["verdict"] = "not enough scored questions on both sides to judge a threshold"
         return out
@@ -82,6 +86,8 @@ def separability(result: RetrieverResult) -> dict[str, Any]:
     out["auc"] = roc_auc(answerable, off_scores)
     out.update(best_threshold(answerable, off_scores))
     out["verdict"] = _verdict(out)
+    if out["n_off_topic_empty"]:
+        out["verdict"] += f" ({out['n_off_topic_empty']} more off-topic question(s) returned no results at all)"
     return out
 
 

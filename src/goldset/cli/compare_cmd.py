@@ -1,0 +1,113 @@
+"""`goldset compare`: are the differences between retrievers real, or within noise?"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from goldset.errors import EXIT_GATE_FAILED, EXIT_OK, InputError
+
+if TYPE_CHECKING:
+    from goldset.stats.compare import Comparison
+
+EPILOG = """\
+examples:
+  goldset compare results.json                    the retrievers inside one evaluation
+  goldset compare baseline.json candidate.json    saved evaluations with each other (first = baseline)
+  goldset compare base.json new.json --json cmp.json --markdown comment.md
+  goldset compare frozen.json new.json --fail-if-worse hit@5    CI gate: exit 1 if new is worse beyond noise
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "compare",
+        help="compare retrievers or saved evaluations on the same questions",
+        description="Per metric: wins, losses and ties counted in questions, the difference with a paired "
+        "bootstrap interval, a paired test (exact McNemar for hit@k and precision@1, paired randomization "
+        "otherwise), Holm's correction for more than two systems, the minimum detectable difference, and a "
+        "verdict. Exit 0 ok, 1 a --fail-if-worse gate failed, 2 bad input.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("results", nargs="+", type=Path, metavar="RESULTS.json",
+                        help="results written by `goldset eval --json`; one file compares its retrievers")
+    parser.add_argument("--metric", action="append", default=[], metavar="NAME",
+                        help="metric(s) to compare (repeatable; default: every metric of the results)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and randomization (default: 0)")
+    parser.add_argument("--resamples", type=int, default=10_000,
+                        help="bootstrap resamples and randomization rounds (default: 10000)")
+    parser.add_argument("--confidence", type=float, default=0.95, help="confidence level (default: 0.95)")
+    parser.add_argument("--json", metavar="OUT", type=Path, help="write the comparison as JSON to OUT")
+    parser.add_argument("--markdown", metavar="OUT", type=Path, help="write the comparison as Markdown (a PR comment)")
+    parser.add_argument("--details", action="store_true", help="print every metric, not only the verdicts")
+    parser.add_argument("--fail-if-worse", metavar="METRIC",
+                        help="exit 1 if any system is worse than the first (the baseline) on METRIC beyond noise")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from goldset.report.markdown import comparison_markdown
+    from goldset.report.scorecard import Scorecard, write_json_atomic
+    from goldset.report.sections import render_comparison
+    from goldset.stats.compare import compare_scorecards, headline_metrics
+
+    if args.resamples < 1:
+        raise InputError(f"--resamples must be at least 1, got {args.resamples}", value=args.resamples)
+    if not 0 < args.confidence < 1:
+        raise InputError(f"--confidence must be between 0 and 1, got {args.confidence}", value=args.confidence,
+                         hint="e.g. --confidence 0.95")
+    cards = [Scorecard.load(path) for path in args.results]
+    labels = _labels(args.results)
+    n_systems = sum(len(c.retrievers) for c in cards)
+    if n_systems < 2:
+        raise InputError("this results file holds only one retriever: nothing to compare it with",
+                         path=args.results[0], hint="pass a second results file, or evaluate several --retriever")
+    metrics = list(args.metric) or None
+    if args.fail_if_worse and metrics is not None and args.fail_if_worse not in metrics:
+        metrics.append(args.fail_if_worse)
+    comparison = compare_scorecards(cards, labels=labels, metrics=metrics, seed=args.seed,
+                                    resamples=args.resamples, confidence=args.confidence)
+    shown = list(args.metric) or headline_metrics(comparison.metrics, cards[0].k)
+    data = comparison.to_dict()
+    data["files"] = [str(p) for p in args.results]
+    if args.json:
+        write_json_atomic(args.json, data)
+        print(f"goldset: wrote {args.json}", file=sys.stderr)
+    if args.markdown:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(comparison_markdown(data, metrics=shown), encoding="utf-8")
+        print(f"goldset: wrote {args.markdown}", file=sys.stderr)
+    console = Console()
+    console.print(f"[bold]{len(comparison.systems)} systems[/bold] on {comparison.n_questions} answerable questions: "
+                  + ", ".join(comparison.systems), highlight=False)
+    render_comparison(data, console, metrics=shown, details=args.details)
+    if args.fail_if_worse:
+        return _gate(comparison, args.fail_if_worse)
+    return EXIT_OK
+
+
+def _labels(paths: list[Path]) -> list[str]:
+    labels = [p.stem for p in paths]
+    if len(set(labels)) < len(labels):
+        labels = [str(p) for p in paths]
+    return labels
+
+
+def _gate(comparison: Comparison, metric: str) -> int:
+    if metric not in comparison.metrics:
+        raise InputError(f"--fail-if-worse {metric}: not a metric of these results", value=metric,
+                         hint="available: " + ", ".join(comparison.metrics))
+    baseline = comparison.systems[0]
+    worse = [r for r in comparison.results if r.metric == metric and r.b == baseline and r.diff < 0 and r.significant]
+    for r in worse:
+        print(f"goldset: gate failed: {r.a} is worse than {baseline} on {metric} beyond noise: {r.verdict}",
+              file=sys.stderr)
+    if worse:
+        return EXIT_GATE_FAILED
+    print(f"goldset: gate passed: nothing is worse than {baseline} on {metric} beyond noise", file=sys.stderr)
+    return EXIT_OK
