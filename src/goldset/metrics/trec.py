@@ -1,0 +1,485 @@
+"""trec_eval, in goldset: TREC qrels and runs, trec_eval's measure names and syntax, and its output.
+
+`goldset trec QRELS RUN [-q] [-c] [-l N] [-m MEASURE]...` reproduces `trec_eval` 10.0 (NIST,
+usnistgov/trec_eval) for the measures in `MEASURES`, to its 4 printed decimals, on its own test
+vectors. Behaviour matched, with the trec_eval source it comes from:
+- ranking: score descending, ties by document id descending (`form_res_rels.c`), via the engine.
+- topics: only topics present in both the qrels and the run are evaluated (`trec_eval.c`); with
+  `complete` (-c) every qrels topic is, a topic with no results scoring 0. Topics print in qrels
+  id order (trec_eval sorts them with strcmp, which Python's str order equals).
+- judgments: relevant means >= level (-l, default 1); a negative judgment is "in the pool but
+  unjudged" (`RELVALUE_UNJUDGED`): never relevant, never counted as judged non-relevant.
+- output: `%-22s\\t%s\\t%6.4f`, measures in trec_eval's order (`measures.c`), cut-offs sorted.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from goldset.errors import InputError
+from goldset.metrics import compute as engine
+from goldset.metrics.compute import Judged
+
+MIN_GEO_MEAN = 0.00001
+"""trec_eval's floor for a topic's AP before taking logs in gm_map (`trec_eval.h`)."""
+
+Params = tuple[float, ...]
+Calc = Callable[[Judged, Params], list[np.ndarray]]
+
+_CUTS: Params = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_RECALL_POINTS: Params = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+# --- the measures ---------------------------------------------------------------------------------
+
+
+def _num_rel_ret(j: Judged) -> np.ndarray:
+    return np.bincount(j.q[j.rel >= j.level], minlength=j.n)
+
+
+def _iprec(j: Judged, points: Params) -> list[np.ndarray]:
+    """iprec_at_recall (`m_iprec_at_recall.c`): interpolated precision max_{rank >= r_c} P(rank) at the
+    c-th relevant document, c = lround(point * R); 0 when fewer than c relevant were retrieved."""
+    q, rank, pos = j.relevant()
+    prec = pos / rank
+    best = _suffix_max(q, prec, j.n)  # best precision at or after each relevant document
+    rel_ret = _num_rel_ret(j)
+    starts = np.searchsorted(q, np.arange(j.n))
+    out = []
+    for point in points:
+        cut = np.floor(point * j.num_rel + 0.5).astype(np.int64)  # C's lround for point >= 0
+        at = np.maximum(cut, 1)
+        ok = (cut <= rel_ret) & (rel_ret > 0)
+        value = np.zeros(j.n)
+        value[ok] = best[starts[ok] + at[ok] - 1]
+        out.append(value)
+    return out
+
+
+def _suffix_max(q: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    """Max of `values` from each element to the end of its question's group (groups sorted by q).
+
+    Exact: values are replaced by their dense rank, keyed by group in int64 so that one
+    `np.maximum.accumulate` over the reversed arrays never crosses a group boundary."""
+    if len(values) == 0:
+        return values
+    uniq, dense = np.unique(values, return_inverse=True)
+    width = len(uniq)
+    key = (n - q[::-1]).astype(np.int64) * width + dense[::-1]
+    best = np.maximum.accumulate(key) - (n - q[::-1]).astype(np.int64) * width
+    return uniq[best[::-1]]
+
+
+def _bpref(j: Judged, _: Params) -> list[np.ndarray]:
+    """bpref (`m_bpref.c`; Buckley & Voorhees, SIGIR 2004): (1/R) * sum over retrieved relevant r of
+    1 - min(n_r, R) / min(N, R), n_r = judged non-relevant retrieved above r, N = all judged
+    non-relevant; a relevant document with no judged non-relevant above it adds 1."""
+    nonrel = (j.rel >= 0) & (j.rel < j.level)
+    starts = np.searchsorted(j.q, np.arange(j.n))
+    seen: np.ndarray = np.cumsum(nonrel) - nonrel  # judged non-relevant strictly above, counted from the start
+    before_group = np.concatenate(([0], np.cumsum(nonrel)))[starts]
+    above = (seen - before_group[j.q]).astype(np.float64)
+    relevant = j.rel >= j.level
+    q, above = j.q[relevant], above[relevant]
+    r = j.num_rel[q].astype(np.float64)
+    denom = np.minimum(j.num_nonrel[q], j.num_rel[q]).astype(np.float64)
+    term = np.where(above > 0, 1.0 - np.minimum(above, r) / np.where(denom > 0, denom, 1.0), 1.0)
+    return [engine._ratio(np.bincount(q, weights=term, minlength=j.n), j.num_rel)]
+
+
+def _precision_at(j: Judged, cut: np.ndarray) -> np.ndarray:
+    """|relevant in the top cut| / cut per question, 0 where cut is 0."""
+    return engine._ratio(j.count_at(cut), cut)
+
+
+def _rprec_mult(j: Judged, mults: Params) -> list[np.ndarray]:
+    """Rprec_mult (`m_Rprec_mult.c`): precision at rank (long)(mult * R + 0.9)."""
+    return [_precision_at(j, np.floor(m * j.num_rel + 0.9).astype(np.int64)) for m in mults]
+
+
+def _relative_p(j: Judged, cuts: Params) -> list[np.ndarray]:
+    """relative_P (`m_rel_P.c`): |relevant in the top k| / min(k, R)."""
+    return [engine._ratio(j.count_at(int(k)), np.minimum(int(k), j.num_rel)) for k in cuts]
+
+
+def _set_measures(j: Judged) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rel_ret = _num_rel_ret(j).astype(np.float64)
+    return rel_ret, j.num_ret.astype(np.float64), j.num_rel.astype(np.float64)
+
+
+def _set_f(j: Judged, params: Params) -> list[np.ndarray]:
+    """set_F (`m_set_F.c`): (beta + 1) P R / (beta P + R) over the whole retrieved set; beta = 1."""
+    beta = params[0]
+    rel_ret, ret, rel = _set_measures(j)
+    p, r = engine._ratio(rel_ret, ret), engine._ratio(rel_ret, rel)
+    return [engine._ratio((beta + 1.0) * p * r, beta * p + r)]
+
+
+def _cuts(kernel: Callable[[Judged, int], np.ndarray]) -> Calc:
+    return lambda j, cuts: [kernel(j, int(k)) for k in cuts]
+
+
+def _single(kernel: Callable[[Judged], np.ndarray]) -> Calc:
+    return lambda j, _: [kernel(j)]
+
+
+@dataclass(frozen=True)
+class TrecMeasure:
+    """One trec_eval measure: its name, default parameters and how to compute and print it."""
+
+    name: str
+    calc: Calc
+    params: Params | None = None
+    """Default cut-offs (P, ndcg_cut, ...) or recall points; None for a measure without them."""
+    integer_params: bool = True
+    value: str = "float"
+    """`float` (printed %6.4f), `long` (printed %ld, summed over topics), `gm` (geometric mean, summary only)."""
+    single_value: bool = False
+    """Parameters feed one value (11pt_avg, set_F) instead of one value per parameter."""
+
+    def names(self, params: Params | None, explicit: bool) -> list[str]:
+        if params is None:
+            return [self.name]
+        if self.single_value:
+            return [f"{self.name}_{','.join(_fmt_param(p) for p in params)}" if explicit else self.name]
+        if self.integer_params:
+            return [f"{self.name}_{int(p)}" for p in params]
+        return [f"{self.name}_{p:3.2f}" for p in params]
+
+
+def _fmt_param(p: float) -> str:
+    return str(int(p)) if float(p).is_integer() else repr(p)
+
+
+def _ap(j: Judged) -> np.ndarray:
+    return engine.average_precision(j)
+
+
+def _gm_log(j: Judged) -> np.ndarray:
+    return np.log(np.maximum(engine.average_precision(j), MIN_GEO_MEAN))
+
+
+def _11pt(j: Judged, points: Params) -> list[np.ndarray]:
+    return [np.mean(_iprec(j, points), axis=0)]
+
+
+MEASURES: dict[str, TrecMeasure] = {
+    m.name: m
+    for m in [
+        TrecMeasure("num_ret", _single(lambda j: j.num_ret.astype(np.float64)), value="long"),
+        TrecMeasure("num_rel", _single(lambda j: j.num_rel.astype(np.float64)), value="long"),
+        TrecMeasure("num_rel_ret", _single(lambda j: _num_rel_ret(j).astype(np.float64)), value="long"),
+        TrecMeasure("map", _single(_ap)),
+        TrecMeasure("gm_map", _single(_gm_log), value="gm"),
+        TrecMeasure("Rprec", _single(engine.r_precision)),
+        TrecMeasure("bpref", _bpref),
+        TrecMeasure("recip_rank", _single(engine.reciprocal_rank)),
+        TrecMeasure("iprec_at_recall", _iprec, _RECALL_POINTS, integer_params=False),
+        TrecMeasure("P", _cuts(engine.precision), _CUTS),
+        TrecMeasure("recall", _cuts(engine.recall), _CUTS),
+        TrecMeasure("Rprec_mult", _rprec_mult, (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), False),
+        TrecMeasure("11pt_avg", _11pt, _RECALL_POINTS, integer_params=False, single_value=True),
+        TrecMeasure("ndcg", _single(engine.ndcg)),
+        TrecMeasure("ndcg_cut", _cuts(engine.ndcg), _CUTS),
+        TrecMeasure("map_cut", _cuts(engine.average_precision), _CUTS),
+        TrecMeasure("relative_P", _relative_p, _CUTS),
+        TrecMeasure("success", _cuts(engine.hit), (1, 5, 10)),
+        TrecMeasure("set_P", _single(lambda j: engine._ratio(*_set_measures(j)[:2]))),
+        TrecMeasure("set_relative_P", _single(lambda j: _set_rel_p(*_set_measures(j)))),
+        TrecMeasure("set_recall", _single(lambda j: engine._ratio(*_set_measures(j)[::2]))),
+        TrecMeasure("set_map", _single(lambda j: _set_map(*_set_measures(j)))),
+        TrecMeasure("set_F", _set_f, (1.0,), integer_params=False, single_value=True),
+        TrecMeasure(
+            "num_nonrel_judged_ret",
+            _single(lambda j: np.bincount(j.q[(j.rel >= 0) & (j.rel < j.level)], minlength=j.n).astype(float)),
+            value="long",
+        ),
+    ]
+}
+"""The trec_eval measures goldset computes, in trec_eval's print order (`measures.c`)."""
+
+
+def _set_rel_p(rel_ret: np.ndarray, ret: np.ndarray, rel: np.ndarray) -> np.ndarray:
+    return engine._ratio(rel_ret, np.minimum(ret, rel))
+
+
+def _set_map(rel_ret: np.ndarray, ret: np.ndarray, rel: np.ndarray) -> np.ndarray:
+    return engine._ratio(rel_ret * rel_ret, ret * rel)
+
+
+SUMMARY_ONLY = ("runid", "num_q")
+"""Printed in the summary only: the run's tag and the number of topics averaged."""
+TREC_ORDER = ["runid", "num_q", *MEASURES]
+NOT_COMPUTED = frozenset(
+    {"infAP", "gm_bpref", "utility", "binG", "G", "dcg", "ideal_dcg", "ndcg_rel", "Rndcg", "relstring"}
+)
+"""trec_eval measures in `all_trec` that goldset does not compute (yet); skipped with a note."""
+NICKNAMES: dict[str, list[str]] = {
+    "official": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P"],
+    "all_trec": TREC_ORDER,
+    "set": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "set_P", "set_recall", "set_relative_P",
+            "set_map", "set_F"],
+}  # fmt: skip
+"""trec_eval's measure families (`measures.c`), restricted to the measures goldset computes."""
+
+
+# --- -m parsing -----------------------------------------------------------------------------------
+
+
+@dataclass
+class MeasureRequest:
+    """Measures to print, each with its parameters (None: the measure's defaults)."""
+
+    params: dict[str, Params | None] = field(default_factory=dict)
+    explicit: set[str] = field(default_factory=set)
+    skipped: list[str] = field(default_factory=list)
+
+    def ordered(self) -> list[str]:
+        return [name for name in TREC_ORDER if name in self.params]
+
+
+def parse_measures(specs: Sequence[str]) -> MeasureRequest:
+    """Read trec_eval's `-m` syntax: `map`, `P.5,10`, `ndcg_cut.10`, `iprec_at_recall.0.5`, or a family
+    (`official`, `all_trec`, `set`). No spec means `official`, as in trec_eval."""
+    request = MeasureRequest()
+    for spec in specs or ["official"]:
+        name, dot, raw = spec.partition(".")
+        if name in NICKNAMES and not dot:
+            for member in NICKNAMES[name]:
+                request.params.setdefault(member, None)
+            if name == "all_trec":
+                request.skipped.extend(sorted(NOT_COMPUTED))
+            continue
+        if name in SUMMARY_ONLY and not dot:
+            request.params.setdefault(name, None)
+            continue
+        if name in NOT_COMPUTED:
+            raise InputError(
+                f"trec_eval measure {name!r} is not computed by goldset",
+                value=spec,
+                hint="computed: " + ", ".join(TREC_ORDER),
+            )
+        if name not in MEASURES:
+            close = difflib.get_close_matches(name, [*TREC_ORDER, *NICKNAMES], n=1)
+            raise InputError(
+                f"unknown trec_eval measure {name!r}",
+                value=spec,
+                hint=(f"did you mean {close[0]!r}? " if close else "") + "write it like map, P.5,10 or ndcg_cut.10",
+            )
+        measure = MEASURES[name]
+        params = _parse_params(measure, raw, spec) if dot else None
+        if name not in request.params or request.params[name] is None:
+            request.params[name] = params  # trec_eval keeps the first parameters given for a measure
+        if dot:
+            request.explicit.add(name)
+    return request
+
+
+def _parse_params(measure: TrecMeasure, raw: str, spec: str) -> Params:
+    if measure.params is None:
+        raise InputError(f"measure {measure.name!r} takes no parameters", value=spec, hint=f"write -m {measure.name}")
+    try:
+        values = [float(part) for part in raw.split(",")]
+    except ValueError:
+        raise InputError(
+            f"cannot read the parameters of {spec!r}", value=spec, hint="comma-separated numbers, like P.5,10"
+        ) from None
+    if measure.single_value:
+        return tuple(values)
+    if measure.integer_params and any(v <= 0 or not v.is_integer() for v in values):
+        raise InputError(f"cut-offs of {spec!r} must be positive integers", value=spec, hint="like P.5,10")
+    if len(set(values)) != len(values):
+        raise InputError(f"duplicate cut-offs in {spec!r}", value=spec, hint="give each cut-off once")
+    return tuple(sorted(values))  # trec_eval sorts cut-offs (meas_init.c)
+
+
+# --- evaluation and output ------------------------------------------------------------------------
+
+
+@dataclass
+class TrecReport:
+    """Per-topic values and the summary, as trec_eval computes and prints them."""
+
+    runid: str
+    topics: list[str]
+    rows: list[tuple[str, str, np.ndarray]]
+    """(printed name, value kind, one value per topic) in print order."""
+
+    def summary(self) -> list[tuple[str, str]]:
+        """(name, formatted value) of each summary line, `runid` and `num_q` included."""
+        out: list[tuple[str, str]] = []
+        for name, kind, values in self.rows:
+            if kind == "runid":
+                out.append((name, self.runid))
+            elif kind == "num_q":
+                out.append((name, str(len(self.topics))))
+            elif kind == "long":
+                out.append((name, str(int(values.sum()))))
+            elif kind == "gm":
+                out.append((name, _f4(math.exp(values.mean()) if len(values) else 0.0)))
+            else:
+                out.append((name, _f4(values.mean() if len(values) else 0.0)))
+        return out
+
+    def per_topic(self) -> list[tuple[str, str, str]]:
+        """(name, topic, formatted value) for -q: topic by topic, measures in print order."""
+        out: list[tuple[str, str, str]] = []
+        shown = [(n, k, v) for n, k, v in self.rows if k in ("float", "long")]
+        for t, topic in enumerate(self.topics):
+            for name, kind, values in shown:
+                out.append((name, topic, str(int(values[t])) if kind == "long" else _f4(values[t])))
+        return out
+
+    def lines(self, per_query: bool = False) -> list[str]:
+        head = [f"{n:<22s}\t{t}\t{v}" for n, t, v in self.per_topic()] if per_query else []
+        return head + [f"{n:<22s}\tall\t{v}" for n, v in self.summary()]
+
+
+def _f4(value: float) -> str:
+    return f"{value:6.4f}"
+
+
+def evaluate_trec(
+    qrels: Mapping[str, Mapping[str, int]],
+    run: Mapping[str, Mapping[str, float]],
+    request: MeasureRequest,
+    *,
+    runid: str = "",
+    complete: bool = False,
+    level: int = engine.RELEVANCE_LEVEL,
+) -> TrecReport:
+    """Evaluate `run` against `qrels` as trec_eval does (see the module docstring)."""
+    topics = sorted(q for q in qrels if complete or q in run)
+    if not topics:
+        raise InputError(
+            "no topic has both judgments and results",
+            hint="check that the qrels and the run use the same topic ids (trec_eval exits 7 here)",
+        )
+    judged = engine.judge_scores(qrels, run, topics, level=level, all_judged=True)
+    rows: list[tuple[str, str, np.ndarray]] = []
+    for name in request.ordered():
+        if name in SUMMARY_ONLY:
+            rows.append((name, name, np.zeros(0)))
+            continue
+        measure = MEASURES[name]
+        params = request.params[name] or measure.params or ()
+        values = measure.calc(judged, params)
+        names = measure.names(request.params[name] or measure.params, name in request.explicit)
+        rows.extend((n, measure.value, v) for n, v in zip(names, values, strict=True))
+    return TrecReport(runid=runid, topics=topics, rows=rows)
+
+
+# --- reading TREC files ---------------------------------------------------------------------------
+
+
+def read_qrels(path: str | Path) -> dict[str, dict[str, int]]:
+    """Read TREC qrels, `topic iteration docno judgment` per line (judgment an integer)."""
+    path = Path(path)
+    text = _read_text(path, "qrels")
+    qrels: dict[str, dict[str, int]] = {}
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != 4:
+            raise InputError(
+                f"expected 4 fields 'topic iteration docno judgment', found {len(parts)}",
+                path=path, line=lineno, value=line, hint="is this a run file given as the qrels?",
+            )  # fmt: skip
+        topic, _, doc, rel = parts
+        try:
+            judgment = int(rel)
+        except ValueError:
+            raise InputError(
+                f"judgment {rel!r} is not an integer", path=path, line=lineno, value=rel, hint="like 0, 1 or 2"
+            ) from None
+        docs = qrels.setdefault(topic, {})
+        if doc in docs:
+            raise InputError(
+                f"document {doc!r} is judged twice for topic {topic!r}", path=path, line=lineno, value=doc,
+                hint="keep one judgment per topic and document (trec_eval refuses duplicates too)",
+            )  # fmt: skip
+        docs[doc] = judgment
+    if not qrels:
+        raise InputError("the qrels file has no judgments", path=path, hint="expected 'topic 0 docno judgment' lines")
+    return qrels
+
+
+def read_run(path: str | Path) -> tuple[dict[str, dict[str, float]], str]:
+    """Read a TREC run, `topic Q0 docno rank score tag` per line; return it and its tag (runid).
+
+    The rank column is ignored, as trec_eval ignores it; the run id is the last line's tag, as in
+    trec_eval. Fast path: one `str.split` of the whole file; anything irregular (comments, extra
+    columns, a bad line) falls back to a line-by-line read that names the offending line.
+    """
+    path = Path(path)
+    text = _read_text(path, "run")
+    tokens = text.split()
+    lines = text.splitlines()
+    nonblank = len(lines) - lines.count("")
+    if tokens and len(tokens) == 6 * nonblank and "#" not in text:
+        try:
+            scores = list(map(float, tokens[4::6]))
+        except ValueError:
+            scores = []
+        if scores:
+            run: dict[str, dict[str, float]] = {}
+            current = ""
+            docs: dict[str, float] = {}
+            for topic, doc, score in zip(tokens[0::6], tokens[2::6], scores, strict=True):
+                if topic != current:
+                    docs = run.setdefault(topic, {})
+                    current = topic
+                docs[doc] = score
+            if sum(map(len, run.values())) == len(scores):
+                return run, tokens[-1]
+    return _read_run_lines(path, lines)
+
+
+def _read_run_lines(path: Path, lines: list[str]) -> tuple[dict[str, dict[str, float]], str]:
+    run: dict[str, dict[str, float]] = {}
+    runid = ""
+    for lineno, line in enumerate(lines, start=1):
+        parts = line.split()
+        if not parts or parts[0].startswith("#"):
+            continue
+        if len(parts) < 6:
+            raise InputError(
+                f"expected 6 fields 'topic Q0 docno rank score tag', found {len(parts)}",
+                path=path, line=lineno, value=line, hint="is this a qrels file given as the run?",
+            )  # fmt: skip
+        topic, _, doc, _, score, runid = parts[:6]
+        try:
+            value = float(score)
+        except ValueError:
+            raise InputError(
+                f"score {score!r} is not a number", path=path, line=lineno, value=score, hint="the 5th field is the score"
+            ) from None
+        docs = run.setdefault(topic, {})
+        if doc in docs:
+            raise InputError(
+                f"document {doc!r} is retrieved twice for topic {topic!r}", path=path, line=lineno, value=doc,
+                hint="keep one line per topic and document (trec_eval refuses duplicates too)",
+            )  # fmt: skip
+        docs[doc] = value
+    if not run:
+        raise InputError("the run file has no results", path=path, hint="expected 'topic Q0 docno rank score tag' lines")
+    return run, runid
+
+
+def _read_text(path: Path, what: str) -> str:
+    if not path.is_file():
+        raise InputError(f"{what} file not found", path=path, hint="check the path")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"{what} file is not UTF-8 text (byte {exc.start})", path=path, hint="TREC files are plain text"
+        ) from None
