@@ -12,7 +12,7 @@ import pytest
 
 from goldset.errors import InputError
 from goldset.retrievers.base import BuildContext
-from goldset.store.pgvector import CleanupError, PgVectorIndex
+from goldset.store.pgvector import CleanupError, PgVectorIndex, list_eval_schemas
 
 try:  # tests/ is on sys.path in pytest's default import mode; a package if tests/__init__.py exists
     from pg_fixtures import bare_dsn, eval_schemas, pg_server, production_dsn, snapshot  # noqa: F401
@@ -356,3 +356,26 @@ def test_cli_eval_with_backend_pgvector(production_dsn: str, tmp_path, capsys) -
     assert "refusing to write to schema 'public'" in err and "leave the schema option out" in err
     assert eval_schemas(production_dsn) == []
     assert snapshot(production_dsn) == before
+
+
+def test_cleanup_survives_a_terminated_session(production_dsn: str) -> None:
+    # The server ends goldset's session mid-evaluation (restart, admin, network): the search fails
+    # loudly, and close() still drops the schema over a fresh connection.
+    before = snapshot(production_dsn)
+    index = PgVectorIndex(production_dsn)
+    index.add(["a", "b"], np.eye(2, dtype=np.float32))
+    with psycopg.connect(production_dsn, autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'goldset-eval'")
+    with pytest.raises(psycopg.OperationalError):
+        index.search(np.eye(2, dtype=np.float32), top_k=1)
+    index.close()
+    assert eval_schemas(production_dsn) == []
+    assert snapshot(production_dsn) == before
+
+
+def test_list_eval_schemas_shows_goldsets_own_with_its_comment(production_dsn: str) -> None:
+    with PgVectorIndex(production_dsn, prefix="goldset_eval_listing_") as index:
+        listed = dict(list_eval_schemas(production_dsn))
+        assert list(listed) == [index.schema]
+        assert listed[index.schema].startswith("created by goldset (pid ")
+    assert list_eval_schemas(production_dsn) == []

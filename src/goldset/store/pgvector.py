@@ -91,7 +91,7 @@ class PgVectorIndex:
         self._hnsw_built = False
         self._ledger = Ledger()
         self._conn = _connect(dsn)
-        self._finalizer = weakref.finalize(self, _drop_created, self._conn, self._ledger, self.schema)
+        self._finalizer = weakref.finalize(self, _drop_created, self._conn, self._ledger, dsn)
         try:
             self._create_schema()
             ext_schema = self._ensure_extension(create_extension)
@@ -340,16 +340,53 @@ class PgVectorIndex:
         return sql.SQL(text).format(self._table())  # type: ignore[arg-type]  # text built from constants
 
 
-def _drop_created(conn: psycopg.Connection[Any], ledger: Ledger, schema: str) -> list[str]:
-    """Finalizer: drop what the ledger recorded and close the connection; return what is left."""
-    problems: list[str] = []
-    if conn.closed:
-        problems = [f"{kind} {name} (connection already closed)" for kind, name in ledger.entries]
-    elif ledger:
-        problems = ledger.drop_all(conn)
-    if not conn.closed:
+def list_eval_schemas(dsn: str) -> list[tuple[str, str]]:
+    """Eval schemas present in a database, with goldset's comment (when it made them), read-only.
+
+    After a crash (a killed process cannot clean up) this shows what is left; goldset never drops
+    these by itself: a schema it did not create in this process is not its to delete.
+    """
+    conn = _connect(dsn)
+    try:
+        rows = conn.execute(
+            "SELECT nspname, coalesce(obj_description(oid, 'pg_namespace'), '') FROM pg_namespace "
+            "WHERE starts_with(nspname, %s) ORDER BY 1",
+            (EVAL_PREFIX,),
+        ).fetchall()
+    finally:
         conn.close()
+    return [(str(name), str(comment)) for name, comment in rows]
+
+
+def _drop_created(conn: psycopg.Connection[Any], ledger: Ledger, dsn: str) -> list[str]:
+    """Finalizer: drop what the ledger recorded and close the connection; return what is left.
+
+    If goldset's session died meanwhile (server restart, terminated backend, network), the drops
+    go over a fresh connection: what goldset created must not outlive the evaluation.
+    """
+    problems: list[str] = []
+    fresh = None
+    if ledger and not _usable(conn):
+        try:
+            fresh = _connect(dsn)
+        except InputError as exc:
+            problems = [f"{kind} {name} (cannot reconnect: {exc.reason})" for kind, name in ledger.entries]
+    if ledger and not problems:
+        problems = ledger.drop_all(fresh or conn)
+    for each in (conn, fresh):
+        if each is not None and not each.closed:
+            each.close()
     return problems
+
+
+def _usable(conn: psycopg.Connection[Any]) -> bool:
+    if conn.closed or conn.broken:
+        return False
+    try:
+        conn.execute("SELECT 1")
+    except Exception:  # any failure here means: use a fresh connection
+        return False
+    return True
 
 
 def _leftover_message(schema: str, problems: list[str]) -> str:
