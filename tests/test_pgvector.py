@@ -379,3 +379,12 @@ def test_list_eval_schemas_shows_goldsets_own_with_its_comment(production_dsn: s
         assert list(listed) == [index.schema]
         assert listed[index.schema].startswith("created by goldset (pid ")
     assert list_eval_schemas(production_dsn) == []
+
+
+def test_a_closed_index_says_so(production_dsn: str) -> None:
+    from goldset.errors import GoldsetError
+
+    index = PgVectorIndex(production_dsn)
+    index.close()
+    with pytest.raises(GoldsetError, match=r"pgvector index in schema 'goldset_eval_\w+' is closed"):
+        index.search(np.eye(2, dtype=np.float32), top_k=1)

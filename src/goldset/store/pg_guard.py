@@ -7,7 +7,10 @@ only ever writes inside a schema it created itself, named `goldset_eval_<UTC tim
   the eval prefix) before a single statement runs;
 - `Ledger` records every object goldset creates, in order, and drops exactly those, by exact
   name, newest first, never with CASCADE: if someone else put an object into goldset's schema, the
-  drop fails and the schema is reported as left behind instead of taking their object with it.
+  drop fails and the schema is reported as left behind instead of taking their object with it;
+- `drop_created` is the cleanup every exit path runs (close, the `with` block, garbage collection,
+  interpreter exit), over a fresh connection if goldset's session died; `connect` opens the one
+  autocommit session goldset uses and never shows a password in its errors.
 """
 
 from __future__ import annotations
@@ -16,9 +19,9 @@ import re
 import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from goldset.errors import InputError
+from goldset.errors import GoldsetError, InputError, require
 
 if TYPE_CHECKING:
     import psycopg
@@ -106,3 +109,91 @@ class Ledger:
                 problems.append(f"{kind} {name} ({type(exc).__name__}: {reason})")
         self.entries = list(reversed(kept))
         return problems
+
+
+class CleanupError(GoldsetError):
+    """goldset could not drop something it created; the message says what is left and how to drop it."""
+
+
+def list_eval_schemas(dsn: str) -> list[tuple[str, str]]:
+    """Eval schemas present in a database, with goldset's comment (when it made them), read-only.
+
+    After a crash (a killed process cannot clean up) this shows what is left; goldset never drops
+    these by itself: a schema it did not create in this process is not its to delete.
+    """
+    conn = connect(dsn)
+    try:
+        rows = conn.execute(
+            "SELECT nspname, coalesce(obj_description(oid, 'pg_namespace'), '') FROM pg_namespace "
+            "WHERE starts_with(nspname, %s) ORDER BY 1",
+            (EVAL_PREFIX,),
+        ).fetchall()
+    finally:
+        conn.close()
+    return [(str(name), str(comment)) for name, comment in rows]
+
+
+def drop_created(conn: psycopg.Connection[Any], ledger: Ledger, dsn: str) -> list[str]:
+    """Finalizer: drop what the ledger recorded and close the connection; return what is left.
+
+    If goldset's session died meanwhile (server restart, terminated backend, network), the drops
+    go over a fresh connection: what goldset created must not outlive the evaluation.
+    """
+    problems: list[str] = []
+    fresh = None
+    if ledger and not _usable(conn):
+        try:
+            fresh = connect(dsn)
+        except InputError as exc:
+            problems = [f"{kind} {name} (cannot reconnect: {exc.reason})" for kind, name in ledger.entries]
+    if ledger and not problems:
+        problems = ledger.drop_all(fresh or conn)
+    for each in (conn, fresh):
+        if each is not None and not each.closed:
+            each.close()
+    return problems
+
+
+def _usable(conn: psycopg.Connection[Any]) -> bool:
+    if conn.closed or conn.broken:
+        return False
+    try:
+        conn.execute("SELECT 1")
+    except Exception:  # any failure here means: use a fresh connection
+        return False
+    return True
+
+
+def leftover_message(schema: str, problems: list[str]) -> str:
+    listing = "\n".join(f"  - {p}" for p in problems)
+    return (
+        f"goldset could not remove everything it created in schema {schema!r}:\n{listing}\n"
+        f"  hint: look at what is in it (psql: \\d {schema}.*); move or drop the objects goldset did "
+        f"not create, then DROP SCHEMA {schema};"
+    )
+
+
+def connect(dsn: str) -> psycopg.Connection[Any]:
+    pg = require("psycopg", extra="pg", purpose="the pgvector backend", package="psycopg[binary]")
+    try:
+        conn: psycopg.Connection[Any] = pg.connect(dsn, autocommit=True, application_name="goldset-eval")
+    except pg.Error as exc:
+        shown = _redact(dsn)
+        raise InputError(
+            f"cannot connect to PostgreSQL at {shown}: {str(exc).strip()}",
+            value=shown,
+            hint="check the DSN (postgresql://USER@HOST:PORT/DB) and that the server is running",
+        ) from None
+    return conn
+
+
+def _redact(dsn: str) -> str:
+    """The DSN without its password, for messages."""
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    try:
+        params = conninfo_to_dict(dsn)
+    except Exception:  # an unparsable DSN has nothing we can safely show
+        return "<unparsable DSN>"
+    params.pop("password", None)
+    return make_conninfo("", **{k: v for k, v in params.items() if v is not None})

@@ -24,13 +24,24 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from goldset.errors import GoldsetError, InputError, require
-from goldset.store.pg_guard import EVAL_PREFIX, Ledger, check_eval_namespace, new_eval_schema
+from goldset.errors import GoldsetError, InputError
+from goldset.ranking import ranked
+from goldset.store.pg_guard import (
+    EVAL_PREFIX,
+    CleanupError,
+    Ledger,
+    check_eval_namespace,
+    connect,
+    drop_created,
+    leftover_message,
+    list_eval_schemas,
+    new_eval_schema,
+)
 
 if TYPE_CHECKING:
-    import psycopg
-
     from goldset.retrievers.base import BuildContext
+
+__all__ = ["CleanupError", "Metric", "PgVectorIndex", "list_eval_schemas"]
 
 Metric = Literal["ip", "cosine"]
 """`ip`: inner product (`<#>`, the default, equal to cosine on normalised vectors); `cosine`: `<=>`."""
@@ -49,10 +60,6 @@ _INSTALL_HINT = (
     "apt install postgresql-<major>-pgvector; or build it from https://github.com/pgvector/pgvector; "
     "or use the pgvector/pgvector Docker image), then let a superuser run CREATE EXTENSION vector"
 )
-
-
-class CleanupError(GoldsetError):
-    """goldset could not drop something it created; the message says what is left and how to drop it."""
 
 
 class PgVectorIndex:
@@ -90,8 +97,8 @@ class PgVectorIndex:
         self.count = 0
         self._hnsw_built = False
         self._ledger = Ledger()
-        self._conn = _connect(dsn)
-        self._finalizer = weakref.finalize(self, _drop_created, self._conn, self._ledger, dsn)
+        self._conn = connect(dsn)
+        self._finalizer = weakref.finalize(self, drop_created, self._conn, self._ledger, dsn)
         try:
             self._create_schema()
             ext_schema = self._ensure_extension(create_extension)
@@ -215,6 +222,7 @@ class PgVectorIndex:
         """Append passages: `vectors` is (len(ids), dim) float32, one L2-normalised row per id."""
         from psycopg import sql
 
+        self._check_open()
         matrix = _check_matrix(vectors, "vectors", self.dim)
         if len(ids) != matrix.shape[0]:
             raise InputError(
@@ -236,6 +244,7 @@ class PgVectorIndex:
         Scores are (len(queries), min(top_k, count)) float32; where an HNSW search finds fewer
         neighbours than that, the ids list is shorter and the missing scores are -inf.
         """
+        self._check_open()
         matrix = _check_matrix(queries, "queries", self.dim)
         if top_k < 1:
             raise InputError(f"top_k must be at least 1, got {top_k}", value=top_k)
@@ -254,10 +263,11 @@ class PgVectorIndex:
             with self._conn.pipeline():
                 cursors = [self._conn.execute(statement, (q, q, k)) for q in batch]
             rows.extend([(str(i), float(s)) for i, s in cur.fetchall()] for cur in cursors)
-        ids = [[pid for pid, _ in _rank(hits)] for hits in rows]
+        ids: list[list[str]] = []
         scores = np.full((matrix.shape[0], k), -np.inf, dtype=np.float32)
         for n, hits in enumerate(rows):
-            ranked_hits = _rank(hits)
+            ranked_hits = ranked(hits)  # already in order for exact search; HNSW leaves ties to us
+            ids.append([pid for pid, _ in ranked_hits])
             scores[n, : len(ranked_hits)] = [s for _, s in ranked_hits]
         return ids, scores
 
@@ -265,7 +275,7 @@ class PgVectorIndex:
         """Drop everything this index created, newest first; raise CleanupError naming any leftover."""
         problems = self._finalizer()
         if problems:
-            raise CleanupError(_leftover_message(self.schema, problems))
+            raise CleanupError(leftover_message(self.schema, problems))
 
     def __enter__(self) -> PgVectorIndex:
         return self
@@ -279,11 +289,15 @@ class PgVectorIndex:
         # Never let a cleanup problem hide the error that brought us here.
         problems = self._finalizer()
         if problems:
-            warnings.warn(_leftover_message(self.schema, problems), stacklevel=2)
+            warnings.warn(leftover_message(self.schema, problems), stacklevel=2)
 
     @property
     def closed(self) -> bool:
         return not self._finalizer.alive
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise GoldsetError(f"the pgvector index in schema {self.schema!r} is closed and its schema dropped")
 
     # --- SQL ------------------------------------------------------------------------------------
 
@@ -338,96 +352,6 @@ class PgVectorIndex:
         tie = "" if self.hnsw else ', id COLLATE "C" DESC'
         text = f"SELECT id, {score.format(d=distance)} FROM {{}} ORDER BY {distance}{tie} LIMIT %s"
         return sql.SQL(text).format(self._table())  # type: ignore[arg-type]  # text built from constants
-
-
-def list_eval_schemas(dsn: str) -> list[tuple[str, str]]:
-    """Eval schemas present in a database, with goldset's comment (when it made them), read-only.
-
-    After a crash (a killed process cannot clean up) this shows what is left; goldset never drops
-    these by itself: a schema it did not create in this process is not its to delete.
-    """
-    conn = _connect(dsn)
-    try:
-        rows = conn.execute(
-            "SELECT nspname, coalesce(obj_description(oid, 'pg_namespace'), '') FROM pg_namespace "
-            "WHERE starts_with(nspname, %s) ORDER BY 1",
-            (EVAL_PREFIX,),
-        ).fetchall()
-    finally:
-        conn.close()
-    return [(str(name), str(comment)) for name, comment in rows]
-
-
-def _drop_created(conn: psycopg.Connection[Any], ledger: Ledger, dsn: str) -> list[str]:
-    """Finalizer: drop what the ledger recorded and close the connection; return what is left.
-
-    If goldset's session died meanwhile (server restart, terminated backend, network), the drops
-    go over a fresh connection: what goldset created must not outlive the evaluation.
-    """
-    problems: list[str] = []
-    fresh = None
-    if ledger and not _usable(conn):
-        try:
-            fresh = _connect(dsn)
-        except InputError as exc:
-            problems = [f"{kind} {name} (cannot reconnect: {exc.reason})" for kind, name in ledger.entries]
-    if ledger and not problems:
-        problems = ledger.drop_all(fresh or conn)
-    for each in (conn, fresh):
-        if each is not None and not each.closed:
-            each.close()
-    return problems
-
-
-def _usable(conn: psycopg.Connection[Any]) -> bool:
-    if conn.closed or conn.broken:
-        return False
-    try:
-        conn.execute("SELECT 1")
-    except Exception:  # any failure here means: use a fresh connection
-        return False
-    return True
-
-
-def _leftover_message(schema: str, problems: list[str]) -> str:
-    listing = "\n".join(f"  - {p}" for p in problems)
-    return (
-        f"goldset could not remove everything it created in schema {schema!r}:\n{listing}\n"
-        f"  hint: look at what is in it (psql: \\d {schema}.*); move or drop the objects goldset did "
-        f"not create, then DROP SCHEMA {schema};"
-    )
-
-
-def _connect(dsn: str) -> psycopg.Connection[Any]:
-    pg = require("psycopg", extra="pg", purpose="the pgvector backend", package="psycopg[binary]")
-    try:
-        conn: psycopg.Connection[Any] = pg.connect(dsn, autocommit=True, application_name="goldset-eval")
-    except pg.Error as exc:
-        shown = _redact(dsn)
-        raise InputError(
-            f"cannot connect to PostgreSQL at {shown}: {str(exc).strip()}",
-            value=shown,
-            hint="check the DSN (postgresql://USER@HOST:PORT/DB) and that the server is running",
-        ) from None
-    return conn
-
-
-def _redact(dsn: str) -> str:
-    """The DSN without its password, for messages."""
-    from psycopg.conninfo import conninfo_to_dict, make_conninfo
-
-    try:
-        params = conninfo_to_dict(dsn)
-    except Exception:  # an unparsable DSN has nothing we can safely show
-        return "<unparsable DSN>"
-    params.pop("password", None)
-    return make_conninfo("", **{k: v for k, v in params.items() if v is not None})
-
-
-def _rank(hits: list[tuple[str, float]]) -> list[tuple[str, float]]:
-    from goldset.ranking import ranked
-
-    return ranked(hits)
 
 
 def _check_matrix(values: np.ndarray, what: str, dim: int | None) -> np.ndarray:
