@@ -1,0 +1,89 @@
+"""`goldset serve`: the live scorecard in the browser, from saved results or a fresh evaluation."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from goldset.cli.eval_cmd import add_eval_arguments
+from goldset.errors import InputError
+
+EPILOG = """\
+examples:
+  goldset serve results.json                       the page for saved results
+  goldset serve before.json after.json             compare two result files
+  goldset serve --corpus docs/ --golden golden.jsonl --retriever bm25 --retriever dense:minilm
+                                                   evaluate first, then serve
+The server binds 127.0.0.1 (this machine only) unless --host says otherwise; it serves the page and
+the loaded results, nothing else. Stop it with Ctrl+C.
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "serve",
+        help="show the scorecard in the browser (a local web server)",
+        description="Start a local web server with the live scorecard: metric bars with intervals, a k "
+        "control, every question with what ranked and why it missed, comparisons and off-topic "
+        "thresholds. Give saved results files, or the same options as `goldset eval` to evaluate first. "
+        "Exit 0 ok (after Ctrl+C), 2 bad input.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("results", metavar="RESULTS.json", type=Path, nargs="*", help="results written by `goldset eval --json`")
+    add_eval_arguments(parser)
+    parser.add_argument("--json", metavar="OUT", type=Path, help="when evaluating, also save the results to OUT")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
+    parser.add_argument("--port", type=int, default=8765, help="port (default: 8765; 0 picks a free one)")
+    parser.add_argument("--open", action="store_true", help="open the page in the default browser")
+    parser.set_defaults(func=run)
+
+
+def payload_from_args(args: argparse.Namespace) -> dict[str, object]:
+    """The page's payload: the given results files, or a fresh evaluation with eval's options."""
+    from goldset.web.page import results_payload
+
+    if args.results:
+        if args.golden is not None or args.corpus is not None:
+            raise InputError(
+                "give either results files or --corpus/--golden to evaluate, not both",
+                hint="goldset serve results.json   or   goldset serve --corpus docs/ --golden golden.jsonl",
+            )
+        return results_payload(args.results)
+    if args.golden is None:
+        raise InputError(
+            "nothing to serve: no results file and no golden set",
+            hint="goldset serve results.json   or   goldset serve --corpus docs/ --golden golden.jsonl",
+        )
+    from goldset.cli.eval_cmd import run_eval
+
+    card = run_eval(args)
+    if args.json:
+        card.save(args.json)
+        print(f"goldset: wrote {args.json}", file=sys.stderr)
+    return results_payload([card.to_dict()], names=[Path(args.golden).name])
+
+
+def run(args: argparse.Namespace) -> int:
+    from goldset.web.server import is_loopback, make_server
+
+    if not 0 <= args.port <= 65535:
+        raise InputError(f"--port {args.port} is not a port number", value=args.port, hint="use 1-65535, or 0 for a free port")
+    payload = payload_from_args(args)
+    server = make_server(payload, host=args.host, port=args.port, quiet=True)
+    if not is_loopback(args.host):
+        print(f"goldset: warning: serving on {args.host}: anyone who can reach this machine can read these results",
+              file=sys.stderr)
+    print(f"goldset: serving the scorecard at {server.url}  (Ctrl+C to stop)", flush=True)
+    if args.open:
+        import webbrowser
+
+        webbrowser.open(server.url)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("goldset: stopped", file=sys.stderr)
+    finally:
+        server.server_close()
+    return 0

@@ -1,0 +1,146 @@
+"""A localhost server for the live scorecard: the page, its assets, and the loaded results. Nothing else.
+
+Security model. The server answers GET and HEAD for a fixed set of exact paths (`ROUTES`); every other
+path, including any traversal attempt (`/../`, `%2e%2e`, absolute paths, backslashes), is a 404 because
+the path is looked up in a dict, never joined to a folder. The static files are read from package data
+(`goldset/web/static/`), and the results are held in memory, so no other file can be read through it.
+It binds 127.0.0.1 by default; every response carries a strict Content-Security-Policy (scripts and
+styles only from the page's own origin), so even a document text that slipped past the page's escaping
+could not run a script.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from goldset.errors import InputError
+from goldset.web.page import payload_json, static_text
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+
+# path -> (static file name or None for the results JSON, content type)
+ROUTES: dict[str, tuple[str | None, str]] = {
+    "/": ("index.html", "text/html; charset=utf-8"),
+    "/index.html": ("index.html", "text/html; charset=utf-8"),
+    "/app.js": ("app.js", "text/javascript; charset=utf-8"),
+    "/style.css": ("style.css", "text/css; charset=utf-8"),
+    "/results.json": (None, "application/json; charset=utf-8"),
+}
+
+
+@dataclass
+class _Content:
+    body: bytes
+    content_type: str
+
+
+def _contents(payload: Mapping[str, Any]) -> dict[str, _Content]:
+    """Every answer the server can give, built once up front."""
+    out: dict[str, _Content] = {}
+    results = payload_json(payload).encode("utf-8")
+    for path, (name, ctype) in ROUTES.items():
+        body = results if name is None else static_text(name).encode("utf-8")
+        out[path] = _Content(body, ctype)
+    return out
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server_version = "goldset"
+    sys_version = ""
+    contents: dict[str, _Content] = {}
+    quiet = True
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        self._answer(send_body=True)
+
+    def do_HEAD(self) -> None:  # noqa: N802
+        self._answer(send_body=False)
+
+    def _answer(self, *, send_body: bool) -> None:
+        # Exact lookup of the raw path (query string dropped): no decoding, no joining, no file system.
+        path = self.path.split("?", 1)[0].split("#", 1)[0]
+        content = self.contents.get(path)
+        if content is None:
+            body = b"404 not found\n"
+            self.send_response(HTTPStatus.NOT_FOUND)
+            self._headers("text/plain; charset=utf-8", len(body))
+        else:
+            body = content.body
+            self.send_response(HTTPStatus.OK)
+            self._headers(content.content_type, len(body))
+        if send_body:
+            self.wfile.write(body)
+
+    def _headers(self, content_type: str, length: int) -> None:
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(length))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")
+        self.send_header("Content-Security-Policy", CSP)
+        self.end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's signature
+        if not self.quiet:
+            sys.stderr.write(f"goldset serve: {self.address_string()} {format % args}\n")
+
+
+class ScorecardServer(ThreadingHTTPServer):
+    """A ThreadingHTTPServer that serves one payload; `url` is the address to open."""
+
+    daemon_threads = True
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        host = host.decode() if isinstance(host, bytes) else str(host)
+        shown = f"[{host}]" if ":" in host else host
+        return f"http://{shown}:{port}/"
+
+
+class _ScorecardServer6(ScorecardServer):
+    address_family = socket.AF_INET6
+
+
+def make_server(
+    payload: Mapping[str, Any], *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, quiet: bool = True
+) -> ScorecardServer:
+    """Bind a server for `payload` (see `results_payload`); port 0 picks a free port. Call
+    `serve_forever()` on it, or `start_in_thread`."""
+    handler = type("Handler", (_Handler,), {"contents": _contents(payload), "quiet": quiet})
+    server_class: type[ScorecardServer] = ScorecardServer
+    if ":" in host:
+        server_class = _ScorecardServer6
+    try:
+        return server_class((host, port), handler)
+    except OSError as exc:
+        raise InputError(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}",
+            value=port,
+            hint="choose another port with --port N (0 picks a free one)",
+        ) from None
+
+
+def start_in_thread(server: ScorecardServer) -> threading.Thread:
+    """Serve in a daemon thread (for tests and notebooks); stop with `server.shutdown()`."""
+    thread = threading.Thread(target=server.serve_forever, name="goldset-serve", daemon=True)
+    thread.start()
+    return thread
+
+
+def is_loopback(host: str) -> bool:
+    return host in LOOPBACK or host.startswith("127.")

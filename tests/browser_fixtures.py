@@ -1,0 +1,182 @@
+"""Fixtures for the web page tests: a real evaluation on a tiny corpus, a live server, a real Chromium.
+
+Import what a test module needs: `from browser_fixtures import browser, scorecard_dict, ...`.
+Nothing here is hand-written results JSON: every scorecard comes from `goldset.evaluate` run with BM25
+and a plain search function over the tiny corpus below (one document is hostile: it carries HTML and
+script in its title and text, as does one question).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from goldset.corpus.model import Corpus, Document
+from goldset.golden.model import GoldenSet, Question
+
+REPO = Path(__file__).resolve().parents[1]
+ARTIFACTS = REPO / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--no-first-run",
+]
+
+XSS_TITLE = '<img src=x onerror="window.__xss=1">Evil title'
+XSS_TEXT = "<script>window.__xss=2</script> The payload document about stash poisoning <b>bold</b>."
+XSS_QUESTION = "<script>window.__xss=3</script> what is stash poisoning <img src=x onerror=window.__xss=4>"
+
+DOCS = {
+    "git/stash.md": ("git stash", "Stash saves your uncommitted changes aside in a stack so the working tree is clean; "
+                     "git stash pop brings them back later."),
+    "git/branch.md": ("git branch and switch", "Switch branches with git switch; create a branch with git branch. "
+                      "Switching branches with uncommitted changes may fail; switch branches carefully, switch often."),
+    "git/commit.md": ("git commit", "Record changes to the repository with a commit message."),
+    "python/json.md": ("json", "Encode and decode JSON: json.dumps turns objects into JSON strings, json.loads parses them."),
+    "python/csv.md": ("csv", "Read and write comma separated values files, spreadsheets exported as CSV rows."),
+    "python/time.md": ("time", "time.sleep pauses the program for a number of seconds; time.time gives the clock."),
+    "python/re.md": ("re", "Regular expressions: match, search and replace text patterns."),
+    "python/pathlib.md": ("pathlib", "Object-oriented file system paths: join paths, list a folder, read a file."),
+    "python/os.md": ("os", "Operating system interfaces: environment variables, processes, file paths and folders."),
+    "evil/payload.md": (XSS_TITLE, XSS_TEXT),
+}
+# Filler pages that share the words of a vague question, so its answer lands deep in the ranking.
+for _i, _topic in enumerate(["sockets", "threads", "logging", "sqlite", "zipfile", "hashlib", "argparse"]):
+    DOCS[f"python/{_topic}.md"] = (
+        _topic, f"The python module {_topic}: which python module to use for {_topic}, the python module docs, the examples.",
+    )
+
+QUESTIONS = [
+    ("q01", "How do I switch branches without losing my uncommitted changes?", ["git/stash.md"], ["git"]),
+    ("q02", "put my uncommitted changes aside", ["git/stash.md"], ["git"]),
+    ("q03", "record my changes with a message", ["git/commit.md"], ["git"]),
+    ("q04", "parse a JSON string into objects", ["python/json.md"], ["formats"]),
+    ("q05", "open a spreadsheet saved as comma separated values", ["python/csv.md"], ["formats"]),
+    ("q06", "make my script wait two seconds", ["python/time.md"], ["time"]),
+    ("q07", "find text patterns with regex", ["python/re.md"], ["text"]),
+    ("q08", "list the files in a folder", ["python/pathlib.md", "python/os.md"], ["files"]),
+    ("q09", "read an environment variable", ["python/os.md"], ["files"]),
+    ("q10", "how to search and replace text in a file", ["python/re.md"], ["text", "hard"]),
+    ("q15", "which python module gives the clock", ["python/time.md"], ["time", "hard"]),
+    ("q16", "let it snooze a bit", ["python/time.md"], ["time", "hard"]),
+    ("q11", XSS_QUESTION, ["evil/payload.md"], ["evil"]),
+    ("q12", "What is the capital of France?", [], ["offtopic"]),
+    ("q13", "best pizza dough recipe with a long rise", [], ["offtopic"]),
+    ("q14", "how do I file my taxes and switch accountants", [], ["offtopic"]),
+]
+
+
+def tiny_corpus() -> Corpus:
+    return Corpus({d: Document(d, text, title) for d, (title, text) in DOCS.items()}, name="tiny", path="tiny/")
+
+
+def tiny_golden() -> GoldenSet:
+    questions = [
+        Question(qid, text, {e: 1 for e in expected}, tuple(tags), line=i + 1)
+        for i, (qid, text, expected, tags) in enumerate(QUESTIONS)
+    ]
+    return GoldenSet(questions, path="tiny-golden.jsonl")
+
+
+def overlap_search(question: str, k: int) -> list[tuple[str, float]]:
+    """A user's own search function: shared words between question and document (title + text)."""
+    words = set(re.findall(r"[a-z]{3,}", question.lower()))
+    scored = []
+    for doc_id, (title, text) in DOCS.items():
+        doc_words = re.findall(r"[a-z]{3,}", f"{title} {text}".lower())
+        score = float(sum(1 for w in doc_words if w in words))
+        if score > 0:
+            scored.append((doc_id, score))
+    scored.sort(key=lambda item: (-item[1], item[0]))
+    return scored[:k]
+
+
+def evaluate_tiny(tmp: Path, *, stats: bool) -> dict[str, Any]:
+    """A real evaluation: BM25 and `overlap_search` on the tiny corpus, k = 1, 3, 5, 10."""
+    from goldset.evaluate import evaluate
+
+    card = evaluate(["bm25", overlap_search], tiny_golden(), corpus=tiny_corpus(), k=(1, 3, 5, 10), depth=20,
+                    workspace=tmp / "ws")
+    if stats:
+        from goldset.stats.annotate import annotate_scorecard
+
+        annotate_scorecard(card, resamples=400, seed=1)
+    return card.to_dict()
+
+
+def bare(card: dict[str, Any]) -> dict[str, Any]:
+    """The same results without anything the stats stage adds: no intervals, diagnoses or extras."""
+    from goldset.report.scorecard import Scorecard
+
+    data = copy.deepcopy(card)
+    for r in data["retrievers"]:
+        r["intervals"] = {}
+        for q in r["questions"]:
+            q["diagnosis"] = None
+    known = Scorecard.from_dict(data).to_dict()
+    for key in ("comparison", "breakdown", "off_topic", "diagnosis_counts", "stats"):
+        known.pop(key, None)
+    return known
+
+
+@pytest.fixture(scope="session")
+def scorecard_dict(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return evaluate_tiny(tmp_path_factory.mktemp("eval"), stats=True)
+
+
+@pytest.fixture(scope="session")
+def results_file(scorecard_dict: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from goldset.report.scorecard import Scorecard
+
+    path = tmp_path_factory.mktemp("results") / "results.json"
+    Scorecard.from_dict(scorecard_dict).save(path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def served_url(results_file: Path) -> Iterator[str]:
+    """`goldset serve results.json` in a thread, on a free port of 127.0.0.1."""
+    from goldset.web.page import results_payload
+    from goldset.web.server import make_server, start_in_thread
+
+    server = make_server(results_payload([results_file]), port=0)
+    thread = start_in_thread(server)
+    yield server.url
+    server.shutdown()
+    server.server_close()
+    thread.join(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: run `make chromium` (apt-get install chromium)")
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture()
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    pg.page_errors = errors
+    yield pg
+    context.close()
+
+
+def screenshot(page: Any, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / name
+    page.screenshot(path=str(path), full_page=True)
+    return path
