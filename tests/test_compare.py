@@ -1,0 +1,155 @@
+"""Comparisons: counted in questions, tested with the right paired test, refused on different questions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from goldset.cli import main
+from goldset.errors import InputError
+from goldset.report.scorecard import Hit, QuestionResult, RetrieverResult, Scorecard
+from goldset.stats.compare import compare_scorecards, compare_values
+
+
+def _hits(wins: int, losses: int, both: int, neither: int) -> tuple[np.ndarray, np.ndarray]:
+    a = [1.0] * wins + [0.0] * losses + [1.0] * both + [0.0] * neither
+    b = [0.0] * wins + [1.0] * losses + [1.0] * both + [0.0] * neither
+    return np.array(a), np.array(b)
+
+
+def test_verdict_counts_questions_and_says_within_noise_like_the_issue_example() -> None:
+    base, small = _hits(wins=4, losses=2, both=20, neither=7)  # 33 questions
+    comparison = compare_values({"small": {"hit@5": small}, "base": {"hit@5": base}}, seed=1)
+    (r,) = comparison.results
+    assert (r.a, r.b) == ("base", "small")
+    assert (r.wins, r.losses, r.ties) == (4, 2, 27)
+    assert r.diff == pytest.approx(2 / 33)
+    assert r.test == "exact McNemar"
+    assert r.p == pytest.approx(sps.binomtest(2, 6, 0.5).pvalue)
+    assert not r.significant
+    assert r.verdict.startswith("base leads small by 2 question(s) of 33 on hit@5 (6.1 points, 95% CI ")
+    assert r.verdict.endswith(f"p = {r.p:.2g}): within noise")
+    assert "with 33 questions, only differences of about" in r.detectable
+    assert f"would take about {r.questions_needed} questions" in r.detectable
+    assert r.questions_needed is not None and r.questions_needed > 33
+
+
+def test_a_clear_difference_is_called_real_and_the_interval_excludes_zero() -> None:
+    a, b = _hits(wins=25, losses=1, both=10, neither=4)
+    (r,) = compare_values({"old": {"hit@1": b}, "new": {"hit@1": a}}, seed=0).results
+    assert r.significant and r.verdict.endswith("a real difference")
+    assert r.ci[0] > 0
+    assert r.p == pytest.approx(sps.binomtest(1, 26, 0.5).pvalue)
+
+
+def test_continuous_metrics_use_the_randomization_test_and_say_better_and_worse() -> None:
+    rng = np.random.default_rng(3)
+    old = np.round(rng.random(12), 2)
+    new = np.clip(old + np.array([0.3, 0.2, 0.1, 0, 0, -0.1, 0.25, 0.15, 0.05, 0.2, 0, 0.1]), 0, 1)
+    (r,) = compare_values({"old": {"mrr": old}, "new": {"mrr": new}}).results
+    assert r.test == "paired randomization"
+    exact = sps.permutation_test((new, old), lambda x, y, axis: np.mean(x - y, axis=axis),
+                                 permutation_type="samples", n_resamples=np.inf, vectorized=True).pvalue
+    assert r.p == pytest.approx(exact, rel=1e-12)
+    assert f"(better on {r.wins}, worse on {r.losses} of 12 questions" in r.verdict
+
+
+def test_holm_correction_with_three_systems() -> None:
+    a, b = _hits(wins=9, losses=1, both=10, neither=10)
+    c = b.copy()
+    comparison = compare_values({"x": {"hit@1": b}, "y": {"hit@1": a}, "z": {"hit@1": c}})
+    assert comparison.correction == "holm"
+    raw = sorted(r.p for r in comparison.results)
+    # three pairs: smallest p times 3, next times 2, largest times 1 (made monotone, capped at 1)
+    adjusted = sorted(r.p_adjusted for r in comparison.results)
+    assert adjusted[0] == pytest.approx(min(1, 3 * raw[0]))
+    assert adjusted[1] == pytest.approx(min(1, max(3 * raw[0], 2 * raw[1])))
+    assert all(r.p_adjusted >= r.p for r in comparison.results)
+    tie = comparison.get("hit@1", "z", "x")
+    assert tie.verdict == "z and x tie on hit@1: the same value on all 30 questions"
+
+
+def test_comparison_is_reproducible_with_a_seed() -> None:
+    rng = np.random.default_rng(0)
+    values = {s: {"mrr": rng.random(200), "hit@1": (rng.random(200) < 0.5).astype(float)} for s in "ab"}
+    one, two = compare_values(values, seed=5).to_dict(), compare_values(values, seed=5).to_dict()
+    assert one == two
+    assert compare_values(values, seed=6).to_dict()["results"][0]["ci"] != one["results"][0]["ci"]  # mrr
+
+
+# --- scorecards and the CLI ----------------------------------------------------------------------
+
+
+def _card(name: str, hits: list[int], *, extra_question: str | None = None, fingerprint: str = "fp1") -> Scorecard:
+    questions = []
+    for i, h in enumerate(hits):
+        questions.append(QuestionResult(
+            id=f"q{i}", question=f"question {i}", expected={f"d{i}": 1}, off_topic=False,
+            rank=1 if h else None, ranks={f"d{i}": 1 if h else None},
+            top=[Hit(f"d{i}" if h else "dx", 1.0, f"d{i}" if h else "dx")],
+            metrics={"hit@1": float(h), "mrr": float(h)},
+        ))
+    if extra_question:
+        questions.append(QuestionResult(extra_question, "?", {"d0": 1}, False, None, {}, [], {"hit@1": 0.0, "mrr": 0.0}))
+    mean = {m: float(np.mean([q.metrics[m] for q in questions])) for m in ("hit@1", "mrr")}
+    return Scorecard([RetrieverResult(name, questions, mean)], ["hit@1", "mrr"], [1], 10,
+                     golden={"fingerprint": fingerprint})
+
+
+def test_scorecards_with_different_questions_are_refused_naming_them() -> None:
+    a = _card("bm25", [1, 0, 1])
+    b = _card("dense", [1, 1, 1], extra_question="q_new")
+    with pytest.raises(InputError, match=r"different questions \(only in new: q_new\)"):
+        compare_scorecards([a, b], labels=["old", "new"])
+
+
+def test_scorecards_with_different_golden_sets_are_refused() -> None:
+    with pytest.raises(InputError, match="used different golden sets"):
+        compare_scorecards([_card("a", [1, 0]), _card("b", [0, 1], fingerprint="fp2")], labels=["one", "two"])
+
+
+def test_same_retriever_name_in_two_files_is_labelled_by_file() -> None:
+    comparison = compare_scorecards([_card("bm25", [1, 0, 1, 0]), _card("bm25", [1, 1, 1, 1])], labels=["old", "new"])
+    assert comparison.systems == ["old/bm25", "new/bm25"]
+
+
+def _save(tmp_path: Path, name: str, card: Scorecard) -> Path:
+    path = tmp_path / name
+    card.save(path)
+    return path
+
+
+def test_cli_compare_files_writes_json_and_markdown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    old = _save(tmp_path, "old.json", _card("bm25", [1, 0, 1, 0, 1, 0, 1, 0]))
+    new = _save(tmp_path, "new.json", _card("bm25", [1, 1, 1, 0, 1, 0, 1, 1]))
+    out, md = tmp_path / "cmp.json", tmp_path / "cmp.md"
+    code = main(["compare", str(old), str(new), "--json", str(out), "--markdown", str(md), "--resamples", "500"])
+    assert code == 0
+    data = json.loads(out.read_text())
+    r = next(x for x in data["results"] if x["metric"] == "hit@1")
+    assert (r["a"], r["b"], r["wins"], r["losses"], r["ties"]) == ("new/bm25", "old/bm25", 2, 0, 6)
+    assert data["files"] == [str(old), str(new)]
+    assert "new/bm25 leads old/bm25 by 2 question(s) of 8 on hit@1" in md.read_text()
+    assert "within noise" in capsys.readouterr().out
+
+
+def test_cli_fail_if_worse_gate_returns_1_only_when_worse_beyond_noise(tmp_path: Path) -> None:
+    frozen = _save(tmp_path, "frozen.json", _card("bm25", [1] * 20))
+    slightly = _save(tmp_path, "slightly.json", _card("bm25", [1] * 19 + [0]))
+    much = _save(tmp_path, "much.json", _card("bm25", [1] * 8 + [0] * 12))
+    assert main(["compare", str(frozen), str(slightly), "--fail-if-worse", "hit@1", "--resamples", "200"]) == 0
+    assert main(["compare", str(frozen), str(much), "--fail-if-worse", "hit@1", "--resamples", "200"]) == 1
+
+
+def test_cli_compare_refuses_bad_input_with_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    one = _save(tmp_path, "one.json", _card("bm25", [1, 0]))
+    assert main(["compare", str(one)]) == 2
+    assert "only one retriever" in capsys.readouterr().err
+    other = _save(tmp_path, "other.json", _card("bm25", [1, 0], extra_question="q9"))
+    assert main(["compare", str(one), str(other)]) == 2
+    assert "only in other: q9" in capsys.readouterr().err
+    assert main(["compare", str(tmp_path / "missing.json"), str(one)]) == 2
