@@ -128,7 +128,10 @@ def _to_corpus(records: list[dict[str, str]], problems: list[str], cache: Path |
         doc_id = record["id"]
         documents[doc_id] = Document(doc_id, record["text"], record["title"], source=f"pydoc:{doc_id}")
     if not documents:
-        raise GoldsetError("no standard-library module could be rendered for the demo corpus")
+        raise GoldsetError(
+            "no standard-library module could be rendered for the demo corpus (each is imported by "
+            f"a child process run as {sys.executable!r}):\n" + "\n".join(problems[:5])
+        )
     where = str(cache) if cache is not None else "pydoc"
     return Corpus(documents, name="stdlib", path=where, warnings=problems)
 
