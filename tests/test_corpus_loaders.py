@@ -123,6 +123,15 @@ def test_bad_files_are_skipped_with_a_warning_each_and_a_counted_summary(tmp_pat
     assert len(corpus.warnings) == 6
 
 
+def test_unreadable_file_is_skipped_not_a_crash(tmp_path: Path) -> None:
+    _write(tmp_path, "good.md", "text")
+    (tmp_path / "gone.md").symlink_to(tmp_path / "deleted.md")  # a dangling link: listed, not readable
+    corpus = load_corpus(tmp_path)
+    assert list(corpus.documents) == ["good.md"]
+    assert corpus.warnings[0] == "skipped 1 of 2 files: 1 unreadable"
+    assert corpus.warnings[1] == "skipped gone.md: cannot be read (No such file or directory)"
+
+
 def test_default_size_cap_keeps_ordinary_files(tmp_path: Path) -> None:
     _write(tmp_path, "big.txt", "word " * 200_000)  # 1 MB, under the 5 MB default
     assert len(load_corpus(tmp_path).documents["big.txt"].text) == 1_000_000

@@ -18,13 +18,10 @@ from goldset.types import DocId
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(\S.*?)(?:[ \t]+#+)?[ \t]*$", re.M)
 _FENCE = re.compile(r"^ {0,3}(```|~~~)", re.M)
 _PUNCT = r"[!-/:-@\[-`{-~]"
-_REST = re.compile(
-    rf"^(?:(?P<over>(?P<oc>{_PUNCT})(?P=oc)+)[ \t]*\n)?"
-    rf"(?P<title>\S[^\n]*?)[ \t]*\n"
-    rf"(?P<under>(?P<uc>{_PUNCT})(?P=uc)+)[ \t]*$",
-    re.M,
-)
-_SETEXT = re.compile(r"^(?P<title> {0,3}\S[^\n]*?)[ \t]*\n {0,3}(?P<under>=+|-+)[ \t]*$", re.M)
+# Underlines are found first and the title looked up on the line above: scanning every line as a
+# possible title with one regex is several times slower on long documents.
+_REST_UNDER = re.compile(rf"^({_PUNCT})\1+[ \t]*$", re.M)
+_SETEXT_UNDER = re.compile(r"^ {0,3}(=+|-+)[ \t]*$", re.M)
 _ONLY_PUNCT = re.compile(rf"^{_PUNCT}+$")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _ROLE = re.compile(r"(?::[\w.+-]+)+:`([^`<]*?)\s*(?:<[^>]*>)?`")
@@ -76,12 +73,14 @@ def _markdown(text: str) -> list[Heading]:
     if "#" not in text and "\n=" not in text and "\n-" not in text:
         return []
     body_start = _front_matter_end(text)
-    fences = [m.start() for m in _FENCE.finditer(text)]
+    fences = [m.start() for m in _FENCE.finditer(text)] if "```" in text or "~~~" in text else []
     found = [Heading(m.start(), m.end(), len(m.group(1)), clean_title(m.group(2))) for m in _ATX.finditer(text)]
-    for m in _SETEXT.finditer(text):
-        title = m.group("title").strip()
-        if _after_blank_line(text, m.start()) and not _ONLY_PUNCT.match(title) and not title.startswith(("- ", "* ", "> ", "|")):
-            found.append(Heading(m.start(), m.end(), 1 if m.group("under")[0] == "=" else 2, clean_title(title)))
+    for under_start, under_end, under in _underlines(text, _SETEXT_UNDER):
+        title_start, title = _line_before(text, under_start)
+        if (title.strip() and len(title) - len(title.lstrip(" ")) <= 3 and _after_blank_line(text, title_start)
+                and not _ONLY_PUNCT.match(title.strip()) and not title.lstrip().startswith(("- ", "* ", "> ", "|"))):
+            level = 1 if under.lstrip()[0] == "=" else 2
+            found.append(Heading(title_start, under_end, level, clean_title(title)))
     # an even number of fences before a heading: it is outside code
     keep = [h for h in found if h.start >= body_start and bisect_left(fences, h.start) % 2 == 0]
     return sorted(keep, key=lambda h: h.start)
@@ -103,19 +102,33 @@ def clean_title(title: str) -> str:
 def _rest(text: str) -> list[Heading]:
     levels: dict[tuple[str, bool], int] = {}
     out: list[Heading] = []
-    for match in _REST.finditer(text):
-        title, under, over = match.group("title"), match.group("under"), match.group("over")
-        if len(under) < len(title) or _ONLY_PUNCT.match(title):
+    for under_start, under_end, under in _underlines(text, _REST_UNDER):
+        title_start, title = _line_before(text, under_start)
+        title = title.rstrip()
+        if not title or title[0].isspace() or len(under) < len(title) or _ONLY_PUNCT.match(title):
             continue
-        if over is not None and (match.group("oc") != match.group("uc") or len(over) < len(title)):
-            continue
-        start = match.start()
+        start, overlined = title_start, False
+        if title_start > 0:
+            over_start, over = _line_before(text, title_start)
+            over = over.rstrip()
+            if over and over == under[0] * len(over) and len(over) >= len(title):
+                start, overlined = over_start, True
         if not _after_blank_line(text, start):
             continue
-        key = (match.group("uc"), over is not None)
-        level = levels.setdefault(key, len(levels) + 1)
-        out.append(Heading(start, match.end(), level, clean_title(title)))
+        level = levels.setdefault((under[0], overlined), len(levels) + 1)
+        out.append(Heading(start, under_end, level, clean_title(title)))
     return out
+
+
+def _underlines(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int, str]]:
+    """(start, end, text without trailing blanks) of each underline-shaped line not on line 1."""
+    return [(m.start(), m.end(), m.group(0).rstrip()) for m in pattern.finditer(text) if m.start() > 0]
+
+
+def _line_before(text: str, line_start: int) -> tuple[int, str]:
+    """The start and text of the line before the line that starts at `line_start` (> 0)."""
+    start = text.rfind("\n", 0, line_start - 1) + 1
+    return start, text[start : line_start - 1]
 
 
 def _after_blank_line(text: str, start: int) -> bool:
