@@ -388,3 +388,16 @@ def test_a_closed_index_says_so(production_dsn: str) -> None:
     index.close()
     with pytest.raises(GoldsetError, match=r"pgvector index in schema 'goldset_eval_\w+' is closed"):
         index.search(np.eye(2, dtype=np.float32), top_k=1)
+
+
+def test_hnsw_returns_more_than_ef_search_rows(production_dsn: str) -> None:
+    # pgvector's HNSW scan stops at hnsw.ef_search (<= 1000) rows; a deep run (top_k=1200) must
+    # still get 1200 when the planner uses the index.
+    rng = np.random.default_rng(5)
+    vectors = unit_rows(rng, 1500, 8)
+    with PgVectorIndex(production_dsn, hnsw=True) as index:
+        index.add([f"p{i}" for i in range(1500)], vectors)
+        index._conn.execute("SET enable_seqscan = off")  # force the index path on this small table
+        got, scores = index.search(vectors[:1], top_k=1200)
+    assert len(got[0]) == 1200 and len(set(got[0])) == 1200
+    assert np.all(np.diff(scores[0]) <= 0)

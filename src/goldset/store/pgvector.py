@@ -254,8 +254,7 @@ class PgVectorIndex:
         statement = self._search_sql()
         if self.hnsw:
             self._build_hnsw()
-            ef = min(max(self.ef_search, k), _EF_SEARCH_MAX)
-            self._conn.execute("SELECT set_config('hnsw.ef_search', %s, false)", (str(ef),))
+            self._tune_hnsw(k)
         rows: list[list[tuple[str, float]]] = []
         for start in range(0, matrix.shape[0], _PIPELINE_BATCH):
             batch = matrix[start : start + _PIPELINE_BATCH]
@@ -340,6 +339,23 @@ class PgVectorIndex:
         )
         self._ledger.record("index", f"{self.schema}.{index}")
         self._hnsw_built = True
+
+    def _tune_hnsw(self, k: int) -> None:
+        """An HNSW scan returns at most `hnsw.ef_search` rows (at most 1000): raise it to k, and past
+        1000 let pgvector >= 0.8 keep scanning (iterative scan; ties and order are fixed after the fetch)."""
+        import psycopg
+
+        ef = min(max(self.ef_search, k), _EF_SEARCH_MAX)
+        self._conn.execute("SELECT set_config('hnsw.ef_search', %s, false)", (str(ef),))
+        if k > _EF_SEARCH_MAX:
+            try:
+                self._conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', false)")
+            except psycopg.Error:
+                warnings.warn(
+                    f"pgvector before 0.8 returns at most {_EF_SEARCH_MAX} results from an HNSW index; "
+                    f"top_k={k} is cut there (search exactly, hnsw=false, for deeper runs)",
+                    stacklevel=3,
+                )
 
     def _search_sql(self) -> Any:
         from psycopg import sql
