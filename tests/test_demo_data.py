@@ -149,8 +149,17 @@ def test_module_printing_on_import_does_not_corrupt_the_text(
     assert "json" in corpus
 
 
+def test_a_json_py_in_the_current_folder_does_not_shadow_the_stdlib(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "json.py").write_text('"""Not the standard library."""\n')
+    monkeypatch.chdir(tmp_path)
+    corpus = build_stdlib_corpus(modules=["json"])
+    assert corpus.documents["json"].title.startswith("JSON (JavaScript Object Notation)")
+
+
 def test_nothing_renderable_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(GoldsetError, match="no standard-library module could be rendered"):
+    with pytest.raises(GoldsetError, match=r"(?s)no standard-library module could be rendered.*no_such_module_xyz skipped"):
         build_stdlib_corpus(workspace=tmp_path, modules=["no_such_module_xyz"])
 
 
