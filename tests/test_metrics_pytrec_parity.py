@@ -1,0 +1,117 @@
+"""pytrec_eval parity on random runs: many tied scores, graded judgments (some negative), empty runs,
+questions with nothing relevant, lists of varying length. pytrec_eval embeds trec_eval's C code, so
+it is an independent reference for every value."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+import pytrec_eval
+
+from goldset.metrics.compute import evaluate_ranked, evaluate_scores
+from goldset.metrics.definitions import Metric
+from goldset.metrics.trec import evaluate_trec, parse_measures
+from goldset.ranking import ranked
+
+KS = (1, 3, 5, 10, 20)
+TREC_NAME = {"hit": "success", "recall": "recall", "precision": "P", "ndcg": "ndcg_cut", "map": "map_cut"}
+
+
+def _random_case(seed: int, *, ties: bool) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
+    rng = random.Random(seed)
+    pool = [f"doc-{j:03d}" for j in range(40)]
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for i in range(150):
+        qid = f"q{i}"
+        judged = rng.sample(pool, rng.randint(1, 15))
+        qrels[qid] = {d: rng.choice([-1, 0, 0, 1, 1, 2, 3]) for d in judged}
+        if i % 10 == 0:
+            qrels[qid] = {d: 0 for d in judged}  # nothing relevant
+        n = 0 if i % 13 == 0 else rng.randint(1, 35)  # some empty runs, lengths vary
+        docs = rng.sample(pool, n)
+        run[qid] = {d: float(rng.randint(0, 3)) if ties else rng.uniform(-5, 5) for d in docs}
+    run["only-in-run"] = {"doc-001": 1.0}
+    return qrels, run
+
+
+def _metrics() -> list[Metric]:
+    out = [Metric(name, k) for name in ("hit", "recall", "precision", "ndcg", "map") for k in KS]
+    return out + [Metric("mrr"), Metric("map"), Metric("rprec"), Metric("mrr", 3), Metric("mrr", 10)]
+
+
+def _reference(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    ks = ",".join(map(str, KS))
+    measures = {f"{name}.{ks}" for name in TREC_NAME.values()} | {"recip_rank", "map", "Rprec"}
+    return dict(pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run))
+
+
+def _expected(metric: Metric, values: dict[str, float]) -> float:
+    if metric.name == "mrr":
+        rr = values["recip_rank"]
+        # mrr@k from trec_eval's recip_rank: the first relevant rank is 1/rr; inside the top k or not.
+        return rr if metric.k is None or (rr > 0 and round(1 / rr) <= metric.k) else 0.0
+    if metric.name == "rprec":
+        return values["Rprec"]
+    if metric.name == "map" and metric.k is None:
+        return values["map"]
+    return values[f"{TREC_NAME[metric.name]}_{metric.k}"]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("ties", [True, False])
+def test_engine_equals_pytrec_eval(seed: int, ties: bool) -> None:
+    qrels, run = _random_case(seed, ties=ties)
+    reference = _reference(qrels, run)
+    qids = list(qrels)
+    metrics = _metrics()
+    rankings = {q: [doc for doc, _ in ranked(docs)] for q, docs in run.items()}
+    from_scores = evaluate_scores(qrels, run, metrics, qids=qids)
+    from_lists = evaluate_ranked(qrels, rankings, metrics, qids=qids)
+    compared = 0
+    for metric in metrics:
+        for i, qid in enumerate(qids):
+            if qid not in reference:  # pytrec_eval leaves out questions with no results
+                assert not run[qid]
+                assert from_scores[metric][i] == 0.0 and from_lists[metric][i] == 0.0
+                continue
+            expected = _expected(metric, reference[qid])
+            assert from_scores[metric][i] == pytest.approx(expected, abs=1e-12), (metric, qid)
+            assert from_lists[metric][i] == pytest.approx(expected, abs=1e-12), (metric, qid)
+            compared += 1
+    assert compared > 100 * len(metrics)
+
+
+TREC_MEASURES = ["num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "P", "recall",
+                 "Rprec_mult", "ndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
+                 "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "iprec_at_recall"]  # fmt: skip
+
+
+def _v9_cut(point: float, num_rel: float) -> int:
+    return int(point * num_rel + 0.9)
+
+
+@pytest.mark.parametrize("ties", [True, False])
+def test_trec_measures_equal_pytrec_eval(ties: bool) -> None:
+    qrels, run = _random_case(7, ties=ties)
+    run = {q: docs for q, docs in run.items() if docs}
+    reference = _reference_all(qrels, run)
+    report = evaluate_trec(qrels, run, parse_measures(TREC_MEASURES))
+    assert report.topics == sorted(reference)
+    names = {name for name, _, _ in report.rows}
+    assert {"bpref", "iprec_at_recall_0.50", "Rprec_mult_1.20", "set_F", "relative_P_5"} <= names
+    for name, _, values in report.rows:
+        for t, topic in enumerate(report.topics):
+            if name.startswith("iprec_at_recall_"):
+                # pytrec_eval embeds trec_eval 9, which turned a recall point into a rank with
+                # (long)(p * R + 0.9); trec_eval 10 (our reference, out.test) uses lround(p * R).
+                point, num_rel = float(name.rsplit("_", 1)[1]), reference[topic]["num_rel"]
+                if _v9_cut(point, num_rel) != int(np.floor(point * num_rel + 0.5)):
+                    continue
+            assert values[t] == pytest.approx(reference[topic][name], abs=1e-12), (name, topic)
+
+
+def _reference_all(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    return dict(pytrec_eval.RelevanceEvaluator(qrels, set(TREC_MEASURES)).evaluate(run))

@@ -1,0 +1,136 @@
+"""`goldset trec`: options, trec_eval's conventions on small hand-made files, and bad input."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from goldset.cli import main
+from goldset.errors import InputError
+from goldset.metrics.trec import parse_measures, read_run
+
+QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 x 1\n2 0 y -1\n"
+RUN = "1 Q0 a 1 3.0 mine\n1 Q0 b 2 2.0 mine\n1 Q0 c 3 1.0 mine\n9 Q0 a 1 1.0 mine\n"
+
+
+def _files(tmp_path: Path, qrels: str = QRELS, run: str = RUN) -> tuple[str, str]:
+    (tmp_path / "qrels").write_text(qrels)
+    (tmp_path / "run").write_text(run)
+    return str(tmp_path / "qrels"), str(tmp_path / "run")
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[tuple[str, str], str], str]:
+    code = main(["trec", *argv])
+    captured = capsys.readouterr()
+    table = {}
+    for line in captured.out.splitlines():
+        name, topic, value = line.split("\t")
+        table[(name.strip(), topic)] = value
+    return code, table, captured.err
+
+
+def test_only_topics_in_both_files_count_and_c_averages_over_all(tmp_path: Path, capsys) -> None:
+    qrels, run = _files(tmp_path)
+    # Topic 1: a (rel 1) at rank 1, b non-relevant, c (rel 2) at rank 3: AP = (1 + 2/3) / 2.
+    code, table, _ = _run(capsys, "-m", "map", "-m", "num_q", "-m", "runid", qrels, run)
+    assert code == 0
+    assert table == {("runid", "all"): "mine", ("num_q", "all"): "1", ("map", "all"): "0.8333"}
+    _, table, _ = _run(capsys, "-c", "-m", "map", "-m", "num_q", "-m", "num_rel", qrels, run)
+    assert table == {("num_q", "all"): "2", ("num_rel", "all"): "3", ("map", "all"): "0.4167"}
+
+
+def test_per_topic_lines_with_q(tmp_path: Path, capsys) -> None:
+    qrels, run = _files(tmp_path)
+    _, table, _ = _run(capsys, "-q", "-c", "-m", "P.1,3", "-m", "num_ret", qrels, run)
+    assert table == {
+        ("num_ret", "1"): "3", ("P_1", "1"): "1.0000", ("P_3", "1"): "0.6667",
+        ("num_ret", "2"): "0", ("P_1", "2"): "0.0000", ("P_3", "2"): "0.0000",
+        ("num_ret", "all"): "3", ("P_1", "all"): "0.5000", ("P_3", "all"): "0.3333",
+    }  # fmt: skip
+
+
+def test_relevance_level_option(tmp_path: Path, capsys) -> None:
+    qrels, run = _files(tmp_path)
+    _, table, _ = _run(capsys, "-l", "2", "-m", "recip_rank", "-m", "num_rel", qrels, run)
+    assert table == {("num_rel", "all"): "1", ("recip_rank", "all"): "0.3333"}
+
+
+def test_comments_extra_columns_and_blank_lines_are_read(tmp_path: Path, capsys) -> None:
+    run = "# a comment\n1 Q0 c 1 1.0 mine extra\n\n1 Q0 a 2 3.0 mine\n"
+    qrels, run_path = _files(tmp_path, run=run)
+    _, table, _ = _run(capsys, "-m", "recip_rank", qrels, run_path)
+    assert table == {("recip_rank", "all"): "1.0000"}
+
+
+def test_all_trec_notes_what_it_leaves_out(tmp_path: Path, capsys) -> None:
+    code, table, err = _run(capsys, "-m", "all_trec", *_files(tmp_path))
+    assert code == 0 and "not computed, left out: G, Rndcg" in err
+    assert ("bpref", "all") in table and ("iprec_at_recall_0.50", "all") in table
+
+
+@pytest.mark.parametrize(
+    ("run", "message"),
+    [("1 Q0 a 1 3.0\n", r"run:1: expected 6 fields 'topic Q0 docno rank score tag', found 5"),
+     ("1 Q0 a 1 3.0 x\n1 Q0 b 2 high x\n", r"run:2: score 'high' is not a number"),
+     ("1 Q0 a 1 3.0 x\n1 Q0 a 2 2.0 x\n", r"run:2: document 'a' is retrieved twice for topic '1'"),
+     ("\n", r"run: the run file has no results")],
+)  # fmt: skip
+def test_bad_run_files_name_file_line_and_value(tmp_path: Path, capsys, run: str, message: str) -> None:
+    qrels, run_path = _files(tmp_path, run=run)
+    with pytest.raises(InputError, match=message):
+        read_run(run_path)
+    assert main(["trec", qrels, run_path]) == 2
+    assert "goldset: error:" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("qrels", "message"),
+    [("1 0 a\n", r"qrels:1: expected 4 fields"), ("1 0 a 1\n1 0 b yes\n", r"qrels:2: judgment 'yes' is not an integer"),
+     ("1 0 a 1\n1 0 a 0\n", r"qrels:2: document 'a' is judged twice for topic '1'")],
+)  # fmt: skip
+def test_bad_qrels_files(tmp_path: Path, capsys, qrels: str, message: str) -> None:
+    assert main(["trec", *_files(tmp_path, qrels=qrels)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("goldset: error: ") and len(err.splitlines()) >= 2  # message and hint
+    assert re.search(message, err)
+
+
+def test_missing_file_and_no_common_topic(tmp_path: Path, capsys) -> None:
+    assert main(["trec", str(tmp_path / "nope"), str(tmp_path / "nope2")]) == 2
+    assert "qrels file not found" in capsys.readouterr().err
+    qrels, run = _files(tmp_path, run="7 Q0 a 1 1.0 x\n")
+    assert main(["trec", qrels, run]) == 2
+    assert "no topic has both judgments and results" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [("ndgc_cut.10", "unknown trec_eval measure 'ndgc_cut'"), ("infAP", "'infAP' is not computed by goldset"),
+     ("P.0", "must be positive integers"), ("P.5,5", "duplicate cut-offs"), ("map.3", "takes no parameters"),
+     ("P.five", "cannot read the parameters")],
+)  # fmt: skip
+def test_bad_measures(spec: str, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        parse_measures([spec])
+
+
+def test_unknown_measure_suggests_the_closest(tmp_path: Path, capsys) -> None:
+    assert main(["trec", "-m", "ndgc_cut.10", *_files(tmp_path)]) == 2
+    assert "did you mean 'ndcg_cut'?" in capsys.readouterr().err
+
+
+def test_measure_syntax_sorts_cutoffs_and_keeps_trec_order() -> None:
+    request = parse_measures(["ndcg_cut.20,5", "map", "official"])
+    assert request.params["ndcg_cut"] == (5.0, 20.0)
+    assert request.ordered()[:6] == ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map"]
+    assert request.ordered()[-1] == "ndcg_cut"
+
+
+def test_help(capsys) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["trec", "--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert "trec_eval" in out and "-m MEASURE" in out and "ndcg_cut" in out
