@@ -274,3 +274,35 @@ def test_list_and_all_ones_mapping_have_one_fingerprint(tmp_path: Path) -> None:
     listed = load_golden(write(tmp_path, '{"id": "a", "question": "q?", "expected": ["x", "y"]}\n', "a.jsonl"))
     graded = load_golden(write(tmp_path, '{"id": "a", "question": "q?", "expected": {"y": 1, "x": 1}}\n', "b.jsonl"))
     assert listed.fingerprint() == graded.fingerprint()
+
+
+def test_integer_expected_ids_become_strings(tmp_path: Path) -> None:
+    golden = load_golden(write(tmp_path, '{"id": 7, "question": "boundary layer?", "expected": [12, "13"]}\n'))
+    assert golden["7"].expected == {"12": 1, "13": 1}
+
+
+def test_a_record_that_is_not_an_object(tmp_path: Path) -> None:
+    text = '{"id": "a", "question": "q?", "expected": []}\n["b", "q?", []]\n'
+    with pytest.raises(InputErrors, match=r":2: expected a JSON object, found a JSON list"):
+        load_golden(write(tmp_path, text))
+
+
+def test_header_notes_must_be_text(tmp_path: Path) -> None:
+    text = '{"_notes": ["not", "text"]}\n{"id": "a", "question": "q?", "expected": []}\n'
+    with pytest.raises(InputErrors, match=r":1: `_notes` must be a string"):
+        load_golden(write(tmp_path, text))
+
+
+def test_empty_json_list_has_no_questions(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"the golden set has no questions"):
+        load_golden(write(tmp_path, "[ ]\n", "g.json"))
+
+
+def test_grade_given_twice_and_tags_as_string(tmp_path: Path) -> None:
+    text = '{"id": "a", "question": "q?", "expected": {"x": 1, "x": 2}, "tags": "hard"}\n'
+    with pytest.raises(InputErrors) as info:
+        load_golden(write(tmp_path, text))
+    assert [(p.reason, p.hint) for p in info.value.problems] == [
+        ("question `a`: expected id `x` is given twice", "keep one grade per id"),
+        ("question `a`: `tags` must be a list of strings", 'wrap it in a list: "tags": ["hard"]'),
+    ]
