@@ -22,6 +22,7 @@ from goldset.golden.validate import corpus_problems, duplicate_problems, sort_pr
 
 __all__ = ["load_golden", "question_record", "validate_golden", "write_golden_jsonl"]
 
+
 def load_golden(path: str | Path, *, corpus: Corpus | Collection[str] | None = None) -> GoldenSet:
     """Read a golden set from a JSONL file or a JSON list, reporting every problem at once.
 
