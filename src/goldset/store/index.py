@@ -108,7 +108,8 @@ class AnnIndex:
         keys = np.asarray(found.keys).reshape(queries.shape[0], -1)
         # usearch's "ip" metric is a distance: 1 - inner product.
         scores = 1.0 - np.asarray(found.distances, dtype=np.float32).reshape(queries.shape[0], -1)
-        counts = np.asarray(found.counts).reshape(-1)
+        # One query gives `Matches` (no counts), several give `BatchMatches` (padded rows + counts).
+        counts = np.asarray(getattr(found, "counts", [keys.shape[1]])).reshape(-1)
         ids = [[self._ids[int(key)] for key in keys[row, : counts[row]]] for row in range(queries.shape[0])]
         return ids, scores
 

