@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 from goldset.corpus import load_corpus
-from goldset.evaluate import evaluate
+from goldset.evaluation import evaluate
 from goldset.golden.beir import load_beir_golden
 
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from goldset.corpus import load_corpus
-from goldset.evaluate import evaluate
+from goldset.evaluation import evaluate
 from goldset.golden.cranfield import load_cranfield_golden
 
 DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cranfield"

@@ -98,7 +98,7 @@ def overlap_search(question: str, k: int) -> list[tuple[str, float]]:
 
 def evaluate_tiny(tmp: Path, *, stats: bool) -> dict[str, Any]:
     """A real evaluation: BM25 and `overlap_search` on the tiny corpus, k = 1, 3, 5, 10."""
-    from goldset.evaluate import evaluate
+    from goldset.evaluation import evaluate
 
     card = evaluate(["bm25", overlap_search], tiny_golden(), corpus=tiny_corpus(), k=(1, 3, 5, 10), depth=20,
                     workspace=tmp / "ws")

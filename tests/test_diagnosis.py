@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from goldset.corpus.chunking import ChunkSpec
 from goldset.corpus.model import Corpus, Document
-from goldset.evaluate import evaluate
+from goldset.evaluation import evaluate
 from goldset.golden.model import GoldenSet, Question
 from goldset.report.scorecard import QuestionResult, Scorecard
 

@@ -269,7 +269,7 @@ def test_full_evaluation_on_pgvector_matches_exact_and_leaves_production_identic
     production_dsn: str, tmp_path
 ) -> None:
     from goldset.corpus.model import Corpus, Document
-    from goldset.evaluate import evaluate
+    from goldset.evaluation import evaluate
     from goldset.golden.model import GoldenSet, Question
     from goldset.retrievers.dense import DenseRetriever
     from goldset.retrievers.encoders.function import FunctionEncoder
@@ -309,7 +309,7 @@ def test_spec_dense_minilm_on_pgvector_cleans_up_when_evaluate_returns(productio
     # The user's path: `--retriever dense:minilm?backend=pgvector --dsn ...`, a real model from
     # site-packages. evaluate() builds the retriever itself; its schema must be gone when it returns.
     from goldset.corpus.model import Corpus, Document
-    from goldset.evaluate import evaluate
+    from goldset.evaluation import evaluate
     from goldset.golden.model import GoldenSet, Question
 
     corpus = Corpus({d: Document(d, text) for d, text in _DOCS.items()}, name="kitchen")

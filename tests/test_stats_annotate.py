@@ -10,7 +10,7 @@ from rich.console import Console
 
 from goldset.cli import main
 from goldset.corpus.model import Corpus, Document
-from goldset.evaluate import evaluate
+from goldset.evaluation import evaluate
 from goldset.golden.model import GoldenSet, Question
 from goldset.report.markdown import scorecard_markdown
 from goldset.report.scorecard import Hit, QuestionResult, RetrieverResult, Scorecard

@@ -19,13 +19,13 @@ _LAZY = {
     "Run": "goldset.run",
     "Metric": "goldset.metrics",
     "parse_metric": "goldset.metrics",
-    "evaluate": "goldset.evaluate",
+    "evaluate": "goldset.evaluation",
     "Scorecard": "goldset.report.scorecard",
 }
 
 if TYPE_CHECKING:
     from goldset.corpus import Corpus
-    from goldset.evaluate import evaluate
+    from goldset.evaluation import evaluate
     from goldset.golden import GoldenSet, Question
     from goldset.metrics import Metric, parse_metric
     from goldset.report.scorecard import Scorecard

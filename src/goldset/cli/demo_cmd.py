@@ -36,7 +36,7 @@ def default_retrievers() -> list[str]:
 def run(args: argparse.Namespace) -> int:
     from goldset.cli.eval_cmd import parse_ks
     from goldset.corpus.stdlib import build_stdlib_corpus, demo_golden_path, drop_unavailable
-    from goldset.evaluate import evaluate
+    from goldset.evaluation import evaluate
     from goldset.golden.io import load_golden
     from goldset.report.terminal import render
 

@@ -73,7 +73,7 @@ def run_eval(args: argparse.Namespace) -> Scorecard:
     """Load inputs, evaluate, and return the Scorecard (shared by eval and serve)."""
     from goldset.corpus import load_corpus
     from goldset.corpus.chunking import parse_chunk_spec
-    from goldset.evaluate import evaluate
+    from goldset.evaluation import evaluate
     from goldset.golden.io import load_golden
 
     if args.golden is None:
