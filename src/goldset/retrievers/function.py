@@ -62,9 +62,9 @@ class FunctionRetriever:
 
 def normalise_results(raw: Any, top_k: int) -> list[tuple[str, float]]:
     """Turn a search function's answer into (id, score) pairs; raise ValueError on garbage."""
-    if raw is None or isinstance(raw, (str, bytes, Mapping)):
-        if isinstance(raw, Mapping):
-            return [(str(k), _score(v)) for k, v in raw.items()][: max(top_k, len(raw))]
+    if isinstance(raw, Mapping):
+        return [(str(k), _score(v)) for k, v in raw.items()]
+    if raw is None or isinstance(raw, (str, bytes)) or not isinstance(raw, Iterable):
         raise ValueError(f"expected a list of ids or (id, score) pairs, got {type(raw).__name__}: {raw!r:.80}")
     items = list(raw)
     out: list[tuple[str, float]] = []
