@@ -2,7 +2,7 @@
  *
  * Safety: every string that comes from the results (questions, document ids, titles, snippets, tags,
  * diagnoses) reaches the page through textContent or a text node, never innerHTML, so a document that
- * contains <script> or <img onerror=...> shows as text and cannot run.
+ * contains a script element or an img onerror attribute shows as text and cannot run.
  *
  * Metrics at any k: each question carries `ranks` (every expected id -> its 1-based rank within the
  * retrieved depth, or null) and `expected` (id -> graded relevance). hit@k, recall@k, precision@k and

@@ -1,0 +1,191 @@
+"""The scorecard server: serves the page, its assets and the results, and nothing else."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browser_fixtures import evaluate_tiny, results_file, scorecard_dict  # noqa: F401 - fixtures
+
+from goldset.cli import main
+from goldset.errors import InputError
+from goldset.web.page import payload_json, results_payload, static_text
+from goldset.web.server import CSP, make_server, start_in_thread
+
+
+@pytest.fixture(scope="module")
+def server(results_file: Path) -> Iterator[Any]:  # noqa: F811
+    srv = make_server(results_payload([results_file]), port=0)
+    thread = start_in_thread(srv)
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+    thread.join(timeout=5)
+
+
+def get(srv: Any, path: str, method: str = "GET") -> tuple[int, dict[str, str], bytes]:
+    """Send `path` byte for byte (http.client does not normalise it, unlike a browser)."""
+    host, port = srv.server_address[:2]
+    conn = http.client.HTTPConnection(host, port, timeout=5)
+    try:
+        conn.putrequest(method, path, skip_accept_encoding=True)
+        conn.endheaders()
+        response = conn.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+    finally:
+        conn.close()
+
+
+def test_binds_localhost_by_default_and_picks_a_free_port(results_file: Path) -> None:  # noqa: F811
+    srv = make_server(results_payload([results_file]), port=0)
+    try:
+        assert srv.server_address[0] == "127.0.0.1"
+        assert srv.server_address[1] > 0
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/", srv.url)
+    finally:
+        srv.server_close()
+
+
+def test_serve_command_defaults_to_localhost() -> None:
+    from goldset.cli import build_parser
+
+    args = build_parser().parse_args(["serve", "results.json"])
+    assert args.host == "127.0.0.1"
+    assert args.port == 8765
+
+
+def test_serves_page_assets_and_results(server: Any, results_file: Path) -> None:  # noqa: F811
+    status, headers, body = get(server, "/")
+    assert status == 200 and headers["content-type"].startswith("text/html")
+    assert b'<script src="app.js"></script>' in body
+    assert headers["content-security-policy"] == CSP
+    assert headers["x-content-type-options"] == "nosniff"
+    for path, ctype, name in [("/app.js", "text/javascript", "app.js"), ("/style.css", "text/css", "style.css")]:
+        status, headers, body = get(server, path)
+        assert status == 200 and headers["content-type"].startswith(ctype)
+        assert body.decode("utf-8") == static_text(name)
+    status, headers, body = get(server, "/results.json?x=1")
+    assert status == 200 and headers["content-type"].startswith("application/json")
+    served = json.loads(body)
+    assert [f["name"] for f in served["files"]] == ["results.json"]
+    on_disk = json.loads(results_file.read_text(encoding="utf-8"))
+    assert served["files"][0]["data"]["retrievers"][0]["metrics"] == on_disk["retrievers"][0]["metrics"]
+
+
+def test_head_has_no_body_and_post_is_refused(server: Any) -> None:
+    status, headers, body = get(server, "/app.js", method="HEAD")
+    assert status == 200 and body == b"" and int(headers["content-length"]) > 1000
+    status, _, _ = get(server, "/results.json", method="POST")
+    assert status == 501
+
+
+@pytest.mark.parametrize("path", [
+    "/nope", "/favicon.ico", "/static/app.js", "/index.htm", "/app.js/", "/results.json/..",
+    "/../pyproject.toml", "/../../../../etc/passwd", "/static/../../pyproject.toml",
+    "/%2e%2e/%2e%2e/etc/passwd", "/%2E%2E%2Fpyproject.toml", "/..%2f..%2fetc%2fpasswd",
+    "//etc/passwd", "/etc/passwd", "/C:/Windows/win.ini", "/..\\..\\pyproject.toml",
+    "/app.js%00.html", "/./app.js", "http://127.0.0.1/../etc/passwd", "/src/goldset/web/server.py",
+])
+def test_unknown_and_traversal_paths_are_404(server: Any, path: str) -> None:
+    status, headers, body = get(server, path)
+    assert status == 404
+    assert body == b"404 not found\n"
+    assert headers["content-type"].startswith("text/plain")
+
+
+def test_results_payload_errors_name_the_file(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"missing\.json: results file not found"):
+        results_payload([tmp_path / "missing.json"])
+    other = tmp_path / "other.json"
+    other.write_text('{"hello": 1}', encoding="utf-8")
+    with pytest.raises(InputError, match=r"other\.json: not a goldset results file"):
+        results_payload([other])
+    with pytest.raises(InputError, match="no results to show"):
+        results_payload([])
+
+
+def test_same_file_twice_gets_two_names(results_file: Path) -> None:  # noqa: F811
+    payload = results_payload([results_file, results_file])
+    assert [f["name"] for f in payload["files"]] == ["results.json", "results.json (2)"]
+
+
+def test_payload_json_turns_nan_into_null_for_the_browser() -> None:
+    text = payload_json({"a": float("nan"), "b": [float("inf"), 1.5]})
+    assert json.loads(text) == {"a": None, "b": [None, 1.5]}
+
+
+def test_busy_port_is_a_clear_error(server: Any, results_file: Path) -> None:  # noqa: F811
+    with pytest.raises(InputError, match=r"cannot listen on 127\.0\.0\.1:\d+"):
+        make_server(results_payload([results_file]), port=server.server_address[1])
+
+
+def test_serve_without_input_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve"]) == 2
+    assert "nothing to serve: no results file and no golden set" in capsys.readouterr().err
+
+
+def test_serve_refuses_results_and_golden_together(capsys: pytest.CaptureFixture[str], results_file: Path) -> None:  # noqa: F811
+    assert main(["serve", str(results_file), "--golden", "g.jsonl"]) == 2
+    assert "either results files or --corpus/--golden" in capsys.readouterr().err
+
+
+def test_serve_evaluates_with_the_eval_options(tmp_path: Path) -> None:
+    """`goldset serve --corpus --golden --retriever` runs a real evaluation with eval's own options."""
+    from goldset.cli import build_parser
+    from goldset.cli.serve_cmd import payload_from_args
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "stash.md").write_text("# Stash\nPut uncommitted changes aside with git stash.\n", encoding="utf-8")
+    (docs / "json.md").write_text("# JSON\nParse JSON strings with json.loads.\n", encoding="utf-8")
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text(
+        '{"id": "a", "question": "put changes aside", "expected": ["stash.md"]}\n'
+        '{"id": "b", "question": "parse a JSON string", "expected": ["json.md"]}\n'
+        '{"id": "c", "question": "capital of France", "expected": []}\n',
+        encoding="utf-8",
+    )
+    args = build_parser().parse_args([
+        "serve", "--corpus", str(docs), "--golden", str(golden), "--retriever", "bm25", "--k", "1,2",
+        "--workspace", str(tmp_path / "ws"), "--quiet", "--json", str(tmp_path / "saved.json"),
+    ])
+    payload = payload_from_args(args)
+    data = payload["files"][0]["data"]  # type: ignore[index]
+    assert data["k"] == [1, 2]
+    bm25 = data["retrievers"][0]
+    assert bm25["name"] == "bm25" and bm25["n_answerable"] == 2 and bm25["n_off_topic"] == 1
+    assert bm25["metrics"]["hit@1"] == 1.0
+    assert json.loads((tmp_path / "saved.json").read_text(encoding="utf-8"))["retrievers"][0]["metrics"]["hit@1"] == 1.0
+
+
+def test_serve_cli_prints_the_address_and_serves(results_file: Path) -> None:  # noqa: F811
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "goldset", "serve", str(results_file), "--port", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert match, line
+        conn = http.client.HTTPConnection("127.0.0.1", int(match.group(1)), timeout=5)
+        for _ in range(50):
+            try:
+                conn.request("GET", "/results.json")
+                break
+            except ConnectionRefusedError:
+                time.sleep(0.1)
+        response = conn.getresponse()
+        assert response.status == 200
+        assert json.loads(response.read())["files"][0]["name"] == "results.json"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
