@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_fixtures import XSS_QUESTION, results_file, scorecard_dict  # noqa: F401 - fixtures
 
+from browser_fixtures import XSS_QUESTION, results_file, scorecard_dict  # noqa: F401 - fixtures
 from goldset.cli import main
 from goldset.report.html import json_for_script, render_html
 from goldset.web.page import results_payload

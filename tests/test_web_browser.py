@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from browser_fixtures import (  # noqa: F401 - fixtures
     XSS_QUESTION,
     XSS_TEXT,

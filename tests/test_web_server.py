@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_fixtures import evaluate_tiny, results_file, scorecard_dict  # noqa: F401 - fixtures
 
+from browser_fixtures import results_file, scorecard_dict  # noqa: F401 - fixtures
 from goldset.cli import main
 from goldset.errors import InputError
 from goldset.web.page import payload_json, results_payload, static_text
