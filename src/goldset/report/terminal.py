@@ -5,6 +5,8 @@ Computes nothing: it formats what the Scorecard holds.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -21,31 +23,32 @@ def headline_metrics(card: Scorecard) -> list[str]:
 
 
 def render_table(card: Scorecard, console: Console) -> None:
+    """Metrics as rows, retrievers as columns: fits a laptop terminal with intervals beside values."""
     columns = headline_metrics(card)
     table = Table(title=_title(card), title_justify="left", show_edge=False, pad_edge=False)
-    table.add_column("retriever", style="bold")
-    table.add_column("questions", justify="right")
-    for name in columns:
-        table.add_column(name, justify="right")
-    best = {m: max(r.metrics.get(m, 0.0) for r in card.retrievers) for m in columns}
+    table.add_column("metric", style="bold")
     for r in card.retrievers:
-        cells = [escape(r.name), f"{len(r.answerable)} + {len(r.off_topic)} off-topic"]
-        for m in columns:
-            cells.append(_cell(r, m, bold=len(card.retrievers) > 1 and r.metrics.get(m) == best[m]))
-        table.add_row(*cells)
+        table.add_column(escape(r.name), justify="right")
+    first = card.retrievers[0] if card.retrievers else None
+    if first is not None:
+        table.add_row("questions", *[f"{len(r.answerable)}" for r in card.retrievers], style="dim")
+    for m in columns:
+        best = max(r.metrics.get(m, 0.0) for r in card.retrievers)
+        table.add_row(m, *[_cell(r, m, bold=len(card.retrievers) > 1 and r.metrics.get(m) == best)
+                           for r in card.retrievers])
     console.print(table)
     notes = [_errors_line(r) for r in card.retrievers if r.n_errors]
-    if card.retrievers and card.retrievers[0].off_topic:
-        n = len(card.retrievers[0].off_topic)
-        notes.append(f"{n} off-topic question(s) (no expected answer) are counted apart, never averaged in as zeros.")
+    if first is not None and first.off_topic:
+        notes.append(f"{len(first.off_topic)} off-topic question(s) (no expected answer) are counted apart, "
+                     "never averaged in as zeros.")
     if any(r.intervals for r in card.retrievers):
-        notes.append("(low–high): 95% bootstrap interval over questions.")
+        notes.append("(low–high): 95% bootstrap interval over the answerable questions; best value in green.")
     for line in notes:
         console.print(line, style="dim", highlight=False)
 
 
 def _title(card: Scorecard) -> str:
-    golden = card.golden.get("path") or "golden set"
+    golden = Path(card.golden.get("path") or "golden set").name
     corpus = card.corpus.get("name") or card.corpus.get("path") or ""
     where = f" on {corpus}" if corpus else ""
     return f"goldset scorecard: {golden}{where} ({card.level} level, top {card.depth} retrieved)"
@@ -56,10 +59,12 @@ def _cell(r: RetrieverResult, metric: str, *, bold: bool) -> str:
     if value is None:
         return "-"
     text = f"{value:.3f}"
+    if bold:
+        text = f"[bold green]{text}[/bold green]"
     interval = r.intervals.get(metric)
     if interval:
         text += f" [dim]({interval[0]:.2f}–{interval[1]:.2f})[/dim]"
-    return f"[bold green]{text}[/bold green]" if bold else text
+    return text
 
 
 def _errors_line(r: RetrieverResult) -> str:
