@@ -140,3 +140,13 @@ def test_text_before_first_record_is_an_error(tmp_path: Path) -> None:
     (folder / "cran.all.1400").write_text("junk\n.I 1\n.W\nx\n")
     with pytest.raises(InputError, match=r"cran\.all\.1400:1: text before the first `\.I` record"):
         load_corpus(folder)
+
+
+def test_cranfield_golden_round_trips_through_golden_jsonl(tmp_path: Path) -> None:
+    from goldset.golden.io import load_golden, write_golden_jsonl
+
+    golden = load_cranfield_golden(CRANFIELD)
+    write_golden_jsonl(golden, tmp_path / "cranfield.jsonl")
+    again = load_golden(tmp_path / "cranfield.jsonl", corpus=load_corpus(CRANFIELD))
+    assert [(q.id, q.question, q.expected) for q in again] == [(q.id, q.question, q.expected) for q in golden]
+    assert again["4"].expected == {"236": 2, "166": 2, "488": 0}
