@@ -111,6 +111,7 @@ def test_bad_files_are_skipped_with_a_warning_each_and_a_counted_summary(tmp_pat
     _write(tmp_path, "binary.txt", b"abc\x00\x01\x02def")
     _write(tmp_path, "latin1.rst", "caf\u00e9 cr\u00e8me\n".encode("latin-1"))
     _write(tmp_path, "sub/huge.txt", "word " * 400)
+    _write(tmp_path, "utf16.md", "# Notes\n".encode("utf-16"))
     corpus = load_corpus(tmp_path, max_bytes=1000)
     assert list(corpus.documents) == ["good.md"]
     warnings = "\n".join(corpus.warnings)
@@ -119,8 +120,9 @@ def test_bad_files_are_skipped_with_a_warning_each_and_a_counted_summary(tmp_pat
     assert "skipped binary.txt: binary file (contains NUL bytes)" in warnings
     assert "skipped latin1.rst: not valid UTF-8 (byte 0xe9 at offset 3)" in warnings
     assert "skipped sub/huge.txt: 2,000 bytes is over the 1,000-byte limit" in warnings
-    assert corpus.warnings[0] == "skipped 5 of 6 files: 1 binary, 2 empty, 1 non-utf8, 1 too-large"
-    assert len(corpus.warnings) == 6
+    assert "skipped utf16.md: UTF-16 text; re-save it as UTF-8" in warnings
+    assert corpus.warnings[0] == "skipped 6 of 7 files: 1 binary, 2 empty, 2 non-utf8, 1 too-large"
+    assert len(corpus.warnings) == 7
 
 
 def test_unreadable_file_is_skipped_not_a_crash(tmp_path: Path) -> None:
@@ -144,6 +146,13 @@ def test_nothing_usable_names_the_folder_and_what_was_skipped(tmp_path: Path) ->
         load_corpus(tmp_path)
     assert err.value.path == str(tmp_path)
     assert "skipped empty.md: empty file" in str(err.value)
+
+
+def test_folder_corpus_is_named_after_the_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _write(tmp_path / "handbook", "a.md", "text")
+    monkeypatch.chdir(tmp_path / "handbook")
+    assert load_corpus(".").name == "handbook"
+    assert load_corpus(".", name="hb").name == "hb"
 
 
 def test_empty_folder_is_an_input_error(tmp_path: Path) -> None:

@@ -41,6 +41,8 @@ def read_text(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str | Skippe
 
 def decode_text(path: Path, data: bytes) -> str | Skipped:
     """Decode bytes as a text document, or say why they are not one."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return Skipped(path, "non-utf8", "UTF-16 text; re-save it as UTF-8")
     if b"\x00" in data:
         return Skipped(path, "binary", "binary file (contains NUL bytes)")
     try:

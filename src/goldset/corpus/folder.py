@@ -24,7 +24,7 @@ EXTENSIONS = (".md", ".markdown", ".rst", ".txt", ".html", ".htm")
 
 def load_folder(folder: Path, *, max_bytes: int = DEFAULT_MAX_BYTES, name: str | None = None) -> Corpus:
     """Read every supported file under `folder` into a Corpus."""
-    corpus = Corpus({}, name=name or folder.name or str(folder), path=str(folder))
+    corpus = Corpus({}, name=name or folder.resolve().name or str(folder), path=str(folder))
     files, ignored = _list_files(folder, corpus.warnings)
     skipped: list[Skipped] = []
     for path in files:
