@@ -25,7 +25,8 @@ def headline_metrics(card: Scorecard) -> list[str]:
 def render_table(card: Scorecard, console: Console) -> None:
     """Metrics as rows, retrievers as columns: fits a laptop terminal with intervals beside values."""
     columns = headline_metrics(card)
-    table = Table(title=_title(card), title_justify="left", show_edge=False, pad_edge=False)
+    console.print(f"[bold]{escape(_title(card))}[/bold]", highlight=False)
+    table = Table(show_edge=False, pad_edge=False)
     table.add_column("metric", style="bold")
     for r in card.retrievers:
         table.add_column(escape(r.name), justify="right")

@@ -1,0 +1,134 @@
+"""`goldset eval` as a user runs it: the scorecard, the misses, the JSON, and bad input (exit 2)."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from goldset.cli import main
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "data"
+
+
+def write_golden(path: Path, lines: list[dict[str, object]]) -> Path:
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    folder = tmp_path / "docs"
+    (folder / "git").mkdir(parents=True)
+    (folder / "git" / "git-stash.md").write_text("# git stash\n\nStash the changes in a dirty working directory away.\n")
+    (folder / "git" / "git-branch.md").write_text("# git branch\n\nList, create, or delete branches.\n")
+    (folder / "cooking.md").write_text("# Pasta\n\nBoil water, add salt, cook the pasta.\n")
+    return folder
+
+
+def test_eval_prints_the_scorecard_and_writes_the_documented_json(tmp_path: Path, corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    golden = write_golden(tmp_path / "golden.jsonl", [
+        {"id": "h01", "question": "stash my changes away", "expected": ["git/git-stash.md"]},
+        {"id": "h02", "question": "how do I delete a branch", "expected": ["git/git-branch.md"]},
+        {"id": "o01", "question": "best pizza in Naples", "expected": []},
+    ])
+    out = tmp_path / "results.json"
+    code = main(["eval", "--corpus", str(corpus), "--golden", str(golden), "--k", "1,3", "--json", str(out), "--quiet"])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "hit@1" in printed and "bm25" in printed
+    data = json.loads(out.read_text())
+    (bm25,) = data["retrievers"]
+    assert (bm25["name"], bm25["n_answerable"], bm25["n_off_topic"]) == ("bm25", 2, 1)
+    assert bm25["metrics"]["hit@1"] == 1.0  # each question names its page's own words
+    questions = {q["id"]: q for q in bm25["questions"]}
+    assert questions["h01"]["rank"] == 1 and questions["h01"]["top"][0]["id"] == "git/git-stash.md"
+    assert questions["o01"]["off_topic"] is True and questions["o01"]["metrics"] == {}
+
+
+def test_misses_name_what_was_expected_what_came_first_and_the_final_rank(tmp_path: Path, corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    golden = write_golden(tmp_path / "golden.jsonl", [
+        # lexical bait: "branches" pulls git-branch.md first; the stash page is the answer
+        {"id": "h05", "question": "put my work aside so I can switch branches", "expected": ["git/git-stash.md"]},
+        # no word in common with the stash page at all: never retrieved
+        {"id": "h06", "question": "tuck my edits somewhere safe before switching branches", "expected": ["git/git-stash.md"]},
+    ])
+    code = main(["eval", "--corpus", str(corpus), "--golden", str(golden), "--k", "1", "--misses", "--quiet", "--no-stats"])
+    assert code == 0
+    out = capsys.readouterr().out
+    # "working" in the stash page stems like "work": the answer comes second
+    assert "miss h05 (rank 2): put my work aside so I can switch branches  expected git/git-stash.md  got git/git-branch.md (" in out
+    assert "miss h06 (rank >100): tuck my edits somewhere safe before switching branches  expected git/git-stash.md  got git/git-branch.md (" in out
+
+
+def test_unknown_expected_id_exits_2_with_a_suggestion_and_keeps_old_results(tmp_path: Path, corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    golden = write_golden(tmp_path / "golden.jsonl", [
+        {"id": "h01", "question": "stash my changes", "expected": ["git/git-stsh.md"]},
+    ])
+    out = tmp_path / "results.json"
+    out.write_text('{"earlier": "results"}')
+    code = main(["eval", "--corpus", str(corpus), "--golden", str(golden), "--json", str(out), "--quiet"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "golden.jsonl:1" in err and "git/git-stsh.md" in err and "did you mean `git/git-stash.md`" in err
+    assert out.read_text() == '{"earlier": "results"}'
+
+
+def test_malformed_golden_line_exits_2_naming_the_line(tmp_path: Path, corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text(textwrap.dedent("""\
+        {"id": "h01", "question": "stash my changes", "expected": ["git/git-stash.md"]}
+        {"id": "h02", "question": "delete a branch", "expected": ["git/git-branch.md"]
+    """))
+    assert main(["eval", "--corpus", str(corpus), "--golden", str(golden), "--quiet"]) == 2
+    assert "golden.jsonl:2" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("problem", ["missing corpus", "empty corpus", "only non-utf8"])
+def test_unusable_corpus_exits_2(tmp_path: Path, problem: str, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "docs"
+    if problem != "missing corpus":
+        folder.mkdir()
+    if problem == "only non-utf8":
+        (folder / "latin1.txt").write_bytes("caf\xe9 cr\xe8me".encode("latin-1"))
+    golden = write_golden(tmp_path / "golden.jsonl", [{"id": "h01", "question": "x", "expected": []}])
+    assert main(["eval", "--corpus", str(folder), "--golden", str(golden), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert str(folder) in err or "docs" in err
+
+
+def test_a_user_function_that_raises_names_the_question_and_keeps_the_others(tmp_path: Path, corpus: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "mysearch.py").write_text(textwrap.dedent("""\
+        def search(question, k):
+            if "branch" in question:
+                raise RuntimeError("index shard 3 is down")
+            return [("git/git-stash.md", 0.9), ("cooking.md", 0.1)]
+    """))
+    monkeypatch.chdir(tmp_path)
+    golden = write_golden(tmp_path / "golden.jsonl", [
+        {"id": "h01", "question": "stash my changes", "expected": ["git/git-stash.md"]},
+        {"id": "h02", "question": "delete a branch", "expected": ["git/git-branch.md"]},
+    ])
+    out = tmp_path / "results.json"
+    code = main(["eval", "--corpus", str(corpus), "--golden", str(golden), "--retriever", "mysearch:search",
+                 "--json", str(out), "--quiet", "--no-stats"])
+    assert code == 0
+    captured = capsys.readouterr()
+    assert "question h02" in captured.err and "index shard 3 is down" in captured.err
+    questions = {q["id"]: q for q in json.loads(out.read_text())["retrievers"][0]["questions"]}
+    assert questions["h01"]["rank"] == 1 and questions["h02"]["error"].endswith("index shard 3 is down")
+
+
+def test_unknown_retriever_exits_2(tmp_path: Path, corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    golden = write_golden(tmp_path / "golden.jsonl", [{"id": "h01", "question": "x", "expected": []}])
+    assert main(["eval", "--corpus", str(corpus), "--golden", str(golden), "--retriever", "bm52", "--quiet"]) == 2
+    assert "unknown retriever 'bm52'" in capsys.readouterr().err
+
+
+def test_the_shipped_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["eval", "--corpus", str(EXAMPLES / "corpus"), "--golden", str(EXAMPLES / "golden_example.jsonl"),
+                 "--quiet", "--no-stats"])
+    assert code == 0
+    assert "bm25" in capsys.readouterr().out
