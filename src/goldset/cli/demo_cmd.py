@@ -42,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     corpus = build_stdlib_corpus(workspace=args.workspace)
+    for warning in corpus.warnings:
+        print(f"goldset: warning: {warning}", file=sys.stderr)
     golden = drop_unavailable(load_golden(demo_golden_path()), corpus)
     print(f"goldset: demo corpus: {len(corpus)} stdlib modules; golden set: {len(golden.answerable)} "
           f"answerable + {len(golden.off_topic)} off-topic questions", file=sys.stderr)

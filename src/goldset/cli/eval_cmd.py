@@ -88,6 +88,8 @@ def run_eval(args: argparse.Namespace) -> Scorecard:
         if len(corpus.warnings) > 10:
             print(f"goldset: warning: ... and {len(corpus.warnings) - 10} more skipped file(s)", file=sys.stderr)
     golden = load_golden(args.golden, corpus=corpus)
+    for warning in golden.warnings:
+        print(f"goldset: warning: {args.golden}: {warning}", file=sys.stderr)
     return evaluate(
         specs,
         golden,
