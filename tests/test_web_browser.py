@@ -277,3 +277,19 @@ def test_degrades_without_stats_and_compares_two_files(page: Any, bare_url: str,
     page.select_option("#cmp-b", "2")  # the same retriever in two files: nothing flipped
     assert "tie at hit@5" in page.locator("#cmp-summary").inner_text()
     assert page.page_errors == []
+
+
+def test_the_address_keeps_the_view(page: Any, served_url: str) -> None:  # noqa: F811
+    open_page(page, served_url + "#k=1&run=1&show=miss&q=q01")
+    assert page.locator("#k-value").inner_text() == "k = 1"
+    assert page.locator('.chip[data-run="1"]').get_attribute("aria-pressed") == "true"
+    assert page.locator('#filter-mode button[data-mode="miss"]').get_attribute("aria-pressed") == "true"
+    assert page.locator("#details .d-question").inner_text().startswith("How do I switch branches")
+    page.click('#k-buttons button[data-k="3"]')
+    page.click('#tabs [data-tab="offtopic"]')
+    assert page.evaluate("location.hash") == "#k=3&tab=offtopic&run=1&show=miss&q=q01"
+    page.goto("about:blank")  # a new load: a hash change alone would not reload the page
+    open_page(page, served_url + "#k=999&run=7&tab=<script>")  # nonsense is ignored, not trusted
+    assert page.locator("#k-value").inner_text() == "k = 20"
+    assert page.locator('.chip[data-run="0"]').get_attribute("aria-pressed") == "true"
+    assert page.page_errors == []

@@ -93,6 +93,7 @@ def write_html_report(
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(html)
+        os.chmod(tmp, 0o644)  # a report is for sharing; mkstemp creates files readable by the owner only
         os.replace(tmp, out)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -299,7 +299,7 @@
     const modes = [['all', 'All'], ['miss', 'Misses'], ['hit', 'Hits'], ['offtopic', 'Off-topic']];
     const seg = $('filter-mode');
     for (const [mode, label] of modes) {
-      seg.append(el('button', { type: 'button', dataset: { mode }, text: label, onclick: () => { state.filter.mode = mode; state.shown = PAGE_ROWS; renderQuestions(); } }));
+      seg.append(el('button', { type: 'button', dataset: { mode }, text: label, onclick: () => { state.filter.mode = mode; state.shown = PAGE_ROWS; renderQuestions(); saveHash(); } }));
     }
     $('filter-tag').addEventListener('change', (e) => { state.filter.tag = e.target.value; renderQuestions(); });
     $('filter-source').addEventListener('change', (e) => { state.filter.source = e.target.value; renderQuestions(); });
@@ -413,6 +413,7 @@
 
   function select(qid) {
     state.selected = qid;
+    saveHash();
     for (const tr of $('q-body').children) tr.classList.toggle('selected', tr.dataset.qid === qid);
     renderDetails();
   }
@@ -828,6 +829,27 @@
     return table;
   }
 
+  // ---------- the view in the address (#k=5&tab=compare&run=1&q=q07), so a link reopens it ----------
+  function saveHash() {
+    if (!state.ready) return;
+    const params = new URLSearchParams({ k: state.k, tab: state.tab, run: state.active });
+    if (state.filter.mode !== 'all') params.set('show', state.filter.mode);
+    if (state.selected) params.set('q', state.selected);
+    try { history.replaceState(null, '', `#${params}`); } catch (err) { /* some file:// setups refuse; the page works without */ }
+  }
+
+  function loadHash() {
+    const params = new URLSearchParams(location.hash.slice(1));
+    const k = Number(params.get('k'));
+    if (Number.isInteger(k) && k >= 1) state.k = Math.min(k, state.maxK);
+    const run = Number(params.get('run'));
+    if (params.has('run') && Number.isInteger(run) && run >= 0 && run < state.runs.length) state.active = run;
+    if (['questions', 'compare', 'offtopic', 'breakdown'].includes(params.get('tab'))) state.tab = params.get('tab');
+    if (['miss', 'hit', 'offtopic'].includes(params.get('show'))) state.filter.mode = params.get('show');
+    const q = params.get('q');
+    if (q && state.runs[state.active].byId.has(q)) state.selected = q;
+  }
+
   // ---------- tabs, update loop ----------
   function showTab(tab) {
     state.tab = tab;
@@ -837,6 +859,7 @@
   }
 
   function renderTab() {
+    saveHash();
     if (state.tab === 'questions') { renderQuestions(); renderDetails(); } else if (state.tab === 'compare') renderCompare();
     else if (state.tab === 'offtopic') renderOffTopic();
     else renderBreakdown();
@@ -865,6 +888,7 @@
     state.maxK = Math.max(1, Math.min(...depths));
     const ks = state.files[0].data.k || [];
     state.k = Math.min(state.maxK, ks.includes(5) ? 5 : ks.length ? ks[Math.floor(ks.length / 2)] : 5);
+    loadHash();
     renderContext();
     renderControls();
     renderMetricTable();
@@ -875,8 +899,13 @@
     for (const id of ['loading']) $(id).hidden = true;
     for (const id of ['controls', 'scorecard', 'tabs']) $(id).hidden = false;
     $('foot').textContent = `goldset ${state.files[0].data.goldset_version || ''} · metrics follow trec_eval (hit = success, precision divides by k, nDCG with linear gains).`;
-    showTab('questions');
+    state.ready = true;
+    showTab(state.tab);
     update();
+    if (state.selected) {
+      const row = $('q-body').querySelector(`tr[data-qid="${CSS.escape(state.selected)}"]`);
+      if (row) row.scrollIntoView({ block: 'center' });
+    }
     window.goldset = { state, runs: state.runs, setK, metricsAt: (i, k) => runAt(state.runs[i], k), questionAt: (i, qid, k) => questionAt(state.runs[i].byId.get(qid), k), ready: true };
     document.body.dataset.ready = 'true';
   }
