@@ -36,8 +36,9 @@ def resample_counts(n: int, resamples: int, rng: np.random.Generator) -> Iterato
     done = 0
     while done < resamples:
         b = min(rows, resamples - done)
-        idx = rng.integers(0, n, size=(b, n))
-        idx += (np.arange(b) * n)[:, None]
+        # int32 draws are about 3x faster than int64; b * n stays far below 2**31 (_BLOCK_CELLS).
+        idx = rng.integers(0, n, size=(b, n), dtype=np.int32)
+        idx += (np.arange(b, dtype=np.int32) * n)[:, None]
         counts = np.bincount(idx.ravel(), minlength=b * n).reshape(b, n)
         yield counts.astype(np.float64)
         done += b

@@ -112,7 +112,9 @@ def _random_pvalues(d: FloatArray, observed: FloatArray, rounds: int, rng: np.ra
     done = 0
     while done < rounds:
         b = min(rows, rounds - done)
-        flips = (rng.random((b, n)) < 0.5).astype(np.float64)
+        # one random bit per question and round: unpacking random bytes is ~5x faster than random floats
+        bits = np.unpackbits(rng.integers(0, 256, size=(b, (n + 7) // 8), dtype=np.uint8), axis=1)
+        flips = bits[:, :n].astype(np.float64)
         sums = total - 2 * (flips @ d)  # sum of s_i d_i with s_i = 1 - 2 flip_i
         hits += np.sum(np.abs(sums) >= threshold, axis=0)
         done += b
