@@ -18,7 +18,6 @@ import random
 import time
 from pathlib import Path
 
-
 from goldset.metrics.compute import evaluate_scores
 from goldset.metrics.definitions import parse_metric
 from goldset.stats.compare import compare_values
