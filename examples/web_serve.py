@@ -1,0 +1,57 @@
+"""The live scorecard: evaluate, then serve the page on 127.0.0.1 and print its address.
+
+    python examples/web_serve.py                 # serve until Ctrl+C
+    python examples/web_serve.py --seconds 5     # serve for 5 seconds (handy in scripts)
+
+The same from the command line: `goldset serve --corpus docs/ --golden golden.jsonl --retriever bm25`,
+or `goldset serve results.json` for saved results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import urllib.request
+
+import goldset
+from goldset.corpus.model import Corpus, Document
+from goldset.golden.model import GoldenSet, Question
+from goldset.web.page import results_payload
+from goldset.web.server import make_server, start_in_thread
+
+DOCS = {
+    "stash.md": "Stash puts your uncommitted changes aside; git stash pop restores them.",
+    "json.md": "json.loads parses a JSON string into Python objects.",
+    "sleep.md": "time.sleep(2) makes the program wait two seconds.",
+}
+corpus = Corpus({d: Document(d, text) for d, text in DOCS.items()}, name="example")
+golden = GoldenSet([
+    Question("q1", "put my changes aside", {"stash.md": 1}),
+    Question("q2", "parse a JSON string", {"json.md": 1}),
+    Question("q3", "wait two seconds", {"sleep.md": 1}),
+    Question("q4", "best pizza dough", {}),
+])
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--seconds", type=float, help="stop after this many seconds")
+parser.add_argument("--port", type=int, default=0, help="port (default: a free one)")
+args = parser.parse_args()
+
+card = goldset.evaluate("bm25", golden, corpus=corpus, k=(1, 3))
+server = make_server(results_payload([card.to_dict()], names=["example"]), port=args.port)
+start_in_thread(server)
+print(f"serving the scorecard at {server.url}")
+with urllib.request.urlopen(server.url + "results.json") as response:  # what the page reads
+    print(f"results.json: {response.status}, {len(response.read())} bytes")
+try:
+    if args.seconds:
+        time.sleep(args.seconds)
+    else:
+        print("Ctrl+C to stop")
+        while True:
+            time.sleep(3600)
+except KeyboardInterrupt:
+    pass
+finally:
+    server.shutdown()
+    server.server_close()
