@@ -84,7 +84,10 @@ def tiny_golden() -> GoldenSet:
 
 
 def overlap_search(question: str, k: int) -> list[tuple[str, float]]:
-    """A user's own search function: shared words between question and document (title + text)."""
+    """A user's own search function: shared words between question and document (title + text).
+    It fails on one question, as user code does, so the page has a retriever error to show."""
+    if "snooze" in question:
+        raise ConnectionError("search backend unavailable for this query")
     words = set(re.findall(r"[a-z]{3,}", question.lower()))
     scored = []
     for doc_id, (title, text) in DOCS.items():

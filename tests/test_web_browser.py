@@ -112,6 +112,18 @@ def test_details_panel_and_screenshot(page: Any, served_url: str, scorecard_dict
     assert page.page_errors == []
 
 
+def test_a_retriever_error_is_shown_on_its_question(page: Any, served_url: str, scorecard_dict: dict[str, Any]) -> None:  # noqa: F811
+    failed = next(q for q in run_json(scorecard_dict, "overlap_search")["questions"] if q["error"])
+    assert failed["id"] == "q16" and "ConnectionError" in failed["error"]
+    open_page(page, served_url)
+    page.click('.chip[data-run="1"]')
+    row = page.locator('#q-body tr[data-qid="q16"]')
+    assert "retriever error" in row.inner_text() and "error" in row.locator("td").nth(4).inner_text()
+    row.click()
+    assert failed["error"] in page.locator("#details .box.error").inner_text()
+    assert "1 error" in page.locator('.mt-run[data-run="1"]').inner_text()
+
+
 def test_no_layout_jump_when_k_moves(page: Any, served_url: str) -> None:  # noqa: F811
     open_page(page, served_url)
 
