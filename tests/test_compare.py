@@ -153,3 +153,10 @@ def test_cli_compare_refuses_bad_input_with_exit_2(tmp_path: Path, capsys: pytes
     assert main(["compare", str(one), str(other)]) == 2
     assert "only in other: q9" in capsys.readouterr().err
     assert main(["compare", str(tmp_path / "missing.json"), str(one)]) == 2
+
+
+def test_equal_means_with_different_questions_are_called_level_not_a_lead() -> None:
+    a, b = _hits(wins=3, losses=3, both=5, neither=5)
+    (r,) = compare_values({"old": {"hit@1": b}, "new": {"hit@1": a}}).results
+    assert r.verdict.startswith("new and old are level on hit@1: new better on 3, worse on 3 of 16 questions")
+    assert r.verdict.endswith("p = 1): within noise")

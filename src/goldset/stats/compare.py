@@ -216,6 +216,9 @@ def verdict_text(r: MetricComparison, confidence: float = 0.95) -> str:
     low, high = sorted((sign * r.ci[0] * 100, sign * r.ci[1] * 100))
     p_text = format_p(r.p_adjusted) + (" after Holm" if r.p_adjusted != r.p else "")
     stats = f"{round(confidence * 100)}% CI {low:+.1f} to {high:+.1f}, {p_text}"
+    if abs(r.diff) <= TIE_TOLERANCE:
+        return (f"{r.a} and {r.b} are level on {r.metric}: {r.a} better on {r.wins}, worse on {r.losses} "
+                f"of {r.n} questions, same mean ({stats}): within noise")
     better, worse = (r.wins, r.losses) if sign > 0 else (r.losses, r.wins)
     if r.test == MCNEMAR:
         head = f"{leader} leads {other} by {better - worse} question(s) of {r.n} on {r.metric} ({_points(r.diff)} points"

@@ -33,8 +33,10 @@ def roc_auc(positive: np.ndarray, negative: np.ndarray) -> float | None:
 def best_threshold(answerable: np.ndarray, off_topic: np.ndarray) -> dict[str, Any]:
     """The threshold t (reject when top-1 < t) with the fewest errors, and what it costs."""
     candidates = np.unique(np.concatenate([answerable, off_topic]))
-    # Midpoints between neighbouring scores, plus one below all (reject nothing) and one above all.
-    cuts = np.concatenate([[candidates[0] - 1.0], (candidates[:-1] + candidates[1:]) / 2, [candidates[-1] + 1.0]])
+    # Midpoints between neighbouring scores, plus the lowest score (rejects nothing) and just above the
+    # highest (rejects everything).
+    cuts = np.concatenate([[candidates[0]], (candidates[:-1] + candidates[1:]) / 2,
+                           [np.nextafter(candidates[-1], np.inf)]])
     rejected = np.sum(answerable[None, :] < cuts[:, None], axis=1)
     passed = np.sum(off_topic[None, :] >= cuts[:, None], axis=1)
     total = rejected + passed

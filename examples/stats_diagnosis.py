@@ -1,0 +1,55 @@
+"""Why did each miss miss? Two retrievers on a tiny corpus, every miss diagnosed, off-topic checked.
+
+    python examples/stats_diagnosis.py
+
+BM25 beside a stand-in "dense" retriever (a function that knows one paraphrase), so the diagnosis can
+tell lexical from semantic misses; the corpus holds a near-duplicate page; one question is off-topic.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from goldset.corpus.model import Corpus, Document
+from goldset.evaluation import evaluate
+from goldset.golden.model import GoldenSet, Question
+from goldset.report.sections import render_stats
+
+INSTALL = "To install the package run pip install goldset, then import goldset and evaluate a golden set."
+DOCS = {
+    "install.md": INSTALL + " Updated for release two.",
+    "install-old.md": INSTALL,
+    "retry.md": "A failed call is attempted again, waiting longer after each failure.",
+    "timeouts.md": "Set the request timeout with the timeout argument of the client.",
+    "music.md": "Violins and cellos make music in an orchestra.",
+}
+GOLDEN = GoldenSet([
+    Question("install", "install the package", {"install.md": 1}),
+    Question("retry", "how do I keep trying when something breaks", {"retry.md": 1}),
+    Question("timeout", "request timeout argument", {"timeouts.md": 1}),
+    Question("cello", "cellos in an orchestra", {"music.md": 1}),
+    Question("pizza", "best pizza dough recipe", {}),  # off-topic: the corpus does not cover it
+])
+
+
+def toy_dense(question: str, k: int) -> list[tuple[str, float]]:
+    """Stands in for an embedding model: it understands the retry paraphrase and little else."""
+    if "trying" in question:
+        return [("retry.md", 0.82), ("timeouts.md", 0.41)]
+    if "orchestra" in question:
+        return [("music.md", 0.77)]
+    return [("music.md", 0.35), ("install-old.md", 0.30)]
+
+
+def main() -> None:
+    corpus = Corpus({d: Document(d, text) for d, text in DOCS.items()})
+    card = evaluate({"bm25": "bm25", "dense:toy": toy_dense}, GOLDEN, corpus=corpus, k=(1,), resamples=2000)
+    for r in card.retrievers:
+        for q in r.questions:
+            if q.diagnosis:
+                print(f"{r.name} {q.id}: {q.diagnosis['label']}: {q.diagnosis['evidence']}")
+    render_stats(card, Console(width=120))
+
+
+if __name__ == "__main__":
+    main()
