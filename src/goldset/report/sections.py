@@ -93,29 +93,49 @@ def render_breakdown(breakdown: Mapping[str, Any], console: Console, *, metrics:
     retrievers = breakdown.get("retrievers", {})
     if breakdown.get("mixed_sources"):
         console.print("\n[bold]Hand-written vs synthetic questions[/bold] (never pooled into one number)")
-        console.print(group_table(retrievers, "by_source", metrics))
+        console.print(source_table(retrievers, metrics))
     for warning in breakdown.get("warnings", []):
         _say(console, "  warning: " + warning["text"], "yellow")
-    has_tags = any(r.get("by_tag") for r in retrievers.values())
-    if details and has_tags:
-        console.print("\n[bold]By tag[/bold]")
-        console.print(group_table(retrievers, "by_tag", metrics))
+    if details and any(r.get("by_tag") for r in retrievers.values()):
+        for metric in metrics:
+            console.print(f"\n[bold]By tag: {escape(metric)}[/bold]")
+            console.print(tag_table(retrievers, metric))
 
 
-def group_table(retrievers: Mapping[str, Any], key: str, metrics: Sequence[str]) -> Table:
+def _value(group: Mapping[str, Any], metric: str) -> str:
+    value, ci = group["metrics"].get(metric), group["intervals"].get(metric)
+    return "-" if value is None else f"{value:.3f} [dim]({ci[0]:.2f}–{ci[1]:.2f})[/dim]"
+
+
+def source_table(retrievers: Mapping[str, Any], metrics: Sequence[str]) -> Table:
+    """Rows: retriever and metric; columns: the sources (hand, synthetic, ...) with their sizes."""
+    sources = list(dict.fromkeys(s for r in retrievers.values() for s in r.get("by_source", {})))
     table = Table(show_edge=False, pad_edge=False)
     table.add_column("retriever", style="bold")
-    table.add_column(key.removeprefix("by_"))
-    table.add_column("n", justify="right")
-    for m in metrics:
-        table.add_column(m, justify="right")
+    table.add_column("metric")
+    for source in sources:
+        n = next((r["by_source"][source]["n"] for r in retrievers.values() if source in r.get("by_source", {})), 0)
+        table.add_column(f"{escape(source)} ({n})", justify="right")
     for name, groups in retrievers.items():
-        for group, data in groups.get(key, {}).items():
-            cells = [escape(name), escape(group), str(data["n"])]
-            for m in metrics:
-                value, ci = data["metrics"].get(m), data["intervals"].get(m)
-                cells.append("-" if value is None else f"{value:.3f} [dim]({ci[0]:.2f}–{ci[1]:.2f})[/dim]")
-            table.add_row(*cells)
+        for i, metric in enumerate(metrics):
+            by_source = groups.get("by_source", {})
+            table.add_row(escape(name) if i == 0 else "", metric,
+                          *(_value(by_source[s], metric) if s in by_source else "-" for s in sources))
+    return table
+
+
+def tag_table(retrievers: Mapping[str, Any], metric: str) -> Table:
+    """Rows: tags with their sizes; columns: retrievers (as the headline table)."""
+    tags = list(dict.fromkeys(t for r in retrievers.values() for t in r.get("by_tag", {})))
+    table = Table(show_edge=False, pad_edge=False)
+    table.add_column("tag", style="bold")
+    table.add_column("n", justify="right")
+    for name in retrievers:
+        table.add_column(escape(name), justify="right")
+    for tag in tags:
+        n = next((r["by_tag"][tag]["n"] for r in retrievers.values() if tag in r.get("by_tag", {})), 0)
+        table.add_row(escape(tag), str(n), *(_value(r["by_tag"][tag], metric) if tag in r.get("by_tag", {}) else "-"
+                                             for r in retrievers.values()))
     return table
 
 

@@ -78,7 +78,7 @@ def separability(result: RetrieverResult) -> dict[str, Any]:
         out["highest"] = {"question_id": top.id, "question": top.question, "score": hit.score,
                           "passage": hit.id, "doc": hit.doc}
     if answerable.size and off_scores.size == 0:
-        out["verdict"] = (f"separable: all {len(result.off_topic)} off-topic questions returned no results, "
+        out["verdict"] = (f"separable: every off-topic question ({len(result.off_topic)}) returned no results, "
                           "so any threshold rejects them")
         return out
     if answerable.size == 0 or off_scores.size == 0:
