@@ -134,3 +134,16 @@ def test_help(capsys) -> None:
     assert info.value.code == 0
     out = capsys.readouterr().out
     assert "trec_eval" in out and "-m MEASURE" in out and "ndcg_cut" in out
+
+
+def test_non_utf8_run_is_an_input_error(tmp_path: Path) -> None:
+    qrels, run = _files(tmp_path)
+    Path(run).write_bytes(b"1 Q0 caf\xe9 1 1.0 x\n")
+    with pytest.raises(InputError, match="run file is not UTF-8 text"):
+        read_run(run)
+
+
+def test_topics_may_come_in_any_order(tmp_path: Path, capsys) -> None:
+    run = "1 Q0 b 1 2.0 x\n2 Q0 x 1 1.0 x\n1 Q0 a 1 3.0 x\n"
+    _, table, _ = _run(capsys, "-q", "-m", "num_ret", *_files(tmp_path, run=run))
+    assert table == {("num_ret", "1"): "2", ("num_ret", "2"): "1", ("num_ret", "all"): "3"}

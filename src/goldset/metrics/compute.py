@@ -71,7 +71,7 @@ class Judged:
 
 
 @contextmanager
-def _gc_paused() -> Iterator[None]:
+def gc_paused() -> Iterator[None]:
     """Pause the cyclic GC while building many small lists: its full passes over large runs cost more
     than the work itself. Restored on exit, so no global setting leaks."""
     was_enabled = gc.isenabled()
@@ -97,7 +97,7 @@ def judge_scores(
     t_row: list[int] = []
     found: list[tuple[str, float, int]] = []
     num_ret: list[int] = []
-    with _gc_paused():
+    with gc_paused():
         for i, qid in enumerate(qids):
             docs = run.get(qid) or {}
             num_ret.append(len(docs))
@@ -143,7 +143,7 @@ def judge_ranked(
     t_rank: list[int] = []
     t_rel: list[int] = []
     num_ret: list[int] = []
-    with _gc_paused():
+    with gc_paused():
         for i, qid in enumerate(qids):
             ranking = rankings.get(qid) or ()
             num_ret.append(len(ranking))

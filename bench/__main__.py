@@ -1,0 +1,41 @@
+"""Run every bench/bench_*.py `main()`, or only those named: `python -m bench [metrics corpus ...]`."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import time
+import traceback
+from pathlib import Path
+
+
+def discover(names: list[str]) -> list[str]:
+    """Module names `bench.bench_<area>`, all of them or the areas in `names` (with or without `bench_`)."""
+    found = sorted(p.stem for p in Path(__file__).resolve().parent.glob("bench_*.py"))
+    if not names:
+        return found
+    wanted = [n if n.startswith("bench_") else f"bench_{n}" for n in names]
+    unknown = [w for w in wanted if w not in found]
+    if unknown:
+        raise SystemExit(f"no such benchmark: {', '.join(unknown)}; available: {', '.join(found)}")
+    return wanted
+
+
+def main(argv: list[str] | None = None) -> int:
+    failed = []
+    for name in discover(sys.argv[1:] if argv is None else argv):
+        print(f"== {name} ==", flush=True)
+        start = time.perf_counter()
+        try:
+            importlib.import_module(f"bench.{name}").main()
+        except Exception:  # one broken benchmark must not hide the others' numbers
+            traceback.print_exc()
+            failed.append(name)
+        print(f"== {name}: {time.perf_counter() - start:.1f}s ==\n", flush=True)
+    if failed:
+        print("failed: " + ", ".join(failed), file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
