@@ -369,16 +369,28 @@
     const k = state.k;
     const rows = visibleQuestions(run);
     const body = $('q-body');
-    const fragment = document.createDocumentFragment();
-    for (const q of rows.slice(0, state.shown)) fragment.append(questionRow(q, run, k));
-    clear(body).append(fragment);
+    const page = rows.slice(0, state.shown);
+    const signature = `${run.index}|${page.map((q) => q.id).join('\u0000')}`;
+    if (signature === state.rowsShown && page.length) {
+      // Same rows in the same order (k moved): update the hit pills in place, nothing else moves.
+      for (const tr of body.children) {
+        const q = run.byId.get(tr.dataset.qid);
+        if (q && !q.off_topic) setPill(tr.querySelector('.pill'), questionAt(q, k).hit);
+      }
+    } else {
+      const fragment = document.createDocumentFragment();
+      for (const q of page) fragment.append(questionRow(q, run, k));
+      clear(body).append(fragment);
+      state.rowsShown = signature;
+    }
     if (!rows.length) body.append(el('tr', { class: 'empty' }, el('td', { colspan: 6, text: 'No question matches these filters.' })));
     const more = $('show-more');
     more.hidden = rows.length <= state.shown;
     more.textContent = `Show ${Math.min(rows.length - state.shown, PAGE_ROWS * 10)} more of ${rows.length}`;
-    const answerable = run.questions.filter((q) => !q.off_topic);
-    const misses = answerable.filter((q) => !questionAt(q, k).hit).length;
-    $('filter-count').textContent = `${rows.length} of ${run.questions.length} shown · ${misses} ${misses === 1 ? 'miss' : 'misses'} at k = ${k}`;
+    const agg = runAt(run, k);
+    const misses = agg.n - agg.hits;
+    const listed = rows.length > state.shown ? ` (first ${state.shown} listed)` : '';
+    $('filter-count').textContent = `${rows.length} of ${run.questions.length} questions${listed} · ${misses} ${misses === 1 ? 'miss' : 'misses'} at k = ${k}`;
     for (const b of $('filter-mode').children) b.setAttribute('aria-pressed', b.dataset.mode === state.filter.mode ? 'true' : 'false');
     for (const th of document.querySelectorAll('#q-table th[data-sort]')) {
       const sorted = th.dataset.sort === state.sort.key;
@@ -388,10 +400,8 @@
   }
 
   function questionRow(q, run, k) {
-    let pill;
-    if (q.off_topic) pill = el('span', { class: 'pill off', text: 'off-topic' });
-    else if (questionAt(q, k).hit) pill = el('span', { class: 'pill hit', text: 'hit' });
-    else pill = el('span', { class: 'pill miss', text: 'miss' });
+    const pill = el('span', { class: 'pill off', text: 'off-topic' });
+    if (!q.off_topic) setPill(pill, questionAt(q, k).hit);
     const first = firstHit(q, run);
     const firstCell = first
       ? el('td', {}, el('div', { class: 'first' }, el('span', { class: `fid${isExpected(q, first.hit) ? ' ok' : ''}`, text: first.label, title: first.label }), el('span', { class: 'score num', text: fscore(first.hit.score) })))
@@ -409,6 +419,11 @@
     tr.addEventListener('click', () => select(q.id));
     tr.addEventListener('keydown', (e) => { if (e.key === 'Enter') select(q.id); });
     return tr;
+  }
+
+  function setPill(pill, hit) {
+    pill.className = `pill ${hit ? 'hit' : 'miss'}`;
+    pill.textContent = hit ? 'hit' : 'miss';
   }
 
   function select(qid) {
