@@ -149,7 +149,7 @@ def _named(retrievers: Any) -> dict[str, RetrieverLike]:
     items = [retrievers] if isinstance(retrievers, str) or not isinstance(retrievers, Sequence) else list(retrievers)
     named: dict[str, RetrieverLike] = {}
     for item in items:
-        name = item if isinstance(item, str) else getattr(item, "name", None) or getattr(item, "__name__", "retriever")
+        name = item if isinstance(item, str) else str(getattr(item, "name", None) or getattr(item, "__name__", "retriever"))
         while name in named:
             name += "'"
         named[name] = item
@@ -217,7 +217,7 @@ def _score(
                 ranks[key] = position
         per_q.append((q, expected, ranks))
     answerable = [q.id for q in golden if not q.off_topic]
-    values = evaluate_ranked(qrels, rankings, metrics, qids=answerable) if answerable else {m: [] for m in metrics}
+    values = evaluate_ranked(qrels, rankings, metrics, qids=answerable) if answerable else {}
     row = {qid: i for i, qid in enumerate(answerable)}
     questions = []
     for q, expected, ranks in per_q:

@@ -29,8 +29,17 @@ def load_golden(path: str | Path, *, corpus: Corpus | Collection[str] | None = N
     With `corpus` (a Corpus or a collection of doc ids), also checks that every expected id is a doc
     id of the corpus or a chunk id (`doc#3`) of one of its documents, suggesting the closest ids.
     Raises InputError for an unreadable file and InputErrors listing every problem otherwise.
+    A folder holding a test collection's questions is read in that collection's format: Cranfield
+    (`cran.qry` + `cranqrel`) or BEIR (`queries.jsonl` + `qrels/test.tsv`).
     """
     path = Path(path)
+    collection = _load_collection(path)
+    if collection is not None:
+        if corpus is not None:
+            found = validate_golden(collection, corpus)
+            if found:
+                raise InputErrors(found, summary=f"{path}: {len(found)} problem(s)")
+        return collection
     text = _read_text(path)
     records = _parse_json_list(text, path) if text.lstrip().startswith("[") else _parse_jsonl(text, path)
     problems: list[InputError] = []
@@ -256,3 +265,18 @@ def _near(line: str, pos: int) -> str:
     """The text around a JSON error position, to show where it is."""
     start = max(0, pos - 15)
     return ("..." if start else "") + line[start:pos + 15].strip() + ("..." if pos + 15 < len(line) else "")
+
+
+def _load_collection(path: Path) -> GoldenSet | None:
+    """The golden set of a Cranfield or BEIR folder, or None for an ordinary golden-set file."""
+    if not path.is_dir():
+        return None
+    if (path / "cran.qry").exists():
+        from goldset.golden.cranfield import load_cranfield_golden
+
+        return load_cranfield_golden(path)
+    if (path / "queries.jsonl").exists():
+        from goldset.golden.beir import load_beir_golden
+
+        return load_beir_golden(path)
+    return None

@@ -31,7 +31,7 @@ class FunctionRetriever:
 
     def __init__(self, fn: SearchFn, *, name: str | None = None, timeout: float | None = None) -> None:
         self.fn = fn
-        self.name = name or getattr(fn, "__name__", "search_fn")
+        self.name: str = name or str(getattr(fn, "__name__", "search_fn"))
         self.timeout = timeout
 
     def search(self, queries: Mapping[QuestionId, str], *, top_k: int) -> Run:
