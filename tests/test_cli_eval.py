@@ -132,3 +132,15 @@ def test_the_shipped_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
                  "--quiet", "--no-stats"])
     assert code == 0
     assert "bm25" in capsys.readouterr().out
+
+
+def test_cranfield_folder_serves_as_corpus_and_golden_set(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cranfield = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cranfield"
+    out = tmp_path / "cran.json"
+    code = main(["eval", "--corpus", str(cranfield), "--golden", str(cranfield), "--k", "10",
+                 "--metric", "recall@100", "--json", str(out), "--quiet", "--no-stats"])
+    assert code == 0
+    (bm25,) = json.loads(out.read_text())["retrievers"]
+    # every one of the 225 Cranfield queries has at least one relevant document
+    assert (bm25["n_answerable"], bm25["n_off_topic"]) == (225, 0)
+    assert bm25["metrics"]["recall@100"] > bm25["metrics"]["recall@10"] > 0.3
