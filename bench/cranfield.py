@@ -1,0 +1,143 @@
+"""Cranfield 1400: BM25, dense models, hybrid and rerank side by side; BM25 checked against rank_bm25.
+
+    python -m bench.cranfield                 # every installed retriever below, table on stdout
+    python -m bench.cranfield bm25 dense:minilm 'hybrid:bm25+dense:minilm'
+
+Metrics: nDCG@10, MAP (over the top 1000, trec_eval's default run depth) and recall@100, averaged
+over the 225 queries; graded relevance as goldset.golden.cranfield maps it (1->4 ... 4->1, -1->0).
+Embeddings are cached in the workspace (`.goldset/` by default, `GOLDSET_WORKSPACE` to move it),
+so only the first run of a model pays for embedding the collection.
+
+The rank_bm25 check: the same tokens (bm25s' tokenizer with goldset's settings: lower-case,
+English stopwords, Snowball stemming; title + text) scored by rank_bm25's BM25Okapi (k1=1.5,
+b=0.75; its idf differs from bm25s' Lucene idf in the epsilon floor for very common terms).
+The three metrics must agree within 0.01.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from goldset.corpus.model import Corpus, Passage
+from goldset.run import Run
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cranfield"
+METRICS = ["ndcg@10", "map", "recall@100"]
+DEPTH = 1000
+RETRIEVERS = [
+    "bm25",
+    "dense:wordllama",
+    "dense:minilm-l3",
+    "dense:minilm",
+    "dense:e5-small",
+    "dense:mpnet-base",
+    "hybrid:bm25+dense:minilm",
+    "hybrid:bm25+dense:minilm?method=norm&weight=0.5",
+    "hybrid:bm25+dense:mpnet-base",
+    "rerank:bm25>dense:mpnet-base?top=100",
+]
+
+
+def load(folder: Path = DATA) -> tuple[Corpus, Any]:
+    from goldset.corpus import load_corpus
+    from goldset.golden.cranfield import load_cranfield_golden
+
+    return load_corpus(folder), load_cranfield_golden(folder)
+
+
+def evaluate_specs(specs: Sequence[str], folder: Path = DATA, workspace: str | Path | None = None) -> dict[str, dict[str, Any]]:
+    """Metrics and seconds per retriever spec; a retriever whose model is missing is reported, not fatal."""
+    from goldset import evaluate
+    from goldset.errors import GoldsetError
+    from goldset.store.workspace import Workspace
+
+    corpus, golden = load(folder)
+    ws = Workspace.at(workspace).root
+    out: dict[str, dict[str, Any]] = {}
+    for spec in specs:
+        start = time.perf_counter()
+        try:
+            card = evaluate([spec], golden, corpus=corpus, k=(10,), metrics=METRICS, depth=DEPTH,
+                            workspace=ws, stats=False)
+        except GoldsetError as exc:
+            out[spec] = {"error": str(exc).splitlines()[0]}
+            print(f"{spec}: skipped: {out[spec]['error']}", file=sys.stderr)
+            continue
+        result = card.retrievers[0]
+        out[spec] = {**{m: result.metrics[m] for m in METRICS}, "seconds": round(time.perf_counter() - start, 2)}
+        print(f"{spec}: " + "  ".join(f"{m}={result.metrics[m]:.4f}" for m in METRICS), file=sys.stderr)
+    return out
+
+
+class RankBM25Retriever:
+    """rank_bm25's BM25Okapi over bm25s-tokenised text (goldset's tokenisation settings)."""
+
+    name = "rank_bm25"
+
+    def __init__(self, passages: Sequence[Passage], k1: float = 1.5, b: float = 0.75) -> None:
+        from rank_bm25 import BM25Okapi
+
+        self._ids = [p.id for p in passages]
+        tokens = _tokenize([f"{p.title}\n{p.text}" if p.title else p.text for p in passages])
+        self._bm25 = BM25Okapi(tokens, k1=k1, b=b)
+
+    def search(self, queries: Mapping[str, str], *, top_k: int) -> Run:
+        run = Run(self.name)
+        qids = list(queries)
+        for qid, tokens in zip(qids, _tokenize([queries[q] for q in qids]), strict=True):
+            scores = self._bm25.get_scores(tokens)
+            top = np.argsort(-scores, kind="stable")[:top_k]
+            run.add(qid, [(self._ids[i], float(scores[i])) for i in top if scores[i] > 0])
+        return run
+
+
+def _tokenize(texts: list[str]) -> list[list[str]]:
+    import Stemmer
+    from bm25s.tokenization import Tokenizer
+
+    tokenizer = Tokenizer(lower=True, stopwords="english", stemmer=Stemmer.Stemmer("english").stemWord)
+    strings: list[list[str]] = tokenizer.tokenize(texts, update_vocab=True, return_as="string", show_progress=False)
+    return strings
+
+
+def check_bm25(folder: Path = DATA) -> dict[str, Any]:
+    """goldset's BM25 against rank_bm25 on the same tokens: per-metric difference, must be <= 0.01."""
+    from goldset import evaluate
+
+    corpus, golden = load(folder)
+    card = evaluate({"bm25": "bm25", "rank_bm25": RankBM25Retriever(corpus.passages())}, golden, corpus=corpus,
+                    k=(10,), metrics=METRICS, depth=DEPTH, stats=False)
+    ours, theirs = card.retrievers[0].metrics, card.retrievers[1].metrics
+    diff = {m: abs(ours[m] - theirs[m]) for m in METRICS}
+    return {"goldset": {m: ours[m] for m in METRICS}, "rank_bm25": {m: theirs[m] for m in METRICS},
+            "abs_diff": diff, "within_0.01": all(d <= 0.01 for d in diff.values())}
+
+
+def markdown_table(results: Mapping[str, Mapping[str, Any]]) -> str:
+    lines = ["| retriever | nDCG@10 | MAP | recall@100 | seconds |", "|---|---|---|---|---|"]
+    for spec, row in results.items():
+        if "error" in row:
+            lines.append(f"| `{spec}` | not installed | | | |")
+        else:
+            lines.append(f"| `{spec}` | {row['ndcg@10']:.4f} | {row['map']:.4f} | {row['recall@100']:.4f} | {row['seconds']:.1f} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    specs = (sys.argv[1:] if argv is None else argv) or RETRIEVERS
+    results = evaluate_specs(specs)
+    check = check_bm25()
+    print(markdown_table(results))
+    print(f"\nBM25 vs rank_bm25: {json.dumps(check['abs_diff'])}, within 0.01: {check['within_0.01']}")
+    return {"retrievers": results, "bm25_check": check}
+
+
+if __name__ == "__main__":
+    main()
