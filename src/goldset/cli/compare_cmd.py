@@ -53,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
 
     from goldset.report.markdown import comparison_markdown
     from goldset.report.scorecard import Scorecard, write_json_atomic
-    from goldset.report.sections import render_comparison
+    from goldset.report.sections import render_comparison, systems_table
+    from goldset.stats.annotate import fill_intervals
     from goldset.stats.compare import compare_scorecards, headline_metrics
 
     if args.resamples < 1:
@@ -67,12 +68,16 @@ def run(args: argparse.Namespace) -> int:
     if n_systems < 2:
         raise InputError("this results file holds only one retriever: nothing to compare it with",
                          path=args.results[0], hint="pass a second results file, or evaluate several --retriever")
-    metrics = list(args.metric) or None
-    if args.fail_if_worse and metrics is not None and args.fail_if_worse not in metrics:
-        metrics.append(args.fail_if_worse)
+    from goldset.metrics.definitions import parse_metric
+
+    metrics = [str(parse_metric(m)) for m in args.metric] or None
+    if args.fail_if_worse:
+        args.fail_if_worse = str(parse_metric(args.fail_if_worse))
+        if metrics is not None and args.fail_if_worse not in metrics:
+            metrics.append(args.fail_if_worse)
     comparison = compare_scorecards(cards, labels=labels, metrics=metrics, seed=args.seed,
                                     resamples=args.resamples, confidence=args.confidence)
-    shown = list(args.metric) or headline_metrics(comparison.metrics, cards[0].k)
+    shown = [m for m in (metrics or headline_metrics(comparison.metrics, cards[0].k)) if m in comparison.metrics]
     data = comparison.to_dict()
     data["files"] = [str(p) for p in args.results]
     if args.json:
@@ -82,9 +87,11 @@ def run(args: argparse.Namespace) -> int:
         args.markdown.parent.mkdir(parents=True, exist_ok=True)
         args.markdown.write_text(comparison_markdown(data, metrics=shown), encoding="utf-8")
         print(f"goldset: wrote {args.markdown}", file=sys.stderr)
+    for card in cards:
+        if any(not r.intervals for r in card.retrievers):
+            fill_intervals(card, seed=args.seed, resamples=args.resamples, confidence=args.confidence)
     console = Console()
-    console.print(f"[bold]{len(comparison.systems)} systems[/bold] on {comparison.n_questions} answerable questions: "
-                  + ", ".join(comparison.systems), highlight=False)
+    console.print(systems_table(cards, comparison.systems, shown, comparison.n_questions))
     render_comparison(data, console, metrics=shown, details=args.details)
     if args.fail_if_worse:
         return _gate(comparison, args.fail_if_worse)

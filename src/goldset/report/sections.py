@@ -48,6 +48,24 @@ def render_stats(card: Scorecard, console: Console, *, details: bool = False) ->
         render_diagnosis_counts(card.extras["diagnosis_counts"], console)
 
 
+def systems_table(cards: Sequence[Scorecard], systems: Sequence[str], metrics: Sequence[str], n: int) -> Table:
+    """Metrics as rows, compared systems as columns: mean and interval, as stored in the scorecards."""
+    table = Table(title=f"{len(systems)} systems on {n} answerable questions", title_justify="left",
+                  show_edge=False, pad_edge=False)
+    table.add_column("metric", style="bold")
+    results = [r for card in cards for r in card.retrievers]
+    for name in systems:
+        table.add_column(escape(name), justify="right")
+    for metric in metrics:
+        cells = []
+        for r in results:
+            value, ci = r.metrics.get(metric), r.intervals.get(metric)
+            cell = "-" if value is None else f"{value:.3f}"
+            cells.append(cell + (f" [dim]({ci[0]:.2f}–{ci[1]:.2f})[/dim]" if ci and value is not None else ""))
+        table.add_row(metric, *cells)
+    return table
+
+
 def render_comparison(comparison: Mapping[str, Any], console: Console, *, metrics: Sequence[str],
                       details: bool = False) -> None:
     """Verdicts: the first headline metric for every pair, other headline metrics when the difference is

@@ -232,7 +232,8 @@ def verdict_text(r: MetricComparison, confidence: float = 0.95) -> str:
 def detectable_text(r: MetricComparison, power: float = 0.8) -> str:
     """E.g. "with 33 questions, only differences of about 24 points are detectable at 80% power; ..."."""
     if r.mdd is None:
-        return f"with {r.n} questions and no variation in {r.metric}, no difference can be detected"
+        return (f"with {r.n} questions, the difference on {r.metric} is the same on every question, "
+                "so no minimum detectable difference can be estimated")
     text = (f"with {r.n} questions, only differences of about {r.mdd * 100:.0f} points on {r.metric} "
             f"are detectable at {power:.0%} power")
     if r.questions_needed is not None and not r.significant:
