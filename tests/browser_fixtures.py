@@ -51,7 +51,7 @@ for _i, _topic in enumerate(["sockets", "threads", "logging", "sqlite", "zipfile
         _topic, f"The python module {_topic}: which python module to use for {_topic}, the python module docs, the examples.",
     )
 
-QUESTIONS = [
+QUESTIONS: list[tuple[str, str, Any, list[str]]] = [
     ("q01", "How do I switch branches without losing my uncommitted changes?", ["git/stash.md"], ["git"]),
     ("q02", "put my uncommitted changes aside", ["git/stash.md"], ["git"]),
     ("q03", "record my changes with a message", ["git/commit.md"], ["git"]),
@@ -59,7 +59,7 @@ QUESTIONS = [
     ("q05", "open a spreadsheet saved as comma separated values", ["python/csv.md"], ["formats"]),
     ("q06", "make my script wait two seconds", ["python/time.md"], ["time"]),
     ("q07", "find text patterns with regex", ["python/re.md"], ["text"]),
-    ("q08", "list the files in a folder", ["python/pathlib.md", "python/os.md"], ["files"]),
+    ("q08", "list the files in a folder", {"python/pathlib.md": 2, "python/os.md": 1}, ["files"]),  # graded
     ("q09", "read an environment variable", ["python/os.md"], ["files"]),
     ("q10", "how to search and replace text in a file", ["python/re.md"], ["text", "hard"]),
     ("q15", "which python module gives the clock", ["python/time.md"], ["time", "hard"]),
@@ -77,7 +77,7 @@ def tiny_corpus() -> Corpus:
 
 def tiny_golden() -> GoldenSet:
     questions = [
-        Question(qid, text, {e: 1 for e in expected}, tuple(tags), line=i + 1)
+        Question(qid, text, dict(expected) if isinstance(expected, dict) else {e: 1 for e in expected}, tuple(tags), line=i + 1)
         for i, (qid, text, expected, tags) in enumerate(QUESTIONS)
     ]
     return GoldenSet(questions, path="tiny-golden.jsonl")
@@ -99,12 +99,18 @@ def overlap_search(question: str, k: int) -> list[tuple[str, float]]:
     return scored[:k]
 
 
-def evaluate_tiny(tmp: Path, *, stats: bool) -> dict[str, Any]:
-    """A real evaluation: BM25 and `overlap_search` on the tiny corpus, k = 1, 3, 5, 10."""
+def evaluate_tiny(tmp: Path, *, stats: bool, level: str = "doc") -> dict[str, Any]:
+    """A real evaluation: BM25 and `overlap_search` on the tiny corpus, k = 1, 3, 5, 10.
+
+    At chunk level the documents are cut into chunks of about 60 characters, and BM25 ranks chunks.
+    """
+    from goldset.corpus.chunking import ChunkSpec
     from goldset.evaluation import evaluate
 
-    card = evaluate(["bm25", overlap_search], tiny_golden(), corpus=tiny_corpus(), k=(1, 3, 5, 10), depth=20,
-                    workspace=tmp / "ws")
+    chunking = ChunkSpec(60, 10) if level == "chunk" else None
+    retrievers = ["bm25", overlap_search] if level == "doc" else ["bm25"]
+    card = evaluate(retrievers, tiny_golden(), corpus=tiny_corpus(), k=(1, 3, 5, 10), depth=20,
+                    level=level, chunking=chunking, workspace=tmp / "ws")
     if stats:
         from goldset.stats.annotate import annotate_scorecard
 

@@ -88,6 +88,39 @@ def test_page_metrics_equal_python_at_every_computed_k(page: Any, served_url: st
                     assert jq[key] == pytest.approx(q["metrics"][name.format(k=k)], abs=1e-12), (q["id"], key, k)
 
 
+@pytest.fixture()
+def chunk_card(tmp_path: Path) -> dict[str, Any]:
+    from browser_fixtures import evaluate_tiny
+
+    return evaluate_tiny(tmp_path, stats=False, level="chunk")
+
+
+def test_chunk_level_metrics_equal_python(page: Any, chunk_card: dict[str, Any]) -> None:  # noqa: F811
+    from goldset.web.page import results_payload
+    from goldset.web.server import make_server, start_in_thread
+
+    assert chunk_card["level"] == "chunk" and chunk_card["corpus"]["n_passages"] > chunk_card["corpus"]["n_documents"]
+    srv = make_server(results_payload([chunk_card]), port=0)
+    thread = start_in_thread(srv)
+    try:
+        open_page(page, srv.url)
+        r = chunk_card["retrievers"][0]
+        for k in chunk_card["k"]:
+            js = page.evaluate(f"window.goldset.metricsAt(0, {k})")
+            for key in ("hit", "recall", "precision", "ndcg"):
+                assert js[key] == pytest.approx(r["metrics"][f"{key}@{k}"], abs=1e-12), (key, k)
+            assert js["mrr"] == pytest.approx(r["metrics"]["mrr"], abs=1e-12)
+        page.click('#q-body tr[data-qid="q02"]')
+        top_ids = page.locator("#details .top-list .hr-id").all_inner_texts()
+        assert top_ids == [h["id"] for h in next(q for q in r["questions"] if q["id"] == "q02")["top"]]
+        assert any("#" in t for t in top_ids)  # chunk ids, not documents
+        assert page.page_errors == []
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        thread.join(timeout=5)
+
+
 def test_details_panel_and_screenshot(page: Any, served_url: str, scorecard_dict: dict[str, Any]) -> None:  # noqa: F811
     bm25 = run_json(scorecard_dict, "bm25")
     q01 = next(q for q in bm25["questions"] if q["id"] == "q01")
