@@ -110,11 +110,7 @@ def evaluate_tiny(tmp: Path, *, stats: bool, level: str = "doc") -> dict[str, An
     chunking = ChunkSpec(60, 10) if level == "chunk" else None
     retrievers = ["bm25", overlap_search] if level == "doc" else ["bm25"]
     card = evaluate(retrievers, tiny_golden(), corpus=tiny_corpus(), k=(1, 3, 5, 10), depth=20,
-                    level=level, chunking=chunking, workspace=tmp / "ws")
-    if stats:
-        from goldset.stats.annotate import annotate_scorecard
-
-        annotate_scorecard(card, resamples=400, seed=1)
+                    level=level, chunking=chunking, workspace=tmp / "ws", stats=stats, resamples=400, seed=1)
     return card.to_dict()
 
 
