@@ -1,6 +1,6 @@
 """The embedding cache: vectors keyed by model and by the content hash of each text.
 
-Layout, under `<workspace>/embeddings/<model-slug>-<model key>/`:
+Layout, under `<workspace>/embeddings/<model-slug>-<hash of the model key>/`:
 
     model.json          what the key stands for (model name, weights, prefixes), for people
     <entry>.gsemb       one write-once entry: a header line, the text hashes, the vectors
@@ -55,7 +55,8 @@ class EmbeddingCache:
 
     def __init__(self, workspace: Workspace, model_key: str, *, slug: str = "model", about: dict[str, object] | None = None) -> None:
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in slug)[:48]
-        self.folder = workspace.embeddings / f"{safe}-{model_key[:16]}"
+        digest = hashlib.sha256(model_key.encode()).hexdigest()[:16]
+        self.folder = workspace.embeddings / f"{safe}-{digest}"
         self.model_key = model_key
         self.stats = CacheStats()
         self._folder_ready = False

@@ -25,6 +25,9 @@ class Workspace:
 
     root: Path
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "root", Path(self.root))
+
     @classmethod
     def at(cls, root: str | Path | None = None) -> Workspace:
         """The workspace at `root`, else `$GOLDSET_WORKSPACE`, else `./.goldset`."""
