@@ -146,6 +146,7 @@
     const box = clear($('context'));
     const first = state.files[0].data;
     const corpus = first.corpus || {};
+    if (document.title === 'goldset scorecard' && (corpus.name || corpus.path)) document.title = `goldset · ${corpus.name || corpus.path}`;
     const golden = first.golden || {};
     const bits = [];
     if (corpus.name || corpus.path) bits.push(['corpus', `${corpus.name || corpus.path}${corpus.n_documents ? ` · ${corpus.n_documents} docs` : ''}${corpus.n_passages && corpus.n_passages !== corpus.n_documents ? ` · ${corpus.n_passages} passages` : ''}`]);
@@ -265,9 +266,20 @@
           (hasAny && !m.fixed ? ` (intervals were computed at k = ${computed.join(', ')})` : '');
       }
     }
+    $('headline').textContent = headline(state.runs[state.active], k);
     const anyCI = state.runs.some((r) => Object.keys(r.r.intervals || {}).length);
     $('scorecard-sub').textContent = `Means over answerable questions at k = ${k}; off-topic questions are counted apart, never averaged in as zeros.` +
       (anyCI ? ` Whiskers: ${ciMethod()}.` : '');
+  }
+
+  /** One sentence a newcomer can read: how often the answer is in the top k, and how often first. */
+  function headline(run, k) {
+    const m = runAt(run, k);
+    if (!m.n) return `${run.label}: no answerable questions in this golden set.`;
+    const first = Math.round(m.p1 * m.n);
+    const off = run.questions.length - m.n;
+    return `${run.label} puts a correct answer in the top ${k} for ${m.hits} of ${m.n} questions (${pct(m.hit)}); ` +
+      `the first result is right for ${first}.${off ? ` ${plural(off, 'off-topic question')} counted apart.` : ''}`;
   }
 
   function ciMethod() {
@@ -886,6 +898,15 @@
     renderTab();
   }
 
+  /** Shortcuts outside form fields: [ and ] move k, Escape closes the details. */
+  function onKey(event) {
+    const tag = event.target && event.target.tagName;
+    if (tag === 'INPUT' || tag === 'SELECT' || tag === 'TEXTAREA' || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.key === ']') setK(state.k + 1);
+    else if (event.key === '[') setK(state.k - 1);
+    else if (event.key === 'Escape' && state.selected) select(null);
+  }
+
   function fail(message) {
     $('loading').hidden = true;
     const box = $('fatal');
@@ -911,9 +932,10 @@
     refreshFilters();
     setupCompare();
     for (const b of document.querySelectorAll('#tabs [role=tab]')) b.addEventListener('click', () => showTab(b.dataset.tab));
+    document.addEventListener('keydown', onKey);
     for (const id of ['loading']) $(id).hidden = true;
     for (const id of ['controls', 'scorecard', 'tabs']) $(id).hidden = false;
-    $('foot').textContent = `goldset ${state.files[0].data.goldset_version || ''} · metrics follow trec_eval (hit = success, precision divides by k, nDCG with linear gains).`;
+    $('foot').textContent = `goldset ${state.files[0].data.goldset_version || ''} · metrics follow trec_eval (hit = success, precision divides by k, nDCG with linear gains) · keys: [ and ] move k, Esc closes details`;
     state.ready = true;
     showTab(state.tab);
     update();
