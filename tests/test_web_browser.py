@@ -66,6 +66,13 @@ def test_moving_k_from_1_to_5_updates_hit_rate_and_flips_a_miss(page: Any, serve
     assert page.locator('.mcell[data-run="0"][data-metric="hit"] .cnt').inner_text() == f"{round(bm25['metrics']['hit@5'] * n)}/{n}"
     assert pill(page, late["id"]) == "hit"
     assert page.locator("#hit-col-head").inner_text() == "hit@5"
+    assert f"bm25 puts a correct answer in the top 5 for {round(bm25['metrics']['hit@5'] * n)} of {n} questions" in page.locator("#headline").inner_text()
+    page.locator("body").click(position={"x": 5, "y": 5})  # leave the slider: shortcuts work outside inputs
+    page.keyboard.press("]")
+    assert page.locator("#k-value").inner_text() == "k = 6"
+    page.keyboard.press("[")
+    page.keyboard.press("[")
+    assert page.locator("#k-value").inner_text() == "k = 4"
     assert page.page_errors == []
 
 
