@@ -134,7 +134,8 @@ def test_cli_compare_files_writes_json_and_markdown(tmp_path: Path, capsys: pyte
     assert (r["a"], r["b"], r["wins"], r["losses"], r["ties"]) == ("new/bm25", "old/bm25", 2, 0, 6)
     assert data["files"] == [str(old), str(new)]
     assert "new/bm25 leads old/bm25 by 2 question(s) of 8 on hit@1" in md.read_text()
-    assert "within noise" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "within noise" in printed and "2 systems on 8 answerable questions" in printed
 
 
 def test_cli_fail_if_worse_gate_returns_1_only_when_worse_beyond_noise(tmp_path: Path) -> None:
