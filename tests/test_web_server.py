@@ -31,12 +31,14 @@ def server(results_file: Path) -> Iterator[Any]:  # noqa: F811
     thread.join(timeout=5)
 
 
-def get(srv: Any, path: str, method: str = "GET") -> tuple[int, dict[str, str], bytes]:
+def get(srv: Any, path: str, method: str = "GET", host_header: str | None = None) -> tuple[int, dict[str, str], bytes]:
     """Send `path` byte for byte (http.client does not normalise it, unlike a browser)."""
     host, port = srv.server_address[:2]
     conn = http.client.HTTPConnection(host, port, timeout=5)
     try:
-        conn.putrequest(method, path, skip_accept_encoding=True)
+        conn.putrequest(method, path, skip_host=host_header is not None, skip_accept_encoding=True)
+        if host_header is not None:
+            conn.putheader("Host", host_header)
         conn.endheaders()
         response = conn.getresponse()
         return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
@@ -99,6 +101,16 @@ def test_unknown_and_traversal_paths_are_404(server: Any, path: str) -> None:
     assert status == 404
     assert body == b"404 not found\n"
     assert headers["content-type"].startswith("text/plain")
+
+
+def test_other_host_names_are_refused_against_dns_rebinding(server: Any) -> None:
+    port = server.server_address[1]
+    for host in (f"evil.example:{port}", "evil.example", f"127.0.0.1.evil.example:{port}", f"192.168.1.9:{port}"):
+        status, _, body = get(server, "/results.json", host_header=host)
+        assert status == 403 and b"unexpected Host header" in body, host
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"LOCALHOST:{port}", "localhost", f"[::1]:{port}"):
+        status, _, _ = get(server, "/results.json", host_header=host)
+        assert status == 200, host
 
 
 def test_results_payload_errors_name_the_file(tmp_path: Path) -> None:

@@ -6,7 +6,9 @@ the path is looked up in a dict, never joined to a folder. The static files are 
 (`goldset/web/static/`), and the results are held in memory, so no other file can be read through it.
 It binds 127.0.0.1 by default; every response carries a strict Content-Security-Policy (scripts and
 styles only from the page's own origin), so even a document text that slipped past the page's escaping
-could not run a script.
+could not run a script. On a loopback address it also refuses requests whose Host header names another
+machine (403), so a web page that rebinds its own domain name to 127.0.0.1 (DNS rebinding) cannot read
+the results through the visitor's browser.
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ class _Handler(BaseHTTPRequestHandler):
     sys_version = ""
     contents: dict[str, _Content] = {}
     quiet = True
+    allowed_hosts: frozenset[str] | None = None
+    """Host header names accepted (without port); None accepts any (when bound beyond loopback)."""
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
         self._answer(send_body=True)
@@ -74,7 +78,11 @@ class _Handler(BaseHTTPRequestHandler):
         # Exact lookup of the raw path (query string dropped): no decoding, no joining, no file system.
         path = self.path.split("?", 1)[0].split("#", 1)[0]
         content = self.contents.get(path)
-        if content is None:
+        if not self._host_allowed():
+            body = b"403 forbidden: unexpected Host header\n"
+            self.send_response(HTTPStatus.FORBIDDEN)
+            self._headers("text/plain; charset=utf-8", len(body))
+        elif content is None:
             body = b"404 not found\n"
             self.send_response(HTTPStatus.NOT_FOUND)
             self._headers("text/plain; charset=utf-8", len(body))
@@ -84,6 +92,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._headers(content.content_type, len(body))
         if send_body:
             self.wfile.write(body)
+
+    def _host_allowed(self) -> bool:
+        host = self.headers.get("Host")
+        if self.allowed_hosts is None or host is None:
+            return True
+        name = host.strip().lower()
+        name = name[1 : name.find("]")] if name.startswith("[") else name.rsplit(":", 1)[0]
+        return name in self.allowed_hosts
 
     def _headers(self, content_type: str, length: int) -> None:
         self.send_header("Content-Type", content_type)
@@ -121,7 +137,8 @@ def make_server(
 ) -> ScorecardServer:
     """Bind a server for `payload` (see `results_payload`); port 0 picks a free port. Call
     `serve_forever()` on it, or `start_in_thread`."""
-    handler = type("Handler", (_Handler,), {"contents": _contents(payload), "quiet": quiet})
+    allowed = frozenset(LOOPBACK | {host.strip("[]").lower()}) if is_loopback(host) else None
+    handler = type("Handler", (_Handler,), {"contents": _contents(payload), "quiet": quiet, "allowed_hosts": allowed})
     server_class: type[ScorecardServer] = ScorecardServer
     if ":" in host:
         server_class = _ScorecardServer6
@@ -143,4 +160,5 @@ def start_in_thread(server: ScorecardServer) -> threading.Thread:
 
 
 def is_loopback(host: str) -> bool:
+    host = host.strip("[]").lower()
     return host in LOOPBACK or host.startswith("127.")
