@@ -710,8 +710,13 @@
     if (!all.length) { body.append(el('p', { class: 'empty-note', text: 'No question retrieved anything, so there are no scores to compare.' })); return; }
     let lo = Math.min(...all); let hi = Math.max(...all);
     if (hi === lo) { lo -= 0.5; hi += 0.5; }
-    if (state.thresholdRun !== run.index || state.threshold === null) { state.threshold = bestThreshold(aScores, oScores, lo); state.thresholdRun = run.index; }
     const mine = perRetriever(extrasOf(run, 'off_topic'), run);
+    if (state.thresholdRun !== run.index || state.threshold === null) {
+      // Start where the stats stage put its best threshold, else at the one with the fewest mistakes.
+      const given = mine && typeof mine.threshold === 'number' ? mine.threshold : null;
+      state.threshold = given !== null ? Math.max(lo, Math.min(hi, given)) : bestThreshold(aScores, oScores, lo);
+      state.thresholdRun = run.index;
+    }
     const verdicts = verdictsIn(mine);
     body.append(summaryStats(aScores, oScores, ans.length, off.length, verdicts.length === 0));
     for (const v of verdicts) body.append(el('p', { class: 'box verdicts', text: v }));
