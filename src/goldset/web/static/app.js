@@ -678,7 +678,9 @@
         el('div', { class: 'fl-ranks num' }, `rank in A: ${qa.rank ?? `>${a.depth}`} · rank in B: ${qb.rank ?? `>${b.depth}`}`)));
     }
     if (!pairs.length) list.append(el('li', { class: 'muted', text: 'none' }));
-    return el('div', { class: 'flip-col' }, el('h4', { text: title }), list);
+    const other = winner === 'A' ? 'B' : 'A';
+    return el('div', { class: 'flip-col' }, el('h4', { text: title }),
+      pairs.length ? el('p', { class: 'muted small', text: `Click one to see what ${other} ranked instead.` }) : null, list);
   }
 
   function openQuestion(run, qid) {
