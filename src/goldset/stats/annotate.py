@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from goldset.corpus.model import Passage
-from goldset.report.scorecard import Scorecard
+from goldset.report.scorecard import RetrieverResult, Scorecard
 from goldset.stats.bootstrap import bootstrap_intervals
 from goldset.stats.breakdown import breakdown_report
 from goldset.stats.compare import compare_scorecard, headline_metrics
@@ -61,14 +61,27 @@ def annotate_scorecard(
 
 
 def fill_intervals(scorecard: Scorecard, *, seed: int = 0, resamples: int = 10_000, confidence: float = 0.95) -> None:
-    """Set `intervals[metric] = [low, high]` on every retriever (empty when it has no answerable question)."""
+    """Set `intervals[metric] = [low, high]` on every retriever (empty when it has no answerable question).
+
+    All retrievers share one set of resampled questions (one matrix product), so their intervals line
+    up question for question and the resampling is done once.
+    """
     for r in scorecard.retrievers:
-        answerable = r.answerable
-        names = [m for m in scorecard.metrics if m in r.metrics] or list(r.metrics)
-        if not answerable or not names:
-            r.intervals = {}
+        r.intervals = {}
+    groups: dict[tuple[str, ...], list[RetrieverResult]] = {}
+    for r in scorecard.retrievers:
+        if r.answerable:
+            groups.setdefault(tuple(q.id for q in r.answerable), []).append(r)
+    for retrievers in groups.values():
+        columns: list[tuple[RetrieverResult, str]] = [
+            (r, m) for r in retrievers for m in ([m for m in scorecard.metrics if m in r.metrics] or list(r.metrics))
+        ]
+        if not columns:
             continue
-        values = np.array([[q.metrics.get(m, 0.0) for m in names] for q in answerable], dtype=float)
-        # Stream 0 for every retriever: the same resampled questions for all, so intervals line up.
+        n = len(retrievers[0].answerable)
+        values = np.empty((n, len(columns)))
+        for j, (r, m) in enumerate(columns):
+            values[:, j] = [q.metrics.get(m, 0.0) for q in r.answerable]
         ci = bootstrap_intervals(values, resamples=resamples, seed=seed, confidence=confidence, stream=0)
-        r.intervals = {m: [float(ci[0, j]), float(ci[1, j])] for j, m in enumerate(names)}
+        for j, (r, m) in enumerate(columns):
+            r.intervals[m] = [float(ci[0, j]), float(ci[1, j])]

@@ -73,11 +73,20 @@ def bootstrap_intervals(
     return percentile_interval(means, confidence)
 
 
+def unpaired_diff_intervals(
+    a: FloatArray, b: FloatArray, *, resamples: int = 10_000, seed: int = 0, confidence: float = 0.95
+) -> FloatArray:
+    """Percentile intervals for mean(a) - mean(b), column by column, when the rows of a and b are
+    different questions (each resampled on its own): shape (2, series)."""
+    ma = bootstrap_means(np.asarray(a, dtype=np.float64), resamples=resamples, rng=rng_for(seed, 11))
+    mb = bootstrap_means(np.asarray(b, dtype=np.float64), resamples=resamples, rng=rng_for(seed, 12))
+    return percentile_interval(ma - mb, confidence)
+
+
 def unpaired_diff_interval(
     a: FloatArray, b: FloatArray, *, resamples: int = 10_000, seed: int = 0, confidence: float = 0.95
 ) -> tuple[float, float]:
     """Percentile interval for mean(a) - mean(b) when a and b are different questions (resampled apart)."""
-    ma = bootstrap_means(np.asarray(a, dtype=np.float64), resamples=resamples, rng=rng_for(seed, 11))[:, 0]
-    mb = bootstrap_means(np.asarray(b, dtype=np.float64), resamples=resamples, rng=rng_for(seed, 12))[:, 0]
-    low, high = percentile_interval((ma - mb)[:, None], confidence)[:, 0]
+    low, high = unpaired_diff_intervals(np.asarray(a, dtype=np.float64)[:, None], np.asarray(b, dtype=np.float64)[:, None],
+                                        resamples=resamples, seed=seed, confidence=confidence)[:, 0]
     return float(low), float(high)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 import statistics
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from goldset.corpus.model import Passage
 from goldset.report.scorecard import QuestionResult, RetrieverResult, Scorecard
@@ -112,24 +113,47 @@ class _Texts:
         return self.chunks.get(expected_id, [])
 
 
+@dataclass
+class _Context:
+    """What every check needs, built once per `diagnose_scorecard` call."""
+
+    scorecard: Scorecard
+    k: int
+    texts: _Texts
+    high: dict[str, float | None]
+    """Retriever -> its "high" top-1 score: the median on questions it answered at rank 1."""
+    kinds: Mapping[str, str] | None
+    by_question: dict[str, list[tuple[RetrieverResult, QuestionResult]]]
+    """Question id -> every retriever's result for it (a linear search per miss would be O(n^2))."""
+
+
 def diagnose_scorecard(
     scorecard: Scorecard, *, k: int | None = None, passages: Sequence[Passage] | None = None,
     kinds: Mapping[str, str] | None = None,
 ) -> dict[str, dict[str, int]]:
     """Set `diagnosis` on every miss of every retriever (None on the others); return counts per retriever."""
-    cut = k if k is not None else (max(scorecard.k) if scorecard.k else 10)
-    texts = _Texts(scorecard, passages)
-    high = {r.name: _high_score(r) for r in scorecard.retrievers}
+    by_question: dict[str, list[tuple[RetrieverResult, QuestionResult]]] = {}
+    for r in scorecard.retrievers:
+        for q in r.questions:
+            by_question.setdefault(q.id, []).append((r, q))
+    ctx = _Context(
+        scorecard=scorecard,
+        k=k if k is not None else (max(scorecard.k) if scorecard.k else 10),
+        texts=_Texts(scorecard, passages),
+        high={r.name: _high_score(r) for r in scorecard.retrievers},
+        kinds=kinds,
+        by_question=by_question,
+    )
     counts: dict[str, dict[str, int]] = {}
     for r in scorecard.retrievers:
         counts[r.name] = dict.fromkeys(CAUSES, 0)
         for q in r.questions:
             q.diagnosis = None
-            if q.off_topic or (q.rank is not None and q.rank <= cut and not q.error):
+            if q.off_topic or (q.rank is not None and q.rank <= ctx.k and not q.error):
                 continue
-            cause, evidence = _cause(scorecard, r, q, cut, texts, high, kinds)
+            cause, evidence = _cause(ctx, r, q)
             label, suggestion = CAUSES[cause]
-            q.diagnosis = {"cause": cause, "label": label, "evidence": evidence, "suggestion": suggestion, "k": cut}
+            q.diagnosis = {"cause": cause, "label": label, "evidence": evidence, "suggestion": suggestion, "k": ctx.k}
             counts[r.name][cause] += 1
     return counts
 
@@ -140,38 +164,31 @@ def _high_score(r: RetrieverResult) -> float | None:
     return statistics.median(scores) if scores else None
 
 
-def _cause(scorecard: Scorecard, r: RetrieverResult, q: QuestionResult, k: int, texts: _Texts,
-           high: Mapping[str, float | None], kinds: Mapping[str, str] | None) -> tuple[str, str]:
+def _depth(ctx: _Context, q: QuestionResult) -> int:
+    return ctx.scorecard.depth or len(q.top)
+
+
+def _cause(ctx: _Context, r: RetrieverResult, q: QuestionResult) -> tuple[str, str]:
     if q.error:
         return "retriever_error", q.error
     for check in (_mislabeled, _near_duplicate, _lexical_semantic, _spans_chunks):
-        found = check(scorecard, r, q, k, texts, high, kinds)
+        found = check(ctx, r, q)
         if found:
             return found
     if q.rank is not None:
-        return "retrieved_deep", f"first expected answer at rank {q.rank} (k = {k})"
-    return "never_retrieved", f"no expected answer in the top {scorecard.depth or len(q.top)} results"
+        return "retrieved_deep", f"first expected answer at rank {q.rank} (k = {ctx.k})"
+    return "never_retrieved", f"no expected answer in the top {_depth(ctx, q)} results"
 
 
-def _others(scorecard: Scorecard, q: QuestionResult) -> list[tuple[RetrieverResult, QuestionResult]]:
-    out = []
-    for r in scorecard.retrievers:
-        match = next((x for x in r.questions if x.id == q.id), None)
-        if match is not None:
-            out.append((r, match))
-    return out
-
-
-def _mislabeled(scorecard: Scorecard, r: RetrieverResult, q: QuestionResult, k: int, texts: _Texts,
-                high: Mapping[str, float | None], kinds: Mapping[str, str] | None) -> tuple[str, str] | None:
-    if not q.top or len(scorecard.retrievers) < 2:
+def _mislabeled(ctx: _Context, r: RetrieverResult, q: QuestionResult) -> tuple[str, str] | None:
+    if not q.top or len(ctx.scorecard.retrievers) < 2:
         return None
     doc = q.top[0].doc
     if doc in q.expected or q.top[0].id in q.expected:
         return None
     agree = []
-    for other, oq in _others(scorecard, q):
-        threshold = high.get(other.name)
+    for other, oq in ctx.by_question.get(q.id, []):
+        threshold = ctx.high.get(other.name)
         if oq.top and oq.top[0].doc == doc and threshold is not None and oq.top[0].score >= threshold:
             agree.append(f"{other.name} ({oq.top[0].score:.3g})")
     if len(agree) < 2 or not any(a.startswith(f"{r.name} (") for a in agree):
@@ -180,8 +197,8 @@ def _mislabeled(scorecard: Scorecard, r: RetrieverResult, q: QuestionResult, k: 
                                    f"expected {', '.join(q.expected)}")
 
 
-def _near_duplicate(scorecard: Scorecard, r: RetrieverResult, q: QuestionResult, k: int, texts: _Texts,
-                    high: Mapping[str, float | None], kinds: Mapping[str, str] | None) -> tuple[str, str] | None:
+def _near_duplicate(ctx: _Context, r: RetrieverResult, q: QuestionResult) -> tuple[str, str] | None:
+    texts = ctx.texts
     if not q.top or q.top[0].id not in texts.text:
         return None
     top = q.top[0]
@@ -199,22 +216,21 @@ def _near_duplicate(scorecard: Scorecard, r: RetrieverResult, q: QuestionResult,
                               f"expected {best_id}")
 
 
-def _lexical_semantic(scorecard: Scorecard, r: RetrieverResult, q: QuestionResult, k: int, texts: _Texts,
-                      high: Mapping[str, float | None], kinds: Mapping[str, str] | None) -> tuple[str, str] | None:
-    kind = retriever_kind(r.name, kinds)
+def _lexical_semantic(ctx: _Context, r: RetrieverResult, q: QuestionResult) -> tuple[str, str] | None:
+    kind = retriever_kind(r.name, ctx.kinds)
     if kind is None:
         return None
-    for other, oq in _others(scorecard, q):
-        other_kind = retriever_kind(other.name, kinds)
-        if other_kind is not None and other_kind != kind and oq.rank is not None and oq.rank <= k:
-            where = f"at rank {q.rank}" if q.rank is not None else f"not in its top {scorecard.depth or len(q.top)}"
+    for other, oq in ctx.by_question.get(q.id, []):
+        other_kind = retriever_kind(other.name, ctx.kinds)
+        if other_kind is not None and other_kind != kind and oq.rank is not None and oq.rank <= ctx.k:
+            where = f"at rank {q.rank}" if q.rank is not None else f"not in its top {_depth(ctx, q)}"
             return "lexical_vs_semantic", (f"found by {other.name} ({other_kind}) at rank {oq.rank}; "
                                            f"{r.name} ({kind}) has it {where}")
     return None
 
 
-def _spans_chunks(scorecard: Scorecard, r: RetrieverResult, q: QuestionResult, k: int, texts: _Texts,
-                  high: Mapping[str, float | None], kinds: Mapping[str, str] | None) -> tuple[str, str] | None:
+def _spans_chunks(ctx: _Context, r: RetrieverResult, q: QuestionResult) -> tuple[str, str] | None:
+    texts = ctx.texts
     wanted = _terms(q.question)
     if len(wanted) < 2:
         return None

@@ -46,7 +46,11 @@ def binomial_two_sided(k: int, n: int) -> float:
     if n == 0:
         return 1.0
     k = min(k, n - k)
-    tail = sum(math.comb(n, i) for i in range(k + 1))
+    # Exact integers: C(n, i) built up term by term (math.comb per term is quadratic in k).
+    term, tail = 1, 1
+    for i in range(k):
+        term = term * (n - i) // (i + 1)
+        tail += term
     return min(1.0, 2 * tail / 2**n)
 
 
