@@ -161,3 +161,11 @@ def test_equal_means_with_different_questions_are_called_level_not_a_lead() -> N
     (r,) = compare_values({"old": {"hit@1": b}, "new": {"hit@1": a}}).results
     assert r.verdict.startswith("new and old are level on hit@1: new better on 3, worse on 3 of 16 questions")
     assert r.verdict.endswith("p = 1): within noise")
+
+
+def test_a_question_that_became_off_topic_is_refused_by_name() -> None:
+    a = _card("bm25", [1, 0, 1], fingerprint="")
+    b = _card("dense", [1, 1, 1], fingerprint="")
+    b.retrievers[0].questions[2].off_topic = True
+    with pytest.raises(InputError, match=r"disagree on which questions are off-topic \(q2\)"):
+        compare_scorecards([a, b], labels=["old", "new"])

@@ -307,6 +307,13 @@ def check_same_questions(scorecards: Sequence[Scorecard], labels: Sequence[str])
                 f"{labels[0]} and {label} were evaluated on different questions ({'; '.join(parts)})",
                 value=label, hint="re-run both evaluations on the same golden set",
             )
+        flipped = sorted(_answerable_ids(scorecards[0]) ^ _answerable_ids(sc))
+        if flipped:
+            raise InputError(
+                f"{labels[0]} and {label} disagree on which questions are off-topic ({_few(flipped)}): "
+                "the golden set changed between the evaluations",
+                value=label, hint="re-run both evaluations on the same golden set",
+            )
         fp = sc.golden.get("fingerprint")
         if first_fp and fp and fp != first_fp:
             raise InputError(
@@ -322,6 +329,10 @@ def check_same_questions(scorecards: Sequence[Scorecard], labels: Sequence[str])
 
 def _question_ids(sc: Scorecard) -> set[str]:
     return {q.id for r in sc.retrievers for q in r.questions}
+
+
+def _answerable_ids(sc: Scorecard) -> set[str]:
+    return {q.id for r in sc.retrievers for q in r.answerable}
 
 
 def _few(ids: list[str], limit: int = 10) -> str:
