@@ -11,7 +11,9 @@ Prints the timings and ratios and writes bench/results/pgvector.json.
 
 from __future__ import annotations
 
+import atexit
 import json
+import shutil
 import tempfile
 import time
 import warnings
@@ -31,7 +33,9 @@ def _server() -> tuple[object, str]:
         warnings.simplefilter("ignore")
         import pgserver
 
-    server = pgserver.get_server(Path(tempfile.mkdtemp(prefix="goldset-bench-pg-")) / "data", cleanup_mode="delete")
+    base = Path(tempfile.mkdtemp(prefix="goldset-bench-pg-"))
+    atexit.register(shutil.rmtree, base, True)  # registered first, so it runs after pgserver's own cleanup
+    server = pgserver.get_server(base / "data", cleanup_mode="delete")
     return server, str(server.get_uri())
 
 

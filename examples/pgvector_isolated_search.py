@@ -10,6 +10,8 @@ target that is not an eval namespace (here: `public`) is refused before any stat
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import sys
 import tempfile
 import warnings
@@ -27,7 +29,9 @@ def throwaway_server() -> str:
         warnings.simplefilter("ignore")
         import pgserver
 
-    server = pgserver.get_server(Path(tempfile.mkdtemp(prefix="goldset-pg-")) / "data", cleanup_mode="delete")
+    base = Path(tempfile.mkdtemp(prefix="goldset-pg-"))
+    atexit.register(shutil.rmtree, base, True)  # registered first, so it runs after pgserver's own cleanup
+    server = pgserver.get_server(base / "data", cleanup_mode="delete")
     return str(server.get_uri())  # stopped and deleted when this process exits
 
 
