@@ -216,7 +216,7 @@ def _position_in_group(q: np.ndarray, n: int) -> np.ndarray:
     return np.arange(len(q)) - starts[q] if len(q) else np.zeros(0, dtype=np.int64)
 
 
-def _ratio(num: np.ndarray, den: np.ndarray | float) -> np.ndarray:
+def ratio(num: np.ndarray, den: np.ndarray | float) -> np.ndarray:
     """num / den, and 0 where den is 0 (trec_eval leaves such values at 0)."""
     num = np.asarray(num, dtype=np.float64)
     den = np.broadcast_to(np.asarray(den, dtype=np.float64), num.shape)
@@ -233,7 +233,7 @@ def hit(j: Judged, k: int) -> np.ndarray:
 
 def recall(j: Judged, k: int) -> np.ndarray:
     """recall_k (`m_recall.c`): |relevant in top k| / R; 0 when R = 0."""
-    return _ratio(j.count_at(k), j.num_rel)
+    return ratio(j.count_at(k), j.num_rel)
 
 
 def precision(j: Judged, k: int) -> np.ndarray:
@@ -259,7 +259,7 @@ def average_precision(j: Judged, k: int | None = None) -> np.ndarray:
     prec = pos / rank
     if k is not None:
         prec = np.where(rank <= k, prec, 0.0)
-    return _ratio(np.bincount(q, weights=prec, minlength=j.n), j.num_rel)
+    return ratio(np.bincount(q, weights=prec, minlength=j.n), j.num_rel)
 
 
 def ndcg(j: Judged, k: int | None = None) -> np.ndarray:
@@ -276,12 +276,12 @@ def ndcg(j: Judged, k: int | None = None) -> np.ndarray:
     if k is not None:
         ideal = np.where(j.ideal_pos < k, ideal, 0.0)
     dcg = np.bincount(q, weights=disc, minlength=j.n)
-    return _ratio(dcg, np.bincount(j.ideal_q, weights=ideal, minlength=j.n))
+    return ratio(dcg, np.bincount(j.ideal_q, weights=ideal, minlength=j.n))
 
 
 def r_precision(j: Judged, k: int | None = None) -> np.ndarray:
     """Rprec (`m_Rprec.c`): |relevant in the top R| / R, R = number of relevant documents."""
-    return _ratio(j.count_at(j.num_rel), j.num_rel)
+    return ratio(j.count_at(j.num_rel), j.num_rel)
 
 
 _KERNELS: dict[str, Callable[..., np.ndarray]] = {

@@ -90,12 +90,12 @@ def _bpref(j: Judged, _: Params) -> list[np.ndarray]:
     r = j.num_rel[q].astype(np.float64)
     denom = np.minimum(j.num_nonrel[q], j.num_rel[q]).astype(np.float64)
     term = np.where(above > 0, 1.0 - np.minimum(above, r) / np.where(denom > 0, denom, 1.0), 1.0)
-    return [engine._ratio(np.bincount(q, weights=term, minlength=j.n), j.num_rel)]
+    return [engine.ratio(np.bincount(q, weights=term, minlength=j.n), j.num_rel)]
 
 
 def _precision_at(j: Judged, cut: np.ndarray) -> np.ndarray:
     """|relevant in the top cut| / cut per question, 0 where cut is 0."""
-    return engine._ratio(j.count_at(cut), cut)
+    return engine.ratio(j.count_at(cut), cut)
 
 
 def _rprec_mult(j: Judged, mults: Params) -> list[np.ndarray]:
@@ -105,7 +105,7 @@ def _rprec_mult(j: Judged, mults: Params) -> list[np.ndarray]:
 
 def _relative_p(j: Judged, cuts: Params) -> list[np.ndarray]:
     """relative_P (`m_rel_P.c`): |relevant in the top k| / min(k, R)."""
-    return [engine._ratio(j.count_at(int(k)), np.minimum(int(k), j.num_rel)) for k in cuts]
+    return [engine.ratio(j.count_at(int(k)), np.minimum(int(k), j.num_rel)) for k in cuts]
 
 
 def _set_measures(j: Judged) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -117,8 +117,8 @@ def _set_f(j: Judged, params: Params) -> list[np.ndarray]:
     """set_F (`m_set_F.c`): (beta + 1) P R / (beta P + R) over the whole retrieved set; beta = 1."""
     beta = params[0]
     rel_ret, ret, rel = _set_measures(j)
-    p, r = engine._ratio(rel_ret, ret), engine._ratio(rel_ret, rel)
-    return [engine._ratio((beta + 1.0) * p * r, beta * p + r)]
+    p, r = engine.ratio(rel_ret, ret), engine.ratio(rel_ret, rel)
+    return [engine.ratio((beta + 1.0) * p * r, beta * p + r)]
 
 
 def _cuts(kernel: Callable[[Judged, int], np.ndarray]) -> Calc:
@@ -190,9 +190,9 @@ MEASURES: dict[str, TrecMeasure] = {
         TrecMeasure("map_cut", _cuts(engine.average_precision), _CUTS),
         TrecMeasure("relative_P", _relative_p, _CUTS),
         TrecMeasure("success", _cuts(engine.hit), (1, 5, 10)),
-        TrecMeasure("set_P", _single(lambda j: engine._ratio(*_set_measures(j)[:2]))),
+        TrecMeasure("set_P", _single(lambda j: engine.ratio(*_set_measures(j)[:2]))),
         TrecMeasure("set_relative_P", _single(lambda j: _set_rel_p(*_set_measures(j)))),
-        TrecMeasure("set_recall", _single(lambda j: engine._ratio(*_set_measures(j)[::2]))),
+        TrecMeasure("set_recall", _single(lambda j: engine.ratio(*_set_measures(j)[::2]))),
         TrecMeasure("set_map", _single(lambda j: _set_map(*_set_measures(j)))),
         TrecMeasure("set_F", _set_f, (1.0,), integer_params=False, single_value=True),
         TrecMeasure(
@@ -206,11 +206,11 @@ MEASURES: dict[str, TrecMeasure] = {
 
 
 def _set_rel_p(rel_ret: np.ndarray, ret: np.ndarray, rel: np.ndarray) -> np.ndarray:
-    return engine._ratio(rel_ret, np.minimum(ret, rel))
+    return engine.ratio(rel_ret, np.minimum(ret, rel))
 
 
 def _set_map(rel_ret: np.ndarray, ret: np.ndarray, rel: np.ndarray) -> np.ndarray:
-    return engine._ratio(rel_ret * rel_ret, ret * rel)
+    return engine.ratio(rel_ret * rel_ret, ret * rel)
 
 
 SUMMARY_ONLY = ("runid", "num_q")
@@ -424,23 +424,19 @@ def read_run(path: str | Path) -> tuple[dict[str, dict[str, float]], str]:
     path = Path(path)
     _check_file(path, "run")
     run: dict[str, dict[str, float]] = {}
-    runid = ""
     current = None
     docs: dict[str, float] = {}
-    lines = 0
+    last: list[str] = []
+    kept = 0
     with path.open(encoding="utf-8") as handle, engine.gc_paused():
         try:
-            for lineno, line in enumerate(handle, start=1):
+            for line in handle:  # the hot loop: no enumerate; an error re-reads the file for its line number
                 parts = line.split()
                 if len(parts) != 6 or parts[0][0] == "#":
                     if not parts or parts[0][0] == "#":
                         continue
                     if len(parts) < 6:
-                        raise InputError(
-                            f"expected 6 fields 'topic Q0 docno rank score tag', found {len(parts)}",
-                            path=path, line=lineno, value=line.rstrip("\n"),
-                            hint="is this a qrels file given as the run?",
-                        )  # fmt: skip
+                        _raise_bad_run_line(path)
                 topic = parts[0]
                 if topic != current:
                     docs = run.setdefault(topic, {})
@@ -448,19 +444,38 @@ def read_run(path: str | Path) -> tuple[dict[str, dict[str, float]], str]:
                 try:
                     docs[parts[2]] = float(parts[4])
                 except ValueError:
-                    raise InputError(
-                        f"score {parts[4]!r} is not a number", path=path, line=lineno, value=parts[4],
-                        hint="the 5th field is the score",
-                    ) from None  # fmt: skip
-                runid = parts[5]
-                lines += 1
+                    _raise_bad_run_line(path)
+                last = parts
+                kept += 1
         except UnicodeDecodeError as exc:
             raise InputError(f"run file is not UTF-8 text ({exc.reason})", path=path, hint="TREC runs are plain text") from None
     if not run:
         raise InputError("the run file has no results", path=path, hint="expected 'topic Q0 docno rank score tag' lines")
-    if sum(map(len, run.values())) != lines:
+    if sum(map(len, run.values())) != kept:  # a (topic, docno) pair was listed twice
         _raise_duplicate(path)
-    return run, runid
+    return run, last[5]
+
+
+def _raise_bad_run_line(path: Path) -> None:
+    """Name the first malformed line of a run file (the fast loop does not count lines)."""
+    with path.open(encoding="utf-8") as handle:
+        for lineno, line in enumerate(handle, start=1):
+            parts = line.split()
+            if not parts or parts[0][0] == "#":
+                continue
+            if len(parts) < 6:
+                raise InputError(
+                    f"expected 6 fields 'topic Q0 docno rank score tag', found {len(parts)}",
+                    path=path, line=lineno, value=line.rstrip("\n"), hint="is this a qrels file given as the run?",
+                )  # fmt: skip
+            try:
+                float(parts[4])
+            except ValueError:
+                raise InputError(
+                    f"score {parts[4]!r} is not a number", path=path, line=lineno, value=parts[4],
+                    hint="the 5th field is the score",
+                ) from None  # fmt: skip
+    raise AssertionError("unreachable: the fast loop saw a bad line")  # pragma: no cover
 
 
 def _raise_duplicate(path: Path) -> None:
