@@ -99,7 +99,7 @@ def overlap_search(question: str, k: int) -> list[tuple[str, float]]:
     return scored[:k]
 
 
-def evaluate_tiny(tmp: Path, *, stats: bool, level: str = "doc") -> dict[str, Any]:
+def evaluate_tiny(tmp: Path, *, stats: bool, level: str = "doc", retrievers: list[Any] | None = None) -> dict[str, Any]:
     """A real evaluation: BM25 and `overlap_search` on the tiny corpus, k = 1, 3, 5, 10.
 
     At chunk level the documents are cut into chunks of about 60 characters, and BM25 ranks chunks.
@@ -108,7 +108,8 @@ def evaluate_tiny(tmp: Path, *, stats: bool, level: str = "doc") -> dict[str, An
     from goldset.evaluation import evaluate
 
     chunking = ChunkSpec(60, 10) if level == "chunk" else None
-    retrievers = ["bm25", overlap_search] if level == "doc" else ["bm25"]
+    if retrievers is None:
+        retrievers = ["bm25", overlap_search] if level == "doc" else ["bm25"]
     card = evaluate(retrievers, tiny_golden(), corpus=tiny_corpus(), k=(1, 3, 5, 10), depth=20,
                     level=level, chunking=chunking, workspace=tmp / "ws", stats=stats, resamples=400, seed=1)
     return card.to_dict()

@@ -32,6 +32,15 @@ def open_page(page: Any, url: str) -> None:  # noqa: F811
     page.wait_for_selector("body[data-ready=true]", timeout=10_000)
 
 
+def wait_until(page: Any, expression: str, seconds: float = 15) -> None:  # noqa: F811
+    """Poll a JS expression (wait_for_function would need 'unsafe-eval', which the page's CSP forbids)."""
+    for _ in range(int(seconds * 10)):
+        if page.evaluate(expression):
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError(f"still false after {seconds} s: {expression}")
+
+
 def run_json(card: dict[str, Any], name: str) -> dict[str, Any]:
     return next(r for r in card["retrievers"] if r["name"] == name)
 
@@ -345,3 +354,40 @@ def test_the_address_keeps_the_view(page: Any, served_url: str) -> None:  # noqa
     assert page.locator("#k-value").inner_text() == "k = 20"
     assert page.locator('.chip[data-run="0"]').get_attribute("aria-pressed") == "true"
     assert page.page_errors == []
+
+
+def test_an_open_page_follows_a_rerun_of_its_results_file(page: Any, tmp_path: Path, scorecard_dict: dict[str, Any]) -> None:  # noqa: F811
+    from browser_fixtures import evaluate_tiny, overlap_search
+
+    from goldset.report.scorecard import Scorecard
+    from goldset.web.live import ResultsFiles
+    from goldset.web.server import make_server, start_in_thread
+
+    path = tmp_path / "results.json"
+    Scorecard.from_dict(scorecard_dict).save(path)
+    srv = make_server(ResultsFiles([path]), port=0)
+    thread = start_in_thread(srv)
+    try:
+        open_page(page, srv.url)
+        page.click('#k-buttons button[data-k="1"]')
+        page.click('#q-body tr[data-qid="q01"]')
+        assert shown_hit(page)[1] == f"{run_json(scorecard_dict, 'bm25')['metrics']['hit@1']:.3f}"
+        # the user re-runs `goldset eval --json results.json` with another retriever
+        rerun = evaluate_tiny(tmp_path, stats=False, retrievers=[overlap_search])
+        Scorecard.from_dict(rerun).save(path)
+        wait_until(page, "window.goldset.version === '2'")
+        assert page.locator("#run-picker .chip").all_inner_texts() == ["overlap_search"]
+        assert shown_hit(page)[1] == f"{rerun['retrievers'][0]['metrics']['hit@1']:.3f}"
+        assert page.locator("#k-value").inner_text() == "k = 1"  # the reader keeps their place
+        assert page.locator("#details .d-question").inner_text().startswith("How do I switch branches")
+        assert "reloaded" in page.locator("#live").inner_text()
+        # a broken write keeps the last good results on screen, and says so
+        path.write_text("{ not json", encoding="utf-8")
+        page.wait_for_selector("#live.warn", timeout=15_000)
+        assert "could not reload the results" in page.locator("#live").inner_text()
+        assert shown_hit(page)[1] == f"{rerun['retrievers'][0]['metrics']['hit@1']:.3f}"
+        assert page.page_errors == []
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        thread.join(timeout=5)

@@ -5,13 +5,17 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from goldset.cli.eval_cmd import add_eval_arguments
 from goldset.errors import InputError
 
+if TYPE_CHECKING:
+    from goldset.web.live import ResultsFiles
+
 EPILOG = """\
 examples:
-  goldset serve results.json                       the page for saved results
+  goldset serve results.json                       the page for saved results (it follows re-runs)
   goldset serve before.json after.json             compare two result files
   goldset serve --corpus docs/ --golden golden.jsonl --retriever bm25 --retriever dense:minilm
                                                    evaluate first, then serve
@@ -40,8 +44,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def payload_from_args(args: argparse.Namespace) -> dict[str, object]:
-    """The page's payload: the given results files, or a fresh evaluation with eval's options."""
+def payload_from_args(args: argparse.Namespace) -> dict[str, object] | ResultsFiles:
+    """What the page shows: the given results files (re-read when they change, so an open page follows
+    re-runs of `goldset eval --json`), or the payload of a fresh evaluation with eval's options."""
+    from goldset.web.live import ResultsFiles
     from goldset.web.page import results_payload
 
     if args.results:
@@ -50,7 +56,7 @@ def payload_from_args(args: argparse.Namespace) -> dict[str, object]:
                 "give either results files or --corpus/--golden to evaluate, not both",
                 hint="goldset serve results.json   or   goldset serve --corpus docs/ --golden golden.jsonl",
             )
-        return results_payload(args.results)
+        return ResultsFiles(args.results)
     if args.golden is None:
         raise InputError(
             "nothing to serve: no results file and no golden set",

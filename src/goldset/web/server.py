@@ -3,7 +3,8 @@
 Security model. The server answers GET and HEAD for a fixed set of exact paths (`ROUTES`); every other
 path, including any traversal attempt (`/../`, `%2e%2e`, absolute paths, backslashes), is a 404 because
 the path is looked up in a dict, never joined to a folder. The static files are read from package data
-(`goldset/web/static/`), and the results are held in memory, so no other file can be read through it.
+(`goldset/web/static/`), and the results come from the results files the user named (re-read when they
+change, see `live.py`) or from memory, so no other file can be read through it.
 It binds 127.0.0.1 by default; every response carries a strict Content-Security-Policy (scripts and
 styles only from the page's own origin), so even a document text that slipped past the page's escaping
 could not run a script. On a loopback address it also refuses requests whose Host header names another
@@ -23,7 +24,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from goldset.errors import InputError
-from goldset.web.page import payload_json, static_text
+from goldset.web.live import FixedResults, ResultsSource, version_body
+from goldset.web.page import static_text
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -34,14 +36,15 @@ CSP = (
     "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
 
-# path -> (static file name or None for the results JSON, content type)
-ROUTES: dict[str, tuple[str | None, str]] = {
+JSON = "application/json; charset=utf-8"
+# path -> (static file name, content type); `/results.json` and `/version` come from the results source
+ROUTES: dict[str, tuple[str, str]] = {
     "/": ("index.html", "text/html; charset=utf-8"),
     "/index.html": ("index.html", "text/html; charset=utf-8"),
     "/app.js": ("app.js", "text/javascript; charset=utf-8"),
     "/style.css": ("style.css", "text/css; charset=utf-8"),
-    "/results.json": (None, "application/json; charset=utf-8"),
 }
+DYNAMIC = ("/results.json", "/version")
 
 
 @dataclass
@@ -50,20 +53,16 @@ class _Content:
     content_type: str
 
 
-def _contents(payload: Mapping[str, Any]) -> dict[str, _Content]:
-    """Every answer the server can give, built once up front."""
-    out: dict[str, _Content] = {}
-    results = payload_json(payload).encode("utf-8")
-    for path, (name, ctype) in ROUTES.items():
-        body = results if name is None else static_text(name).encode("utf-8")
-        out[path] = _Content(body, ctype)
-    return out
+def _contents() -> dict[str, _Content]:
+    """The page's files, read once up front."""
+    return {path: _Content(static_text(name).encode("utf-8"), ctype) for path, (name, ctype) in ROUTES.items()}
 
 
 class _Handler(BaseHTTPRequestHandler):
     server_version = "goldset"
     sys_version = ""
     contents: dict[str, _Content] = {}
+    source: ResultsSource
     quiet = True
     allowed_hosts: frozenset[str] | None = None
     """Host header names accepted (without port); None accepts any (when bound beyond loopback)."""
@@ -78,6 +77,9 @@ class _Handler(BaseHTTPRequestHandler):
         # Exact lookup of the raw path (query string dropped): no decoding, no joining, no file system.
         path = self.path.split("?", 1)[0].split("#", 1)[0]
         content = self.contents.get(path)
+        if path in DYNAMIC:
+            body, version, error = self.source.current()
+            content = _Content(body if path == "/results.json" else version_body(version, error), JSON)
         if not self._host_allowed():
             body = b"403 forbidden: unexpected Host header\n"
             self.send_response(HTTPStatus.FORBIDDEN)
@@ -133,12 +135,13 @@ class _ScorecardServer6(ScorecardServer):
 
 
 def make_server(
-    payload: Mapping[str, Any], *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, quiet: bool = True
+    results: Mapping[str, Any] | ResultsSource, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, quiet: bool = True
 ) -> ScorecardServer:
-    """Bind a server for `payload` (see `results_payload`); port 0 picks a free port. Call
-    `serve_forever()` on it, or `start_in_thread`."""
+    """Bind a server for a payload (see `results_payload`) or a `ResultsFiles` source that follows its
+    files; port 0 picks a free port. Call `serve_forever()` on it, or `start_in_thread`."""
+    source = FixedResults(results) if isinstance(results, Mapping) else results
     allowed = frozenset(LOOPBACK | {host.strip("[]").lower()}) if is_loopback(host) else None
-    handler = type("Handler", (_Handler,), {"contents": _contents(payload), "quiet": quiet, "allowed_hosts": allowed})
+    handler = type("Handler", (_Handler,), {"contents": _contents(), "source": source, "quiet": quiet, "allowed_hosts": allowed})
     server_class: type[ScorecardServer] = ScorecardServer
     if ":" in host:
         server_class = _ScorecardServer6

@@ -15,6 +15,7 @@
   const PALETTE = ['#2f6fde', '#d9480f', '#2b8a3e', '#9c36b5', '#c2255c', '#0b7285', '#e67700', '#5c677d'];
   const K_BUTTONS = [1, 3, 5, 10];
   const PAGE_ROWS = 300;
+  const POLL_MS = 2000;
   const METRICS = [
     { key: 'hit', label: (k) => `hit@${k}`, json: (k) => `hit@${k}`, title: 'share of questions with a correct answer in the top k' },
     { key: 'recall', label: (k) => `recall@${k}`, json: (k) => `recall@${k}`, title: 'share of the expected answers found in the top k' },
@@ -173,7 +174,6 @@
     const slider = $('k-slider');
     slider.max = String(state.maxK);
     slider.value = String(state.k);
-    slider.addEventListener('input', () => setK(Number(slider.value)));
     syncControls();
   }
 
@@ -581,13 +581,15 @@
   }
 
   // ---------- compare ----------
-  function setupCompare() {
+  function fillCompare(first) {
     for (const id of ['cmp-a', 'cmp-b']) {
-      const select = $(id);
+      const select = clear($(id));
       for (const run of state.runs) select.append(el('option', { value: run.index, text: run.label }));
-      select.addEventListener('change', () => { state[id === 'cmp-a' ? 'cmpA' : 'cmpB'] = Number(select.value); renderCompare(); });
     }
-    state.cmpB = state.runs.length > 1 ? 1 : 0;
+    const last = state.runs.length - 1;
+    if (first) state.cmpB = Math.min(1, last);
+    state.cmpA = Math.min(state.cmpA, last);
+    state.cmpB = Math.min(state.cmpB, last);
     $('cmp-a').value = String(state.cmpA);
     $('cmp-b').value = String(state.cmpB);
   }
@@ -921,37 +923,90 @@
     box.textContent = `goldset could not show these results: ${message}`;
   }
 
-  async function start() {
-    let payload;
-    try { payload = await loadPayload(); } catch (err) { fail(err.message || String(err)); return; }
+  /** Event handlers that do not depend on the results: bound once. */
+  function bindOnce() {
+    $('k-slider').addEventListener('input', () => setK(Number($('k-slider').value)));
+    setupFilters();
+    for (const id of ['cmp-a', 'cmp-b']) {
+      $(id).addEventListener('change', () => { state[id === 'cmp-a' ? 'cmpA' : 'cmpB'] = Number($(id).value); renderCompare(); });
+    }
+    for (const b of document.querySelectorAll('#tabs [role=tab]')) b.addEventListener('click', () => showTab(b.dataset.tab));
+    document.addEventListener('keydown', onKey);
+  }
+
+  /** Show a payload; on a reload keep the reader's place (k, retriever, tab, filters, question). */
+  function apply(payload, first) {
+    const runs = buildRuns(payload.files);
+    if (!runs.length) { fail('the results contain no retriever'); return false; }
     state.files = payload.files;
-    state.runs = buildRuns(state.files);
-    if (!state.runs.length) { fail('the results contain no retriever'); return; }
+    state.runs = runs;
+    state.version = payload.version || null;
+    cache.clear();
+    state.rowsShown = null;
+    state.thresholdRun = -1;
     const depths = state.files.map((f) => f.data.depth || Math.max(1, ...(f.data.k || [10])));
     state.maxK = Math.max(1, Math.min(...depths));
-    const ks = state.files[0].data.k || [];
-    state.k = Math.min(state.maxK, ks.includes(5) ? 5 : ks.length ? ks[Math.floor(ks.length / 2)] : 5);
-    loadHash();
+    if (first) {
+      const ks = state.files[0].data.k || [];
+      state.k = Math.min(state.maxK, ks.includes(5) ? 5 : ks.length ? ks[Math.floor(ks.length / 2)] : 5);
+      loadHash();
+    } else {
+      state.k = Math.min(state.k, state.maxK);
+      state.active = Math.min(state.active, runs.length - 1);
+      if (state.selected && !runs[state.active].byId.has(state.selected)) state.selected = null;
+    }
     renderContext();
     renderControls();
     renderMetricTable();
-    setupFilters();
     refreshFilters();
-    setupCompare();
-    for (const b of document.querySelectorAll('#tabs [role=tab]')) b.addEventListener('click', () => showTab(b.dataset.tab));
-    document.addEventListener('keydown', onKey);
-    for (const id of ['loading']) $(id).hidden = true;
-    for (const id of ['controls', 'scorecard', 'tabs']) $(id).hidden = false;
-    $('foot').textContent = `goldset ${state.files[0].data.goldset_version || ''} · metrics follow trec_eval (hit = success, precision divides by k, nDCG with linear gains) · keys: [ and ] move k, Esc closes details`;
+    fillCompare(first);
     state.ready = true;
     showTab(state.tab);
     update();
+    window.goldset = {
+      state, runs, setK, version: state.version, ready: true,
+      metricsAt: (i, k) => runAt(state.runs[i], k), questionAt: (i, qid, k) => questionAt(state.runs[i].byId.get(qid), k),
+    };
+    return true;
+  }
+
+  /** Served pages follow their results files: poll the version, reload when it changes. */
+  async function poll() {
+    const live = $('live');
+    try {
+      const response = await fetch('version', { cache: 'no-store' });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      const info = await response.json();
+      if (info.version && info.version !== state.version && apply(await loadPayload(), false)) {
+        live.textContent = `results reloaded at ${new Date().toLocaleTimeString()}`;
+      }
+      live.classList.toggle('warn', Boolean(info.error));
+      if (info.error) live.textContent = `${info.error} (showing the previous results)`;
+    } catch (err) {
+      live.classList.add('warn');
+      live.textContent = 'the server is not answering: showing the last results';
+    }
+    setTimeout(poll, POLL_MS);
+  }
+
+  async function start() {
+    let payload;
+    try { payload = await loadPayload(); } catch (err) { fail(err.message || String(err)); return; }
+    bindOnce();
+    if (!apply(payload, true)) return;
+    $('loading').hidden = true;
+    for (const id of ['controls', 'scorecard', 'tabs']) $(id).hidden = false;
+    $('foot').textContent = `goldset ${state.files[0].data.goldset_version || ''} · metrics follow trec_eval (hit = success, precision divides by k, nDCG with linear gains) · keys: [ and ] move k, Esc closes details`;
     if (state.selected) {
       const row = $('q-body').querySelector(`tr[data-qid="${CSS.escape(state.selected)}"]`);
       if (row) row.scrollIntoView({ block: 'center' });
     }
-    window.goldset = { state, runs: state.runs, setK, metricsAt: (i, k) => runAt(state.runs[i], k), questionAt: (i, qid, k) => questionAt(state.runs[i].byId.get(qid), k), ready: true };
     document.body.dataset.ready = 'true';
+    const served = !$('goldset-data').textContent.trim();
+    if (served && state.version && state.version !== 'fixed') {
+      $('live').textContent = 'live: follows the results files';
+      setTimeout(poll, POLL_MS);
+    }
   }
 
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start); else start();
