@@ -358,7 +358,6 @@ def test_the_address_keeps_the_view(page: Any, served_url: str) -> None:  # noqa
 
 def test_an_open_page_follows_a_rerun_of_its_results_file(page: Any, tmp_path: Path, scorecard_dict: dict[str, Any]) -> None:  # noqa: F811
     from browser_fixtures import evaluate_tiny, overlap_search
-
     from goldset.report.scorecard import Scorecard
     from goldset.web.live import ResultsFiles
     from goldset.web.server import make_server, start_in_thread
