@@ -201,3 +201,43 @@ def test_serve_cli_prints_the_address_and_serves(results_file: Path) -> None:  #
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_results_files_are_reread_when_they_change(tmp_path: Path, scorecard_dict: dict[str, Any]) -> None:  # noqa: F811
+    from goldset.report.scorecard import Scorecard
+    from goldset.web.live import ResultsFiles
+
+    path = tmp_path / "results.json"
+    Scorecard.from_dict(scorecard_dict).save(path)
+    source = ResultsFiles([path])
+    srv = make_server(source, port=0)
+    thread = start_in_thread(srv)
+    try:
+        status, _, body = get(srv, "/version")
+        assert status == 200 and json.loads(body) == {"version": "1", "error": None}
+        assert json.loads(get(srv, "/results.json")[2])["version"] == "1"
+        changed = json.loads(json.dumps(scorecard_dict))
+        changed["retrievers"] = changed["retrievers"][:1]
+        Scorecard.from_dict(changed).save(path)
+        assert json.loads(get(srv, "/version")[2]) == {"version": "2", "error": None}
+        served = json.loads(get(srv, "/results.json")[2])
+        assert [r["name"] for r in served["files"][0]["data"]["retrievers"]] == ["bm25"]
+        path.write_text("{ broken", encoding="utf-8")
+        info = json.loads(get(srv, "/version")[2])
+        assert info["version"] == "2" and "could not reload the results" in info["error"] and "not valid JSON" in info["error"]
+        assert json.loads(get(srv, "/results.json")[2]) == served  # the last good results stay
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        thread.join(timeout=5)
+
+
+def test_a_fixed_payload_has_a_fixed_version(results_file: Path) -> None:  # noqa: F811
+    srv = make_server(results_payload([results_file]), port=0)
+    thread = start_in_thread(srv)
+    try:
+        assert json.loads(get(srv, "/version")[2]) == {"version": "fixed", "error": None}
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        thread.join(timeout=5)
