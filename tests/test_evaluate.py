@@ -146,3 +146,14 @@ def test_results_json_round_trips(tmp_path) -> None:  # type: ignore[no-untyped-
     question = data["retrievers"][0]["questions"][0]
     assert set(question) >= {"id", "off_topic", "rank", "top"}
     assert Scorecard.load(path).to_dict() == card.to_dict()
+
+
+def test_bm25_options_in_the_spec_reach_the_factory() -> None:
+    docs = {"a.md": Document("a.md", "she runs daily"), "b.md": Document("b.md", "run fast")}
+    golden = GoldenSet([Question("q", "running", {"a.md": 1})])
+    card = evaluate(["bm25", "bm25?stem=none"], golden, corpus=Corpus(docs), k=(1,), stats=False)
+    stemmed, plain = card.retrievers
+    assert plain.name == "bm25?stem=none"
+    # stemmed, "running", "runs" and "run" are one term; unstemmed, no document shares a token
+    assert sorted(h.id for h in stemmed.questions[0].top) == ["a.md", "b.md"]
+    assert plain.questions[0].top == []

@@ -15,6 +15,7 @@ corpus is the job of a factory registered under a spec prefix:
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,7 +71,9 @@ def build_retriever(spec: str, ctx: BuildContext) -> Retriever:
     """Build the retriever a CLI spec names, reusing one already built in `ctx`."""
     if spec in ctx.built:
         return ctx.built[spec]
-    prefix, _, rest = spec.partition(":")
+    prefix = re.split(r"[:?]", spec, maxsplit=1)[0]
+    rest = spec[len(prefix) :]
+    rest = rest[1:] if rest.startswith(":") else rest  # `bm25?k1=1.2` keeps its `?options`
     if prefix in _FACTORIES:
         factory = _load(_FACTORIES[prefix])
         retriever = factory(rest, ctx)
