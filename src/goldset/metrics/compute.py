@@ -19,7 +19,7 @@ vectors and against pytrec_eval:
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -83,25 +83,37 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+def _questions(qrels: Qrels, qids: Sequence[str] | None) -> Iterable[tuple[str, Mapping[str, int] | None]]:
+    """(question id, its judgments) in `qids` order, or the qrels' own order without a lookup each."""
+    return qrels.items() if qids is None else ((q, qrels.get(q)) for q in qids)
+
+
 def judge_scores(
-    qrels: Qrels, run: RunDict, qids: Sequence[str], *, level: int = RELEVANCE_LEVEL, all_judged: bool = False
+    qrels: Qrels,
+    run: RunDict,
+    qids: Sequence[str] | None = None,
+    *,
+    level: int = RELEVANCE_LEVEL,
+    all_judged: bool = False,
 ) -> Judged:
     """Locate the judged documents of each question in a run of scores (ranked by `goldset.ranking`).
 
-    With `all_judged`, judged non-relevant documents are located too (bpref and trec measures need
-    them); otherwise only documents with a positive judgment.
+    Questions are `qids` (default: the qrels' ids, in order). With `all_judged`, judged
+    non-relevant documents are located too (bpref and trec measures need them); otherwise only
+    documents with a positive judgment.
     """
-    floor = 0 if all_judged else min(level, 1)
+    floor = min(level, 0) if all_judged else min(level, 1)
+    judgments = _Judgments()
     rows: list[Mapping[str, float]] = []
     row_q: list[int] = []
     t_row: list[int] = []
     found: list[tuple[str, float, int]] = []
     num_ret: list[int] = []
     with gc_paused():
-        for i, qid in enumerate(qids):
-            docs = run.get(qid) or {}
-            num_ret.append(len(docs))
-            judged = qrels.get(qid)
+        for i, (qid, judged) in enumerate(_questions(qrels, qids)):
+            judgments.add(judged)
+            docs = run.get(qid)
+            num_ret.append(len(docs) if docs else 0)
             if not docs or not judged:
                 continue
             hits = [(d, s, r) for d, r in judged.items() if r >= floor and (s := docs.get(d)) is not None]
@@ -114,21 +126,22 @@ def judge_scores(
         scores = np.asarray(t_score, dtype=np.float64)
         if np.isnan(scores).any():
             bad = int(np.flatnonzero(np.isnan(scores))[0])
+            qid = (list(qrels) if qids is None else qids)[row_q[t_row[bad]]]
             raise InputError(
-                f"question {qids[row_q[t_row[bad]]]!r}: document {t_id[bad]!r} has score NaN",
+                f"question {qid!r}: document {t_id[bad]!r} has score NaN",
                 value=t_id[bad],
                 hint="give every result a real number as its score",
             )
         target_row = np.asarray(t_row, dtype=np.int64)
         ranks = ranks_within(rows, target_row, t_id, scores)
     t_q = np.asarray(row_q, dtype=np.int64)[target_row]
-    return _assemble(qrels, qids, level, num_ret, t_q, ranks, t_rel, all_judged)
+    return judgments.assemble(level, num_ret, t_q, ranks, t_rel)
 
 
 def judge_ranked(
     qrels: Qrels,
     rankings: Mapping[str, Sequence[str]],
-    qids: Sequence[str],
+    qids: Sequence[str] | None = None,
     *,
     level: int = RELEVANCE_LEVEL,
     all_judged: bool = False,
@@ -138,16 +151,17 @@ def judge_ranked(
     A repeated id counts at its first position only (`list.index`); later copies are non-relevant
     but still take up a rank, as in the list the user saw.
     """
-    floor = 0 if all_judged else min(level, 1)
+    floor = min(level, 0) if all_judged else min(level, 1)
+    judgments = _Judgments()
     t_q: list[int] = []
     t_rank: list[int] = []
     t_rel: list[int] = []
     num_ret: list[int] = []
     with gc_paused():
-        for i, qid in enumerate(qids):
+        for i, (qid, judged) in enumerate(_questions(qrels, qids)):
+            judgments.add(judged)
             ranking = rankings.get(qid) or ()
             num_ret.append(len(ranking))
-            judged = qrels.get(qid)
             if not ranking or not judged:
                 continue
             ids = ranking if isinstance(ranking, list) else list(ranking)
@@ -156,58 +170,54 @@ def judge_ranked(
                     t_q.append(i)
                     t_rank.append(ids.index(d) + 1)
                     t_rel.append(r)
-    return _assemble(qrels, qids, level, num_ret, t_q, np.asarray(t_rank, dtype=np.int64), t_rel, all_judged)
+    return judgments.assemble(level, num_ret, t_q, np.asarray(t_rank, dtype=np.int64), t_rel)
 
 
-def _assemble(
-    qrels: Qrels,
-    qids: Sequence[str],
-    level: int,
-    num_ret: list[int],
-    t_q: Sequence[int] | np.ndarray,
-    ranks: np.ndarray,
-    t_rel: Sequence[int],
-    all_judged: bool,
-) -> Judged:
-    n = len(qids)
-    gains: list[int] = []
-    counts: list[int] = []
-    num_rel: list[int] = []
-    num_nonrel: list[int] = []
-    empty: Mapping[str, int] = {}
-    for qid in qids:
-        judged = qrels.get(qid) or empty
-        positive = [v for v in judged.values() if v > 0]
-        gains.extend(positive)
-        counts.append(len(positive))
-        if level != 1:
-            num_rel.append(sum(1 for v in judged.values() if v >= level))
-        if all_judged:
-            num_nonrel.append(sum(1 for v in judged.values() if 0 <= v < level))
-    if level == 1:
-        num_rel = counts
-    if not all_judged:
-        num_nonrel = [0] * n
-    q = np.asarray(t_q, dtype=np.int64)
-    rel = np.asarray(t_rel, dtype=np.float64)
-    order = np.lexsort((ranks, q))
-    ideal_q = np.repeat(np.arange(n, dtype=np.int64), np.asarray(counts, dtype=np.int64))
-    ideal_gain = np.asarray(gains, dtype=np.float64)
-    ideal_order = np.lexsort((-ideal_gain, ideal_q))
-    ideal_q, ideal_gain = ideal_q[ideal_order], ideal_gain[ideal_order]
-    return Judged(
-        n=n,
-        level=level,
-        num_ret=np.asarray(num_ret, dtype=np.int64),
-        num_rel=np.asarray(num_rel, dtype=np.int64),
-        num_nonrel=np.asarray(num_nonrel, dtype=np.int64),
-        q=q[order],
-        rank=ranks[order],
-        rel=rel[order],
-        ideal_q=ideal_q,
-        ideal_gain=ideal_gain,
-        ideal_pos=_position_in_group(ideal_q, n),
-    )
+class _Judgments:
+    """Every judgment value, question by question, gathered with `list.extend` (no Python per value);
+    R, N and the ideal gains then come from numpy."""
+
+    def __init__(self) -> None:
+        self.values: list[float] = []
+        self.lens: list[int] = []
+
+    def add(self, judged: Mapping[str, int] | None) -> None:
+        if judged:
+            self.values.extend(judged.values())
+            self.lens.append(len(judged))
+        else:
+            self.lens.append(0)
+
+    def assemble(
+        self,
+        level: int,
+        num_ret: list[int],
+        t_q: Sequence[int] | np.ndarray,
+        ranks: np.ndarray,
+        t_rel: Sequence[float],
+    ) -> Judged:
+        n = len(self.lens)
+        values = np.asarray(self.values, dtype=np.float64)
+        owner = np.repeat(np.arange(n, dtype=np.int64), np.asarray(self.lens, dtype=np.int64))
+        positive = values > 0
+        ideal_q, ideal_gain = owner[positive], values[positive]
+        ideal_order = np.lexsort((-ideal_gain, ideal_q))  # by question, then decreasing gain
+        ideal_q, ideal_gain = ideal_q[ideal_order], ideal_gain[ideal_order]
+        q = np.asarray(t_q, dtype=np.int64)
+        order = np.lexsort((ranks, q))
+        return Judged(
+            n=n,
+            level=level,
+            num_ret=np.asarray(num_ret, dtype=np.int64),
+            num_rel=np.bincount(owner[values >= level], minlength=n),
+            num_nonrel=np.bincount(owner[(values >= 0) & (values < level)], minlength=n),
+            q=q[order],
+            rank=ranks[order],
+            rel=np.asarray(t_rel, dtype=np.float64)[order],
+            ideal_q=ideal_q,
+            ideal_gain=ideal_gain,
+            ideal_pos=_position_in_group(ideal_q, n),
+        )
 
 
 def _position_in_group(q: np.ndarray, n: int) -> np.ndarray:
@@ -316,8 +326,7 @@ def evaluate_ranked(
     `qids` defaults to the qrels' question ids in order. A question missing from `rankings`, or with
     no relevant document, scores 0; nothing is dropped.
     """
-    ids = list(qrels) if qids is None else list(qids)
-    return compute(judge_ranked(qrels, rankings, ids), metrics)
+    return compute(judge_ranked(qrels, rankings, qids), metrics)
 
 
 def evaluate_scores(
@@ -332,5 +341,4 @@ def evaluate_scores(
     One float64 array per metric, aligned with `qids` (default: the qrels' question ids in order).
     A question missing from `run`, or with no relevant document, scores 0; nothing is dropped.
     """
-    ids = list(qrels) if qids is None else list(qids)
-    return compute(judge_scores(qrels, run, ids), metrics)
+    return compute(judge_scores(qrels, run, qids), metrics)
