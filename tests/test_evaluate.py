@@ -151,7 +151,7 @@ def test_results_json_round_trips(tmp_path) -> None:  # type: ignore[no-untyped-
 def test_bm25_options_in_the_spec_reach_the_factory() -> None:
     docs = {"a.md": Document("a.md", "she runs daily"), "b.md": Document("b.md", "run fast")}
     golden = GoldenSet([Question("q", "running", {"a.md": 1})])
-    card = evaluate(["bm25", "bm25?stem=none"], golden, corpus=Corpus(docs), k=(1,), stats=False)
+    card = evaluate(["bm25", "bm25?stem=none"], golden, corpus=Corpus(docs), k=(1, 5), stats=False)
     stemmed, plain = card.retrievers
     assert plain.name == "bm25?stem=none"
     # stemmed, "running", "runs" and "run" are one term; unstemmed, no document shares a token
