@@ -183,7 +183,7 @@ MEASURES: dict[str, TrecMeasure] = {
         TrecMeasure("iprec_at_recall", _iprec, _RECALL_POINTS, integer_params=False),
         TrecMeasure("P", _cuts(engine.precision), _CUTS),
         TrecMeasure("recall", _cuts(engine.recall), _CUTS),
-        TrecMeasure("Rprec_mult", _rprec_mult, (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), False),
+        TrecMeasure("Rprec_mult", _rprec_mult, (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), integer_params=False),
         TrecMeasure("11pt_avg", _11pt, _RECALL_POINTS, integer_params=False, single_value=True),
         TrecMeasure("ndcg", _single(engine.ndcg)),
         TrecMeasure("ndcg_cut", _cuts(engine.ndcg), _CUTS),
@@ -228,6 +228,8 @@ NICKNAMES: dict[str, list[str]] = {
             "set_map", "set_F"],
 }  # fmt: skip
 """trec_eval's measure families (`measures.c`), restricted to the measures goldset computes."""
+_FAMILY_GAPS = {"all_trec": sorted(NOT_COMPUTED), "set": ["utility"]}
+"""Members of a family that goldset leaves out, named on stderr when the family is asked for."""
 
 
 # --- -m parsing -----------------------------------------------------------------------------------
@@ -254,8 +256,8 @@ def parse_measures(specs: Sequence[str]) -> MeasureRequest:
         if name in NICKNAMES and not dot:
             for member in NICKNAMES[name]:
                 request.params.setdefault(member, None)
-            if name == "all_trec":
-                request.skipped.extend(sorted(NOT_COMPUTED))
+            if name in _FAMILY_GAPS:
+                request.skipped.extend(m for m in _FAMILY_GAPS[name] if m not in request.skipped)
             continue
         if name in SUMMARY_ONLY and not dot:
             request.params.setdefault(name, None)
