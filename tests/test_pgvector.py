@@ -401,3 +401,13 @@ def test_hnsw_returns_more_than_ef_search_rows(production_dsn: str) -> None:
         got, scores = index.search(vectors[:1], top_k=1200)
     assert len(got[0]) == 1200 and len(set(got[0])) == 1200
     assert np.all(np.diff(scores[0]) <= 0)
+
+
+def test_a_read_only_database_is_a_clear_error(pg_server: str) -> None:
+    with psycopg.connect(pg_server, autocommit=True) as admin:
+        admin.execute("DROP DATABASE IF EXISTS replica")
+        admin.execute("CREATE DATABASE replica")
+        admin.execute("ALTER DATABASE replica SET default_transaction_read_only = on")
+    dsn = pg_server.replace("/postgres?", "/replica?")
+    with pytest.raises(InputError, match=r"the database is read-only .*\n  hint: point the DSN at the primary"):
+        PgVectorIndex(dsn)

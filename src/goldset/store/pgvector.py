@@ -149,6 +149,12 @@ class PgVectorIndex:
                 hint="leave the schema option out to get a fresh unique schema; drop a leftover "
                 "goldset_eval_ schema by hand once you have checked it is one",
             ) from None
+        except psycopg.errors.ReadOnlySqlTransaction:
+            raise InputError(
+                "the database is read-only (a hot standby or default_transaction_read_only)",
+                hint="point the DSN at the primary, or at a copy of the database, with a role that may "
+                "create schemas",
+            ) from None
         except psycopg.errors.InsufficientPrivilege as exc:
             raise InputError(
                 f"the database user may not create schemas: {exc}",
@@ -190,6 +196,12 @@ class PgVectorIndex:
                 f"the database user may not create the pgvector extension: {exc}",
                 hint="ask an administrator to run CREATE EXTENSION vector; in this database",
             ) from None
+        except psycopg.errors.DuplicateObject:
+            # Another session enabled pgvector a moment ago: use theirs, create nothing.
+            row = self._conn.execute(query).fetchone()
+            if row is None:
+                raise
+            return str(row[0])
         self._ledger.record("extension", "vector")
         return self.schema
 
