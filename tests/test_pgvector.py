@@ -411,3 +411,18 @@ def test_a_read_only_database_is_a_clear_error(pg_server: str) -> None:
     dsn = pg_server.replace("/postgres?", "/replica?")
     with pytest.raises(InputError, match=r"the database is read-only .*\n  hint: point the DSN at the primary"):
         PgVectorIndex(dsn)
+
+
+def test_pgvector_in_an_oddly_named_schema_is_used_where_it_is(pg_server: str) -> None:
+    with psycopg.connect(pg_server, autocommit=True) as admin:
+        admin.execute("DROP DATABASE IF EXISTS odd")
+        admin.execute("CREATE DATABASE odd")
+    dsn = pg_server.replace("/postgres?", "/odd?")
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute('CREATE SCHEMA "Shared Ext"')
+        conn.execute('CREATE EXTENSION vector SCHEMA "Shared Ext"')
+    before = snapshot(dsn)
+    with PgVectorIndex(dsn) as index:
+        index.add(["x", "y"], np.eye(2, dtype=np.float32))
+        assert index.search(np.eye(2, dtype=np.float32)[1:], top_k=1)[0] == [["y"]]
+    assert snapshot(dsn) == before

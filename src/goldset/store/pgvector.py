@@ -102,7 +102,8 @@ class PgVectorIndex:
         try:
             self._create_schema()
             ext_schema = self._ensure_extension(create_extension)
-            path = self.schema if ext_schema == self.schema else f"{self.schema},{ext_schema}"
+            schemas = dict.fromkeys([self.schema, ext_schema])  # pgvector may live in any schema name
+            path = ", ".join('"' + name.replace('"', '""') + '"' for name in schemas)
             # Session setting only: unqualified `vector` and its operators resolve in these schemas.
             self._conn.execute("SELECT set_config('search_path', %s, false)", (path,))
             self._register_vector_dumper()
