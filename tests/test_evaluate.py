@@ -157,3 +157,45 @@ def test_bm25_options_in_the_spec_reach_the_factory() -> None:
     # stemmed, "running", "runs" and "run" are one term; unstemmed, no document shares a token
     assert sorted(h.id for h in stemmed.questions[0].top) == ["a.md", "b.md"]
     assert plain.questions[0].top == []
+
+
+class _ClosingProbe:
+    """A retriever that records whether evaluate() closed it."""
+
+    instances: list[_ClosingProbe] = []
+
+    def __init__(self, fail: bool) -> None:
+        self.name = "probe"
+        self.fail = fail
+        self.closed = False
+        _ClosingProbe.instances.append(self)
+
+    def search(self, queries, *, top_k):  # type: ignore[no-untyped-def]
+        from goldset.run import Run
+
+        if self.fail:
+            raise KeyboardInterrupt  # not an Exception: escapes the per-question isolation
+        return Run(self.name, {q: [("a.md", 1.0)] for q in queries})
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def _probe_build(rest: str, ctx):  # type: ignore[no-untyped-def]
+    return _ClosingProbe(fail=rest == "fail")
+
+
+@pytest.mark.parametrize("spec", ["probe", "probe:fail"])
+def test_evaluate_closes_the_retrievers_it_built_even_when_interrupted(spec: str) -> None:
+    from goldset.retrievers import register
+
+    register("probe", f"{__name__}:_probe_build")
+    _ClosingProbe.instances.clear()
+    corpus = Corpus({"a.md": Document("a.md", "alpha")})
+    golden = GoldenSet([Question("q", "alpha", {"a.md": 1})])
+    if spec == "probe:fail":
+        with pytest.raises(KeyboardInterrupt):
+            evaluate(spec, golden, corpus=corpus, stats=False)
+    else:
+        evaluate(spec, golden, corpus=corpus, stats=False)
+    assert [p.closed for p in _ClosingProbe.instances] == [True]

@@ -83,11 +83,14 @@ def evaluate(
     named = _named(retrievers)
     doc_of = {p.id: p.doc_id for p in passages}
     results = []
-    for name, spec in named.items():
-        started = time.perf_counter()
-        retriever = _build(spec, name, ctx, corpus, progress)
-        run = _search_isolating_errors(retriever, golden_set, depth, progress)
-        results.append(_score(name, run, golden_set, metric_list, level, doc_of, ks[-1], time.perf_counter() - started))
+    try:
+        for name, spec in named.items():
+            started = time.perf_counter()
+            retriever = _build(spec, name, ctx, corpus, progress)
+            run = _search_isolating_errors(retriever, golden_set, depth, progress)
+            results.append(_score(name, run, golden_set, metric_list, level, doc_of, ks[-1], time.perf_counter() - started))
+    finally:
+        _close_built(ctx)
     snippets = _snippets(results, passages)
     card = Scorecard(
         retrievers=results,
@@ -168,6 +171,14 @@ def _build(spec: RetrieverLike, name: str, ctx: BuildContext, corpus: Corpus | N
     if callable(spec):
         return FunctionRetriever(spec, name=name)
     raise InputError(f"cannot use {spec!r} as a retriever", hint="pass a Retriever, a search_fn(question, k) or a spec string")
+
+
+def _close_built(ctx: BuildContext) -> None:
+    """Close what this evaluation built (a pgvector index drops its eval schema), even after an error."""
+    for retriever in ctx.built.values():
+        close = getattr(retriever, "close", None)
+        if callable(close):
+            close()
 
 
 def _search_isolating_errors(retriever: Retriever, golden: GoldenSet, depth: int, progress: bool) -> Run:
