@@ -107,7 +107,9 @@ def judge_scores(
     rows: list[Mapping[str, float]] = []
     row_q: list[int] = []
     t_row: list[int] = []
-    found: list[tuple[str, float, int]] = []
+    t_id: list[str] = []
+    t_score: list[float] = []
+    t_rel: list[int] = []
     num_ret: list[int] = []
     with gc_paused():
         for i, (qid, judged) in enumerate(_questions(qrels, qids)):
@@ -116,13 +118,15 @@ def judge_scores(
             num_ret.append(len(docs) if docs else 0)
             if not docs or not judged:
                 continue
-            hits = [(d, s, r) for d, r in judged.items() if r >= floor and (s := docs.get(d)) is not None]
+            # Flat lists, no tuple per hit: surviving tuples would cost a GC pass over them later.
+            hits = [d for d, r in judged.items() if r >= floor and d in docs]
             if hits:
                 t_row.extend([len(rows)] * len(hits))
                 rows.append(docs)
                 row_q.append(i)
-                found.extend(hits)
-        t_id, t_score, t_rel = zip(*found, strict=True) if found else ((), (), ())
+                t_id.extend(hits)
+                t_score.extend(map(docs.__getitem__, hits))
+                t_rel.extend(map(judged.__getitem__, hits))
         scores = np.asarray(t_score, dtype=np.float64)
         if np.isnan(scores).any():
             bad = int(np.flatnonzero(np.isnan(scores))[0])
