@@ -22,6 +22,7 @@ import gc
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -59,6 +60,10 @@ class Judged:
 
     def relevant(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(question, rank, j) of each retrieved relevant document; j is 1 for a question's first."""
+        return self._relevant
+
+    @cached_property
+    def _relevant(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         keep = self.rel >= self.level
         q, rank = self.q[keep], self.rank[keep]
         return q, rank, _position_in_group(q, self.n) + 1
