@@ -5,6 +5,7 @@ it is an independent reference for every value."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,7 +13,7 @@ import pytrec_eval
 
 from goldset.metrics.compute import evaluate_ranked, evaluate_scores
 from goldset.metrics.definitions import Metric
-from goldset.metrics.trec import evaluate_trec, parse_measures
+from goldset.metrics.trec import evaluate_trec, parse_measures, read_qrels, read_run
 from goldset.ranking import ranked
 
 KS = (1, 3, 5, 10, 20)
@@ -115,3 +116,27 @@ def test_trec_measures_equal_pytrec_eval(ties: bool) -> None:
 
 def _reference_all(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
     return dict(pytrec_eval.RelevanceEvaluator(qrels, set(TREC_MEASURES)).evaluate(run))
+
+
+def test_graded_trec_vectors_equal_pytrec_eval() -> None:
+    # trec_eval's own graded qrels (levels -1..4) with its test run: real data, real ties.
+    data = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "trec_eval"
+    qrels, (run, _) = read_qrels(data / "qrels.rel_level"), read_run(data / "results.test")
+    assert {v for docs in qrels.values() for v in docs.values()} == {-1, 0, 1, 2, 3, 4}
+    reference = _reference_all(qrels, run)
+    report = evaluate_trec(qrels, run, parse_measures(TREC_MEASURES))
+    checked = 0
+    for name, _, values in report.rows:
+        if name.startswith("iprec_at_recall_"):
+            continue  # trec_eval 9 vs 10 rounding of recall points, see test_trec_measures_equal_pytrec_eval
+        for t, topic in enumerate(report.topics):
+            assert values[t] == pytest.approx(reference[topic][name], abs=1e-12), (name, topic)
+            checked += 1
+    assert checked > 200
+    metrics = [Metric("ndcg", 10), Metric("ndcg", 100), Metric("map"), Metric("rprec"), Metric("mrr")]
+    values = evaluate_scores(qrels, run, metrics, qids=report.topics)
+    names = {Metric("ndcg", 10): "ndcg_cut_10", Metric("ndcg", 100): "ndcg_cut_100", Metric("map"): "map",
+             Metric("rprec"): "Rprec", Metric("mrr"): "recip_rank"}  # fmt: skip
+    for metric, name in names.items():
+        expected = [reference[t][name] for t in report.topics]
+        np.testing.assert_allclose(values[metric], expected, rtol=0, atol=1e-12)
