@@ -110,6 +110,9 @@ class CrossEncoderScorer:
             st = require("sentence_transformers", extra="st", purpose="the cross-encoder reranker",
                          package="sentence-transformers")
             require("torch", extra="st", purpose="the cross-encoder reranker").set_num_threads(threads())
+            from goldset.retrievers.encoders.st import quiet_transformers
+
+            quiet_transformers()
             self._model = st.CrossEncoder(str(self.folder), device="cpu", local_files_only=True)
         pairs = [(q, passage_text(p)) for q, passages in items for p in passages]
         flat = np.asarray(self._model.predict(pairs, batch_size=self.batch_size, show_progress_bar=False), dtype=np.float64)

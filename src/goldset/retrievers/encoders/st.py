@@ -7,6 +7,7 @@ the folder is renamed into place under a lock, so two runs at once unpack it onl
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -55,6 +56,7 @@ class SentenceTransformerEncoder(BatchedEncoder):
         torch = require("torch", extra="st", purpose="sentence-transformers")
         torch.set_num_threads(threads())
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        quiet_transformers()
         self._model = st.SentenceTransformer(str(self.folder), device="cpu", local_files_only=True)
         get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         self.dim = int(get_dim())
@@ -65,6 +67,14 @@ class SentenceTransformerEncoder(BatchedEncoder):
             texts, batch_size=len(texts), convert_to_numpy=True, normalize_embeddings=False, show_progress_bar=False
         )
         return np.asarray(vectors, dtype=np.float32)
+
+
+def quiet_transformers() -> None:
+    # transformers draws a "Loading weights" bar per model load; goldset draws its own progress.
+    with contextlib.suppress(ImportError, AttributeError):
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
 
 
 def folder_identity(folder: Path) -> dict[str, object]:
