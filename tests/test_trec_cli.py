@@ -147,3 +147,14 @@ def test_topics_may_come_in_any_order(tmp_path: Path, capsys) -> None:
     run = "1 Q0 b 1 2.0 x\n2 Q0 x 1 1.0 x\n1 Q0 a 1 3.0 x\n"
     _, table, _ = _run(capsys, "-q", "-m", "num_ret", *_files(tmp_path, run=run))
     assert table == {("num_ret", "1"): "2", ("num_ret", "2"): "1", ("num_ret", "all"): "3"}
+
+
+def test_relstring_and_utility(tmp_path: Path, capsys) -> None:
+    run = RUN + "2 Q0 y 1 5.0 mine\n2 Q0 unjudged 2 4.0 mine\n2 Q0 x 3 3.0 mine\n"
+    _, table, _ = _run(capsys, "-q", "-m", "relstring", "-m", "utility", *_files(tmp_path, run=run))
+    # Topic 2: y is judged -1 ("in the pool, unjudged": '.'), the next is not judged at all ('-').
+    assert table == {
+        ("relstring", "1"): "'102'", ("utility", "1"): "1.0000",
+        ("relstring", "2"): "'.-1'", ("utility", "2"): "-1.0000",
+        ("utility", "all"): "0.0000",
+    }  # fmt: skip

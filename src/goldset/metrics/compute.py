@@ -19,6 +19,7 @@ vectors and against pytrec_eval:
 from __future__ import annotations
 
 import gc
+import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -103,11 +104,11 @@ def judge_scores(
 ) -> Judged:
     """Locate the judged documents of each question in a run of scores (ranked by `goldset.ranking`).
 
-    Questions are `qids` (default: the qrels' ids, in order). With `all_judged`, judged
-    non-relevant documents are located too (bpref and trec measures need them); otherwise only
-    documents with a positive judgment.
+    Questions are `qids` (default: the qrels' ids, in order). With `all_judged`, every judged
+    document is located, non-relevant and negative ("unjudged") ones too (bpref, relstring and
+    other trec measures need them); otherwise only documents with a positive judgment.
     """
-    floor = min(level, 0) if all_judged else min(level, 1)
+    floor = -math.inf if all_judged else min(level, 1)
     judgments = _Judgments()
     rows: list[Mapping[str, float]] = []
     row_q: list[int] = []
@@ -160,7 +161,7 @@ def judge_ranked(
     A repeated id counts at its first position only (`list.index`); later copies are non-relevant
     but still take up a rank, as in the list the user saw.
     """
-    floor = min(level, 0) if all_judged else min(level, 1)
+    floor = -math.inf if all_judged else min(level, 1)
     judgments = _Judgments()
     t_q: list[int] = []
     t_rank: list[int] = []

@@ -121,6 +121,32 @@ def _set_f(j: Judged, params: Params) -> list[np.ndarray]:
     return [engine.ratio((beta + 1.0) * p * r, beta * p + r)]
 
 
+def _utility(j: Judged, p: Params) -> list[np.ndarray]:
+    """utility (`m_utility.c`): p1 * rel_ret + p2 * nonrel_ret + p3 * rel_not_ret (+ p4 * the rest of
+    a collection of unknown size, taken as 0 as trec_eval does without -N); defaults 1, -1, 0, 0."""
+    if len(p) != 4:
+        raise InputError("utility takes 4 coefficients", value=p, hint="like -m utility.1,-1,0,0")
+    rel_ret, ret, rel = _set_measures(j)
+    return [p[0] * rel_ret + p[1] * (ret - rel_ret) + p[2] * (rel - rel_ret) + p[3] * (rel_ret - ret - rel)]
+
+
+def _relstring(j: Judged, p: Params) -> list[np.ndarray]:
+    """relstring (`m_relstring.c`): the judgments of the first N (10) results as characters: the digit
+    for 0-9, '>' above 9, '.' for a negative ("unjudged") judgment, '-' for a document not judged."""
+    width = int(p[0])
+    chars = np.full((j.n, max(width, 1)), ord("-"), dtype=np.uint8)
+    top = j.rank <= width
+    rel = j.rel[top]
+    codes = np.where(rel > 9, ord(">"), np.where(rel >= 0, ord("0") + np.clip(rel, 0, 9), ord(".")))
+    chars[j.q[top], j.rank[top] - 1] = codes.astype(np.uint8)
+    lengths = np.minimum(j.num_ret, width)
+    return [np.array([row[:n].tobytes().decode() for row, n in zip(chars, lengths, strict=True)], dtype=object)]
+
+
+def _gm_bpref(j: Judged, p: Params) -> list[np.ndarray]:
+    return [np.log(np.maximum(_bpref(j, p)[0], MIN_GEO_MEAN))]
+
+
 def _cuts(kernel: Callable[[Judged, int], np.ndarray]) -> Calc:
     return lambda j, cuts: [kernel(j, int(k)) for k in cuts]
 
@@ -139,7 +165,8 @@ class TrecMeasure:
     """Default cut-offs (P, ndcg_cut, ...) or recall points; None for a measure without them."""
     integer_params: bool = True
     value: str = "float"
-    """`float` (printed %6.4f), `long` (printed %ld, summed over topics), `gm` (geometric mean, summary only)."""
+    """`float` (printed %6.4f), `long` (printed %ld, summed over topics), `gm` (geometric mean, summary
+    only), `string` (relstring: per topic only)."""
     single_value: bool = False
     """Parameters feed one value (11pt_avg, set_F) instead of one value per parameter."""
 
@@ -182,8 +209,11 @@ MEASURES: dict[str, TrecMeasure] = {
         TrecMeasure("recip_rank", _single(engine.reciprocal_rank)),
         TrecMeasure("iprec_at_recall", _iprec, _RECALL_POINTS, integer_params=False),
         TrecMeasure("P", _cuts(engine.precision), _CUTS),
+        TrecMeasure("relstring", _relstring, (10.0,), integer_params=False, value="string", single_value=True),
         TrecMeasure("recall", _cuts(engine.recall), _CUTS),
+        TrecMeasure("gm_bpref", _gm_bpref, value="gm"),
         TrecMeasure("Rprec_mult", _rprec_mult, (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), integer_params=False),
+        TrecMeasure("utility", _utility, (1.0, -1.0, 0.0, 0.0), integer_params=False, single_value=True),
         TrecMeasure("11pt_avg", _11pt, _RECALL_POINTS, integer_params=False, single_value=True),
         TrecMeasure("ndcg", _single(engine.ndcg)),
         TrecMeasure("ndcg_cut", _cuts(engine.ndcg), _CUTS),
@@ -217,18 +247,18 @@ SUMMARY_ONLY = ("runid", "num_q")
 """Printed in the summary only: the run's tag and the number of topics averaged."""
 TREC_ORDER = ["runid", "num_q", *MEASURES]
 NOT_COMPUTED = frozenset(
-    {"infAP", "gm_bpref", "utility", "binG", "G", "dcg", "ideal_dcg", "ndcg_rel", "Rndcg", "relstring"}
+    {"infAP", "binG", "G", "dcg", "ideal_dcg", "ndcg_rel", "Rndcg"}
 )
 """trec_eval measures in `all_trec` that goldset does not compute (yet); skipped with a note."""
 NICKNAMES: dict[str, list[str]] = {
     "official": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
                  "recip_rank", "iprec_at_recall", "P"],
     "all_trec": TREC_ORDER,
-    "set": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "set_P", "set_recall", "set_relative_P",
-            "set_map", "set_F"],
+    "set": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+            "set_relative_P", "set_map", "set_F"],
 }  # fmt: skip
 """trec_eval's measure families (`measures.c`), restricted to the measures goldset computes."""
-_FAMILY_GAPS = {"all_trec": sorted(NOT_COMPUTED), "set": ["utility"]}
+_FAMILY_GAPS = {"all_trec": sorted(NOT_COMPUTED)}
 """Members of a family that goldset leaves out, named on stderr when the family is asked for."""
 
 
@@ -324,6 +354,8 @@ class TrecReport:
                 out.append((name, str(len(self.topics))))
             elif kind == "long":
                 out.append((name, str(int(values.sum()))))
+            elif kind == "string":
+                continue
             elif kind == "gm":
                 out.append((name, _f4(math.exp(values.mean()) if len(values) else 0.0)))
             else:
@@ -333,15 +365,23 @@ class TrecReport:
     def per_topic(self) -> list[tuple[str, str, str]]:
         """(name, topic, formatted value) for -q: topic by topic, measures in print order."""
         out: list[tuple[str, str, str]] = []
-        shown = [(n, k, v) for n, k, v in self.rows if k in ("float", "long")]
+        shown = [(n, k, v) for n, k, v in self.rows if k in ("float", "long", "string")]
         for t, topic in enumerate(self.topics):
             for name, kind, values in shown:
-                out.append((name, topic, str(int(values[t])) if kind == "long" else _f4(values[t])))
+                out.append((name, topic, _format(kind, values[t])))
         return out
 
     def lines(self, per_query: bool = False) -> list[str]:
         head = [f"{n:<22s}\t{t}\t{v}" for n, t, v in self.per_topic()] if per_query else []
         return head + [f"{n:<22s}\tall\t{v}" for n, v in self.summary()]
+
+
+def _format(kind: str, value: object) -> str:
+    if kind == "long":
+        return str(int(value))  # type: ignore[call-overload]
+    if kind == "string":
+        return f"'{value}'"
+    return _f4(value)  # type: ignore[arg-type]
 
 
 def _f4(value: float) -> str:
