@@ -107,7 +107,7 @@ def test_missing_file_and_no_common_topic(tmp_path: Path, capsys) -> None:
 
 @pytest.mark.parametrize(
     ("spec", "message"),
-    [("ndgc_cut.10", "unknown trec_eval measure 'ndgc_cut'"), ("infAP", "'infAP' is not computed by goldset"),
+    [("ndgc_cut.10", "unknown trec_eval measure 'ndgc_cut'"), ("ndcg_rel", "'ndcg_rel' is not computed by goldset"),
      ("P.0", "must be positive integers"), ("P.5,5", "duplicate cut-offs"), ("map.3", "takes no parameters"),
      ("P.five", "cannot read the parameters")],
 )  # fmt: skip

@@ -17,9 +17,9 @@ EPILOG = """\
 measures (-m, repeatable; trec_eval's syntax: NAME or NAME.PARAM[,PARAM...]):
   families   official (the default), all_trec, set
   measures   runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank
-             iprec_at_recall P relstring recall gm_bpref Rprec_mult utility 11pt_avg ndcg
-             ndcg_cut map_cut relative_P success set_P set_relative_P set_recall set_map set_F
-             num_nonrel_judged_ret
+             iprec_at_recall P relstring recall infAP gm_bpref Rprec_mult utility 11pt_avg
+             binG ndcg ndcg_cut map_cut relative_P success set_P set_relative_P set_recall
+             set_map set_F num_nonrel_judged_ret rbp rbp_resid unj
 examples:
   goldset trec qrels.txt run.txt
   goldset trec -q -m map -m ndcg_cut.10 -m P.5,10 qrels.txt run.txt

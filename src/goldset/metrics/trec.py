@@ -143,6 +143,75 @@ def _relstring(j: Judged, p: Params) -> list[np.ndarray]:
     return [np.array([row[:n].tobytes().decode() for row, n in zip(chars, lengths, strict=True)], dtype=object)]
 
 
+INFAP_EPSILON = 0.00001
+"""trec_eval's smoothing constant in infAP (`trec_eval.h`)."""
+RBP_PERSISTENCE = 0.9
+"""trec_eval's default persistence p of rank-biased precision (`m_rbp.c`)."""
+
+
+def _before(j: Judged, mask: np.ndarray) -> np.ndarray:
+    """For each located document, how many documents of `mask` rank above it in its question."""
+    starts = np.searchsorted(j.q, np.arange(j.n))
+    counts = np.cumsum(mask)
+    before_group = np.concatenate(([0], counts))[starts]
+    return (counts - mask - before_group[j.q]).astype(np.float64)
+
+
+def _infap(j: Judged, _: Params) -> list[np.ndarray]:
+    """infAP (`m_infap.c`; Yilmaz & Aslam, CIKM 2006): AP estimated from a judged sample of the pool.
+    At the relevant document at 0-based position i with r relevant, n non-relevant and u unjudged
+    (negative judgment) documents above it: 1 if i = 0, else
+    1/(i+1) + i/(i+1) * (r+n+u)/i * (r+eps)/(r+n+2 eps); summed, divided by R."""
+    relevant = j.rel >= j.level
+    r = _before(j, relevant)[relevant]
+    n = _before(j, (j.rel >= 0) & ~relevant)[relevant]
+    u = _before(j, j.rel < 0)[relevant]
+    i = (j.rank[relevant] - 1).astype(np.float64)
+    safe_i = np.where(i > 0, i, 1.0)
+    later = 1 / (i + 1) + (i / (i + 1)) * ((r + n + u) / safe_i) * ((r + INFAP_EPSILON) / (r + n + 2 * INFAP_EPSILON))
+    term = np.where(i == 0, 1.0, later)
+    return [engine.ratio(np.bincount(j.q[relevant], weights=term, minlength=j.n), j.num_rel)]
+
+
+def _bin_g(j: Judged, _: Params) -> list[np.ndarray]:
+    """binG (`m_binG.c`): (1/R) * sum over retrieved relevant documents of 1 / log2(2 + non-relevant
+    documents ranked above it)."""
+    q, rank, pos = j.relevant()
+    return [engine.ratio(np.bincount(q, weights=1 / np.log2(2.0 + rank - pos), minlength=j.n), j.num_rel)]
+
+
+def _judged_at(j: Judged, k: int) -> np.ndarray:
+    """Retrieved documents in the top k with a judgment >= 0, per question."""
+    return np.bincount(j.q[(j.rank <= k) & (j.rel >= 0)], minlength=j.n)
+
+
+def _unjudged(j: Judged, cuts: Params) -> list[np.ndarray]:
+    """unj_k (`m_unjudged.c`): share of the top k that is unjudged (not in the qrels, or negative)."""
+    return [(np.minimum(j.num_ret, int(k)) - _judged_at(j, int(k))) / float(k) for k in cuts]
+
+
+def _rbp(j: Judged, _: Params) -> list[np.ndarray]:
+    """rbp (`m_rbp.c`; Moffat & Zobel, TOIS 2008): (1 - p) * sum of gain * p^(rank-1), p = 0.9, gains
+    the judgments scaled into [0, 1] by the question's largest judgment when it exceeds 1."""
+    first = j.ideal_pos == 0
+    top = np.ones(j.n)
+    top[j.ideal_q[first]] = np.maximum(j.ideal_gain[first], 1.0)
+    keep = j.rel > 0
+    weight = (j.rel[keep] / top[j.q[keep]]) * RBP_PERSISTENCE ** (j.rank[keep] - 1.0)
+    return [(1 - RBP_PERSISTENCE) * np.bincount(j.q[keep], weights=weight, minlength=j.n)]
+
+
+def _rbp_resid(j: Judged, _: Params) -> list[np.ndarray]:
+    """rbp_resid (`m_rbp_resid.c`): the most RBP could still grow if every unjudged document retrieved
+    were relevant: p^num_ret + (1 - p) * sum over unjudged of p^(rank-1); 0 when none is unjudged."""
+    p = RBP_PERSISTENCE
+    judged = j.rel >= 0
+    judged_mass = np.bincount(j.q[judged], weights=p ** (j.rank[judged] - 1.0), minlength=j.n)
+    unjudged_mass = (1 - p ** j.num_ret) / (1 - p) - judged_mass
+    any_unjudged = j.num_ret - np.bincount(j.q[judged], minlength=j.n) > 0
+    return [np.where(any_unjudged, p**j.num_ret + (1 - p) * unjudged_mass, 0.0)]
+
+
 def _gm_bpref(j: Judged, p: Params) -> list[np.ndarray]:
     return [np.log(np.maximum(_bpref(j, p)[0], MIN_GEO_MEAN))]
 
@@ -211,10 +280,12 @@ MEASURES: dict[str, TrecMeasure] = {
         TrecMeasure("P", _cuts(engine.precision), _CUTS),
         TrecMeasure("relstring", _relstring, (10.0,), integer_params=False, value="string", single_value=True),
         TrecMeasure("recall", _cuts(engine.recall), _CUTS),
+        TrecMeasure("infAP", _infap),
         TrecMeasure("gm_bpref", _gm_bpref, value="gm"),
         TrecMeasure("Rprec_mult", _rprec_mult, (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), integer_params=False),
         TrecMeasure("utility", _utility, (1.0, -1.0, 0.0, 0.0), integer_params=False, single_value=True),
         TrecMeasure("11pt_avg", _11pt, _RECALL_POINTS, integer_params=False, single_value=True),
+        TrecMeasure("binG", _bin_g),
         TrecMeasure("ndcg", _single(engine.ndcg)),
         TrecMeasure("ndcg_cut", _cuts(engine.ndcg), _CUTS),
         TrecMeasure("map_cut", _cuts(engine.average_precision), _CUTS),
@@ -230,6 +301,9 @@ MEASURES: dict[str, TrecMeasure] = {
             _single(lambda j: np.bincount(j.q[(j.rel >= 0) & (j.rel < j.level)], minlength=j.n).astype(float)),
             value="long",
         ),
+        TrecMeasure("rbp", _rbp),
+        TrecMeasure("rbp_resid", _rbp_resid),
+        TrecMeasure("unj", _unjudged, (5, 10, 20)),
     ]
 }
 """The trec_eval measures goldset computes, in trec_eval's print order (`measures.c`)."""
@@ -247,7 +321,7 @@ SUMMARY_ONLY = ("runid", "num_q")
 """Printed in the summary only: the run's tag and the number of topics averaged."""
 TREC_ORDER = ["runid", "num_q", *MEASURES]
 NOT_COMPUTED = frozenset(
-    {"infAP", "binG", "G", "dcg", "ideal_dcg", "ndcg_rel", "Rndcg"}
+    {"G", "dcg", "ideal_dcg", "ndcg_rel", "Rndcg"}
 )
 """trec_eval measures in `all_trec` that goldset does not compute (yet); skipped with a note."""
 NICKNAMES: dict[str, list[str]] = {
@@ -258,7 +332,7 @@ NICKNAMES: dict[str, list[str]] = {
             "set_relative_P", "set_map", "set_F"],
 }  # fmt: skip
 """trec_eval's measure families (`measures.c`), restricted to the measures goldset computes."""
-_FAMILY_GAPS = {"all_trec": sorted(NOT_COMPUTED)}
+_FAMILY_GAPS = {"all_trec": ["G", "Rndcg", "ndcg_rel"]}
 """Members of a family that goldset leaves out, named on stderr when the family is asked for."""
 
 
