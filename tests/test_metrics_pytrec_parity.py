@@ -87,7 +87,7 @@ def test_engine_equals_pytrec_eval(seed: int, ties: bool) -> None:
 
 TREC_MEASURES = ["num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "P", "recall",
                  "Rprec_mult", "ndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
-                 "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "iprec_at_recall", "utility", "infAP", "binG"]  # fmt: skip
+                 "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "iprec_at_recall", "utility", "infAP", "binG", "G", "ndcg_rel", "Rndcg"]  # fmt: skip
 
 
 def _v9_cut(point: float, num_rel: float) -> int:

@@ -18,8 +18,8 @@ measures (-m, repeatable; trec_eval's syntax: NAME or NAME.PARAM[,PARAM...]):
   families   official (the default), all_trec, set
   measures   runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank
              iprec_at_recall P relstring recall infAP gm_bpref Rprec_mult utility 11pt_avg
-             binG ndcg ndcg_cut map_cut relative_P success set_P set_relative_P set_recall
-             set_map set_F num_nonrel_judged_ret rbp rbp_resid unj
+             binG G ndcg ndcg_rel Rndcg ndcg_cut map_cut relative_P success set_P set_relative_P
+             set_recall set_map set_F num_nonrel_judged_ret rbp rbp_resid unj
 examples:
   goldset trec qrels.txt run.txt
   goldset trec -q -m map -m ndcg_cut.10 -m P.5,10 qrels.txt run.txt
@@ -60,8 +60,6 @@ def run(args: argparse.Namespace) -> int:
     from goldset.metrics.trec import evaluate_trec, parse_measures, read_qrels, read_run
 
     request = parse_measures(args.measures)
-    if request.skipped:
-        print("goldset trec: not computed, left out: " + ", ".join(request.skipped), file=sys.stderr)
     qrels = read_qrels(args.qrels)
     results, runid = read_run(args.run)
     report = evaluate_trec(qrels, results, request, runid=runid, complete=args.complete, level=args.level)

@@ -212,6 +212,96 @@ def _rbp_resid(j: Judged, _: Params) -> list[np.ndarray]:
     return [np.where(any_unjudged, p**j.num_ret + (1 - p) * unjudged_mass, 0.0)]
 
 
+# --- trec_eval's experimental gain measures (G, ndcg_rel, Rndcg): default gains = the judgment ----
+
+
+@dataclass(frozen=True)
+class _Gains:
+    """Per-question cumulative sums over the ideal ranking and over the retrieved documents with a
+    positive gain, so a value "at rank k" is one index away."""
+
+    j: Judged
+    ideal_count: np.ndarray  # P: positive judgments per question
+    ideal_start: np.ndarray
+
+    @classmethod
+    def of(cls, j: Judged) -> _Gains:
+        return cls(j, np.bincount(j.ideal_q, minlength=j.n), np.searchsorted(j.ideal_q, np.arange(j.n)))
+
+    def ideal_at(self, weights: np.ndarray, q: np.ndarray, k: np.ndarray) -> np.ndarray:
+        """Sum of `weights` (one per ideal position) over a question's first min(k, P) ideal positions."""
+        if len(weights) == 0:
+            return np.zeros(len(q))
+        cum = _group_cumsum(self.j.ideal_q, weights, self.ideal_start)
+        kk = np.minimum(k, self.ideal_count[q])
+        return np.where(kk > 0, cum[np.maximum(self.ideal_start[q] + kk - 1, 0)], 0.0)
+
+    def hits(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        keep = self.j.rel > 0
+        return self.j.q[keep], self.j.rank[keep], self.j.rel[keep]
+
+
+def _group_cumsum(q: np.ndarray, values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Inclusive running sum of `values` within each question's (contiguous, sorted) group."""
+    cum = np.cumsum(values)
+    return cum - np.concatenate(([0.0], cum))[starts][q]
+
+
+def _ndcg_rel(j: Judged, _: Params) -> list[np.ndarray]:
+    """ndcg_rel (`m_ndcg_rel.c`): nDCG averaged over the P positively judged documents: at each
+    retrieved one, DCG so far / ideal DCG at min(rank, P); each one not retrieved adds the final DCG
+    / the full ideal DCG."""
+    g = _Gains.of(j)
+    q, rank, gain = g.hits()
+    disc = gain / np.log2(rank + 1.0)
+    dcg_so_far = _group_cumsum(q, disc, np.searchsorted(q, np.arange(j.n)))
+    ideal_disc = j.ideal_gain / np.log2(j.ideal_pos + 2.0)
+    at_hit = dcg_so_far / g.ideal_at(ideal_disc, q, rank)
+    topics = np.arange(j.n)
+    full_ideal = g.ideal_at(ideal_disc, topics, g.ideal_count)
+    missing = g.ideal_count - np.bincount(q, minlength=j.n)
+    total = np.bincount(q, weights=at_hit, minlength=j.n)
+    total += missing * engine.ratio(np.bincount(q, weights=disc, minlength=j.n), full_ideal)
+    return [np.where(total > 0, engine.ratio(total, g.ideal_count), 0.0)]
+
+
+def _rndcg(j: Judged, _: Params) -> list[np.ndarray]:
+    """Rndcg (`m_Rndcg.c`): nDCG averaged at the R levels, the ranks where the ideal gain drops
+    (after the documents of each positive judgment level), plus the whole list when more than P + 1
+    documents were retrieved."""
+    g = _Gains.of(j)
+    q, rank, gain = g.hits()
+    disc = gain / np.log2(rank + 1.0)
+    ideal_disc = j.ideal_gain / np.log2(j.ideal_pos + 2.0)
+    ends = np.r_[j.ideal_q[1:] != j.ideal_q[:-1], True] if len(j.ideal_q) else np.zeros(0, bool)
+    drop = ends | np.r_[j.ideal_gain[1:] != j.ideal_gain[:-1], True][: len(ends)]
+    bq, bk = j.ideal_q[drop], j.ideal_pos[drop] + 1
+    width = int(max(rank.max(initial=0), bk.max(initial=0))) + 1
+    cum = np.concatenate(([0.0], np.cumsum(disc)))
+    key = q * width + rank
+    dcg_at = lambda t, k: cum[np.searchsorted(key, t * width + k, side="right")] - cum[np.searchsorted(key, t * width)]  # noqa: E731
+    points = np.bincount(bq, weights=dcg_at(bq, bk) / g.ideal_at(ideal_disc, bq, bk), minlength=j.n)
+    count = np.bincount(bq, minlength=j.n).astype(np.float64)
+    topics = np.arange(j.n)
+    tail = (j.num_ret > g.ideal_count + 1) & (g.ideal_count > 0)
+    full = engine.ratio(np.bincount(q, weights=disc, minlength=j.n), g.ideal_at(ideal_disc, topics, g.ideal_count))
+    points += np.where(tail, full, 0.0)
+    count += tail
+    return [np.where(j.num_rel > 0, engine.ratio(points, count), 0.0)]
+
+
+def _g(j: Judged, _: Params) -> list[np.ndarray]:
+    """G (`m_G.c`): sum over retrieved documents of gain / log2(2 + cost so far - gain so far), cost
+    being the ideal gain at each rank (at least 1, and 1 past the ideal list), over the total gain."""
+    g = _Gains.of(j)
+    q, rank, gain = g.hits()
+    so_far = _group_cumsum(q, gain, np.searchsorted(q, np.arange(j.n)))
+    cost = g.ideal_at(np.maximum(j.ideal_gain, 1.0), q, rank) + np.maximum(rank - g.ideal_count[q], 0)
+    terms = gain / np.log2(2.0 + cost - so_far)
+    topics = np.arange(j.n)
+    return [engine.ratio(np.bincount(q, weights=terms, minlength=j.n), g.ideal_at(j.ideal_gain, topics, g.ideal_count))]
+
+
 def _gm_bpref(j: Judged, p: Params) -> list[np.ndarray]:
     return [np.log(np.maximum(_bpref(j, p)[0], MIN_GEO_MEAN))]
 
@@ -286,7 +376,10 @@ MEASURES: dict[str, TrecMeasure] = {
         TrecMeasure("utility", _utility, (1.0, -1.0, 0.0, 0.0), integer_params=False, single_value=True),
         TrecMeasure("11pt_avg", _11pt, _RECALL_POINTS, integer_params=False, single_value=True),
         TrecMeasure("binG", _bin_g),
+        TrecMeasure("G", _g),
         TrecMeasure("ndcg", _single(engine.ndcg)),
+        TrecMeasure("ndcg_rel", _ndcg_rel),
+        TrecMeasure("Rndcg", _rndcg),
         TrecMeasure("ndcg_cut", _cuts(engine.ndcg), _CUTS),
         TrecMeasure("map_cut", _cuts(engine.average_precision), _CUTS),
         TrecMeasure("relative_P", _relative_p, _CUTS),
@@ -320,10 +413,8 @@ def _set_map(rel_ret: np.ndarray, ret: np.ndarray, rel: np.ndarray) -> np.ndarra
 SUMMARY_ONLY = ("runid", "num_q")
 """Printed in the summary only: the run's tag and the number of topics averaged."""
 TREC_ORDER = ["runid", "num_q", *MEASURES]
-NOT_COMPUTED = frozenset(
-    {"G", "dcg", "ideal_dcg", "ndcg_rel", "Rndcg"}
-)
-"""trec_eval measures in `all_trec` that goldset does not compute (yet); skipped with a note."""
+NOT_COMPUTED = frozenset({"dcg", "ideal_dcg"})
+"""trec_eval measures goldset does not compute: older versions' `all_trec` had them, 10.0's does not."""
 NICKNAMES: dict[str, list[str]] = {
     "official": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
                  "recip_rank", "iprec_at_recall", "P"],
@@ -332,8 +423,6 @@ NICKNAMES: dict[str, list[str]] = {
             "set_relative_P", "set_map", "set_F"],
 }  # fmt: skip
 """trec_eval's measure families (`measures.c`), restricted to the measures goldset computes."""
-_FAMILY_GAPS = {"all_trec": ["G", "Rndcg", "ndcg_rel"]}
-"""Members of a family that goldset leaves out, named on stderr when the family is asked for."""
 
 
 # --- -m parsing -----------------------------------------------------------------------------------
@@ -345,7 +434,6 @@ class MeasureRequest:
 
     params: dict[str, Params | None] = field(default_factory=dict)
     explicit: set[str] = field(default_factory=set)
-    skipped: list[str] = field(default_factory=list)
 
     def ordered(self) -> list[str]:
         return [name for name in TREC_ORDER if name in self.params]
@@ -360,8 +448,6 @@ def parse_measures(specs: Sequence[str]) -> MeasureRequest:
         if name in NICKNAMES and not dot:
             for member in NICKNAMES[name]:
                 request.params.setdefault(member, None)
-            if name in _FAMILY_GAPS:
-                request.skipped.extend(m for m in _FAMILY_GAPS[name] if m not in request.skipped)
             continue
         if name in SUMMARY_ONLY and not dot:
             request.params.setdefault(name, None)
