@@ -100,3 +100,11 @@ def test_long_uneven_rows_rank_correctly() -> None:
 def test_empty_inputs_give_empty_arrays() -> None:
     values = evaluate_scores({}, {}, [Metric("mrr"), Metric("ndcg", 10)])
     assert values[Metric("mrr")].shape == (0,) and values[Metric("ndcg", 10)].shape == (0,)
+
+
+def test_duplicate_ids_count_once_with_many_judgments() -> None:
+    # More than 8 judgments takes the position-map path; the first occurrence must still win.
+    qrels = {"q": {f"d{i}": 1 for i in range(10)}}
+    values = evaluate_ranked(qrels, {"q": ["x", "d3", "d3", "d5"]}, [Metric("map"), Metric("precision", 4)])
+    assert _one(values, "map") == pytest.approx((1 / 2 + 2 / 4) / 10)
+    assert _one(values, "precision@4") == pytest.approx(2 / 4)

@@ -175,6 +175,14 @@ def judge_ranked(
             if not ranking or not judged:
                 continue
             ids = ranking if isinstance(ranking, list) else list(ranking)
+            if len(judged) > 8:  # many judgments: one position map beats a list scan per judgment
+                first = dict(zip(reversed(ids), range(len(ids), 0, -1), strict=True))  # first occurrence wins
+                for d, r in judged.items():
+                    if r >= floor and d in first:
+                        t_q.append(i)
+                        t_rank.append(first[d])
+                        t_rel.append(r)
+                continue
             for d, r in judged.items():
                 if r >= floor and d in ids:
                     t_q.append(i)
