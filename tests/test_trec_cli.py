@@ -159,3 +159,14 @@ def test_relstring_and_utility(tmp_path: Path, capsys) -> None:
         ("relstring", "2"): "'.-1'", ("utility", "2"): "-1.0000",
         ("utility", "all"): "0.0000",
     }  # fmt: skip
+
+
+def test_max_docs_and_no_summary(tmp_path: Path, capsys) -> None:
+    qrels, run = _files(tmp_path)
+    # -M 2 keeps a (rel 1) and b (rel 0) of topic 1: c (rel 2) at rank 3 is cut.
+    _, table, _ = _run(capsys, "-M", "2", "-m", "num_ret", "-m", "num_rel_ret", "-m", "map", qrels, run)
+    assert table == {("num_ret", "all"): "2", ("num_rel_ret", "all"): "1", ("map", "all"): "0.5000"}
+    _, table, _ = _run(capsys, "-q", "-n", "-m", "num_ret", qrels, run)
+    assert table == {("num_ret", "1"): "3"}
+    assert main(["trec", "-M", "0", qrels, run]) == 2
+    assert "-M must be at least 1" in capsys.readouterr().err

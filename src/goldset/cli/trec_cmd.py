@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from goldset.errors import EXIT_OK
+from goldset.errors import EXIT_OK, InputError
 
 DESCRIPTION = """\
 Evaluate a TREC run against TREC qrels exactly as trec_eval does, and print trec_eval's output
@@ -53,6 +53,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "-l", type=int, default=1, dest="level", metavar="N",
         help="smallest judgment that counts as relevant (default 1)",
     )  # fmt: skip
+    parser.add_argument("-n", action="store_false", dest="summary", help="no summary ('all') lines")
+    parser.add_argument(
+        "-M", type=int, default=None, dest="max_docs", metavar="N",
+        help="evaluate only each topic's first N results (after ranking by score)",
+    )  # fmt: skip
     parser.set_defaults(func=run)
 
 
@@ -62,6 +67,11 @@ def run(args: argparse.Namespace) -> int:
     request = parse_measures(args.measures)
     qrels = read_qrels(args.qrels)
     results, runid = read_run(args.run)
-    report = evaluate_trec(qrels, results, request, runid=runid, complete=args.complete, level=args.level)
-    sys.stdout.write("\n".join(report.lines(per_query=args.per_query)) + "\n")
+    if args.max_docs is not None and args.max_docs < 1:
+        raise InputError("-M must be at least 1", value=args.max_docs, hint="like -M 1000")
+    report = evaluate_trec(
+        qrels, results, request, runid=runid, complete=args.complete, level=args.level, max_docs=args.max_docs
+    )
+    lines = report.lines(per_query=args.per_query, summary=args.summary)
+    sys.stdout.write("".join(line + "\n" for line in lines))
     return EXIT_OK

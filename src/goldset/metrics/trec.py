@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -531,9 +531,9 @@ class TrecReport:
                 out.append((name, topic, _format(kind, values[t])))
         return out
 
-    def lines(self, per_query: bool = False) -> list[str]:
+    def lines(self, per_query: bool = False, summary: bool = True) -> list[str]:
         head = [f"{n:<22s}\t{t}\t{v}" for n, t, v in self.per_topic()] if per_query else []
-        return head + [f"{n:<22s}\tall\t{v}" for n, v in self.summary()]
+        return head + ([f"{n:<22s}\tall\t{v}" for n, v in self.summary()] if summary else [])
 
 
 def _format(kind: str, value: object) -> str:
@@ -556,8 +556,11 @@ def evaluate_trec(
     runid: str = "",
     complete: bool = False,
     level: int = engine.RELEVANCE_LEVEL,
+    max_docs: int | None = None,
 ) -> TrecReport:
-    """Evaluate `run` against `qrels` as trec_eval does (see the module docstring)."""
+    """Evaluate `run` against `qrels` as trec_eval does (see the module docstring).
+
+    `max_docs` (-M) keeps only each topic's first `max_docs` results, after ranking."""
     topics = sorted(q for q in qrels if complete or q in run)
     if not topics:
         raise InputError(
@@ -565,6 +568,10 @@ def evaluate_trec(
             hint="check that the qrels and the run use the same topic ids (trec_eval exits 7 here)",
         )
     judged = engine.judge_scores(qrels, run, topics, level=level, all_judged=True)
+    if max_docs is not None:
+        keep = judged.rank <= max_docs
+        judged = replace(judged, num_ret=np.minimum(judged.num_ret, max_docs), q=judged.q[keep],
+                         rank=judged.rank[keep], rel=judged.rel[keep])  # fmt: skip
     rows: list[tuple[str, str, np.ndarray]] = []
     for name in request.ordered():
         if name in SUMMARY_ONLY:
