@@ -144,3 +144,25 @@ def test_cranfield_folder_serves_as_corpus_and_golden_set(tmp_path: Path, capsys
     # every one of the 225 Cranfield queries has at least one relevant document
     assert (bm25["n_answerable"], bm25["n_off_topic"]) == (225, 0)
     assert bm25["metrics"]["recall@100"] > bm25["metrics"]["recall@10"] > 0.3
+
+
+def test_a_saved_trec_run_is_a_retriever(tmp_path: Path, corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    golden = write_golden(tmp_path / "golden.jsonl", [
+        {"id": "h01", "question": "stash my changes", "expected": ["git/git-stash.md"]},
+        {"id": "h02", "question": "delete a branch", "expected": ["git/git-branch.md"]},
+    ])
+    run = tmp_path / "service.trec"
+    # the rank column is ignored, as trec_eval ignores it: scores decide the order
+    run.write_text("h01 Q0 cooking.md 1 0.2 prod\nh01 Q0 git/git-stash.md 2 0.9 prod\nh02 Q0 cooking.md 1 0.5 prod\n")
+    out = tmp_path / "results.json"
+    assert main(["eval", "--golden", str(golden), "--retriever", f"run:{run}", "--k", "1",
+                 "--json", str(out), "--quiet", "--no-stats"]) == 0
+    (result,) = json.loads(out.read_text())["retrievers"]
+    questions = {q["id"]: q for q in result["questions"]}
+    assert questions["h01"]["rank"] == 1 and questions["h02"]["rank"] is None
+    assert result["metrics"]["hit@1"] == 0.5
+
+    run.write_text("h01 Q0 cooking.md 1 high prod\n")
+    assert main(["eval", "--golden", str(golden), "--retriever", f"run:{run}", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "service.trec:1" in err and "high" in err

@@ -6,7 +6,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from goldset.errors import InputError
 from goldset.ranking import ranked
 from goldset.types import PassageId, QuestionId
 
@@ -54,30 +53,12 @@ class Run:
 
     @classmethod
     def read_trec(cls, path: str | Path, name: str | None = None) -> Run:
-        """Read a TREC run file. Ranks in the file are ignored, as trec_eval ignores them."""
-        path = Path(path)
-        if not path.exists():
-            raise InputError("run file not found", path=path, hint="check the path")
-        scores: dict[str, dict[str, float]] = {}
-        tag = None
-        with path.open(encoding="utf-8") as handle:
-            for lineno, line in enumerate(handle, start=1):
-                parts = line.split()
-                if not parts:
-                    continue
-                if len(parts) != 6:
-                    raise InputError(
-                        f"expected 6 fields 'qid Q0 docno rank score tag', found {len(parts)}",
-                        path=path, line=lineno, value=line.rstrip("\n"),
-                    )
-                qid, _, doc, _, score, tag = parts
-                try:
-                    scores.setdefault(qid, {})[doc] = float(score)
-                except ValueError:
-                    raise InputError(
-                        f"score {score!r} is not a number", path=path, line=lineno, value=score
-                    ) from None
-        return cls.from_scores(name or tag or path.stem, scores)
+        """Read a TREC run file (`qid Q0 docno rank score tag`), as trec_eval reads it: the rank
+        column is ignored, and a bad line is an InputError naming the file and the line."""
+        from goldset.metrics.trec import read_run
+
+        scores, tag = read_run(path)
+        return cls.from_scores(name or tag or Path(path).stem, scores)
 
     def write_trec(self, path: str | Path) -> None:
         with Path(path).open("w", encoding="utf-8") as handle:
