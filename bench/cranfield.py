@@ -42,6 +42,7 @@ RETRIEVERS = [
     "hybrid:bm25+dense:minilm?method=norm&weight=0.5",
     "hybrid:bm25+dense:mpnet-base",
     "rerank:bm25>dense:mpnet-base?top=100",
+    "dense:minilm?backend=ann",
 ]
 
 
@@ -120,6 +121,48 @@ def check_bm25(folder: Path = DATA) -> dict[str, Any]:
             "abs_diff": diff, "within_0.01": all(d <= 0.01 for d in diff.values())}
 
 
+def ann_check(model: str = "minilm", folder: Path = DATA, top_k: int = 10) -> dict[str, float]:
+    """Recall@k of the usearch index against exact search, for the 225 real queries."""
+    from goldset.retrievers.dense import DenseRetriever
+    from goldset.retrievers.encoders.registry import load_encoder
+    from goldset.store.index import recall_against_exact
+
+    corpus, golden = load(folder)
+    retriever = DenseRetriever(corpus.passages(), load_encoder(model, progress=False), backend="ann")
+    queries = retriever.cache.get_or_compute(
+        [q.question for q in golden], lambda t: retriever.encoder.encode(t, kind="query"),
+        prefix=retriever.encoder.prefix("query"),
+    )
+    real = recall_against_exact(retriever.index, retriever.passage_ids, retriever.vectors, queries, top_k)
+    return {"sampled_passages": retriever.ann_recall or 0.0, "queries": real}
+
+
+PAIRS = [("dense:minilm", "dense:mpnet-base"), ("bm25", "hybrid:bm25+dense:minilm"), ("dense:minilm", "hybrid:bm25+dense:minilm")]
+"""Is the base model better than the small one, or did it get lucky? Paired verdicts (goldset.stats)."""
+
+
+def verdicts(pairs: Sequence[tuple[str, str]] = PAIRS, folder: Path = DATA) -> list[str]:
+    """Paired-bootstrap verdicts on nDCG@10 and MAP for each (A, B) pair whose models are installed."""
+    from goldset import evaluate
+    from goldset.errors import GoldsetError
+    from goldset.stats.compare import compare_scorecards
+    from goldset.store.workspace import Workspace
+
+    corpus, golden = load(folder)
+    lines = []
+    for a, b in pairs:
+        try:
+            cards = [evaluate(spec, golden, corpus=corpus, k=(10,), metrics=METRICS, depth=DEPTH,
+                              workspace=Workspace.at().root) for spec in (a, b)]
+        except GoldsetError as exc:
+            lines.append(f"{a} vs {b}: skipped ({str(exc).splitlines()[0]})")
+            continue
+        comparison = compare_scorecards(cards, labels=[a, b], seed=0)
+        lines += [r.verdict for m in ("ndcg@10", "map") for r in comparison.for_metric(m)]
+        lines.append(comparison.for_metric("ndcg@10")[0].detectable)
+    return lines
+
+
 def markdown_table(results: Mapping[str, Mapping[str, Any]]) -> str:
     lines = ["| retriever | nDCG@10 | MAP | recall@100 | seconds |", "|---|---|---|---|---|"]
     for spec, row in results.items():
@@ -136,7 +179,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     check = check_bm25()
     print(markdown_table(results))
     print(f"\nBM25 vs rank_bm25: {json.dumps(check['abs_diff'])}, within 0.01: {check['within_0.01']}")
-    return {"retrievers": results, "bm25_check": check}
+    ann = ann_check()
+    print(f"ANN (usearch) recall@10 against exact search, minilm: {json.dumps(ann)}")
+    lines = verdicts()
+    print("\n" + "\n".join(f"- {line}" for line in lines))
+    return {"retrievers": results, "bm25_check": check, "ann_recall@10": ann, "verdicts": lines}
 
 
 if __name__ == "__main__":

@@ -75,7 +75,9 @@ def test_changing_one_passage_embeds_only_that_one(tmp_path: Path) -> None:
 def test_ann_backend_matches_exact_on_a_small_corpus(tmp_path: Path) -> None:
     encoder, _ = _counting_encoder()
     exact = DenseRetriever(PASSAGES, encoder, workspace=Workspace(tmp_path)).search(QUERIES, top_k=3)
-    ann = DenseRetriever(PASSAGES, encoder, workspace=Workspace(tmp_path), backend="ann").search(QUERIES, top_k=3)
+    ann_retriever = DenseRetriever(PASSAGES, encoder, workspace=Workspace(tmp_path), backend="ann")
+    assert ann_retriever.ann_recall == 1.0  # five passages: the graph is exact
+    ann = ann_retriever.search(QUERIES, top_k=3)
     for qid in QUERIES:
         assert [d for d, _ in ann.results[qid]] == [d for d, _ in exact.results[qid]]
         assert [s for _, s in ann.results[qid]] == pytest.approx([s for _, s in exact.results[qid]], abs=1e-5)

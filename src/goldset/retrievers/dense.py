@@ -8,7 +8,10 @@ Passages are embedded as `title\\ntext` (the text alone when there is no title),
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
+
+import numpy as np
 
 from goldset.corpus.model import Passage
 from goldset.errors import InputError
@@ -17,7 +20,7 @@ from goldset.retrievers.encoders.base import Encoder
 from goldset.retrievers.spec import check_known, split_options
 from goldset.run import Run
 from goldset.store.cache import CacheStats, EmbeddingCache
-from goldset.store.index import VectorIndex, make_index
+from goldset.store.index import VectorIndex, make_index, recall_against_exact
 from goldset.store.workspace import Workspace
 from goldset.types import QuestionId
 
@@ -60,6 +63,18 @@ class DenseRetriever:
         self.index: VectorIndex = make_index(backend, int(self.vectors.shape[1]) if passages else encoder.dim, ctx)
         if passages:
             self.index.add(self.passage_ids, self.vectors)
+        self.ann_recall: float | None = None
+        if backend == "ann" and passages:
+            self.ann_recall = self._check_ann()
+
+    def _check_ann(self, sample: int = 200, top_k: int = 10) -> float:
+        """Recall@10 of the ANN index against exact search, passages sampled as queries (stderr)."""
+        rng = np.random.default_rng(0)
+        rows = rng.choice(len(self.passage_ids), size=min(sample, len(self.passage_ids)), replace=False)
+        recall = recall_against_exact(self.index, self.passage_ids, self.vectors, self.vectors[rows], top_k)
+        print(f"goldset: {self.name}: ANN recall@{top_k} against exact search on {len(rows)} sampled passages: "
+              f"{recall:.3f}", file=sys.stderr)
+        return recall
 
     def search(self, queries: Mapping[QuestionId, str], *, top_k: int) -> Run:
         run = Run(self.name)

@@ -121,11 +121,19 @@ class AnnIndex:
 def ann_recall(vectors: np.ndarray, queries: np.ndarray, top_k: int = 10, **ann_options: int) -> float:
     """Recall@k of the ANN index against exact search: the share of the exact top k it returns."""
     ids = [str(i) for i in range(vectors.shape[0])]
-    exact, ann = ExactIndex(vectors.shape[1]), AnnIndex(vectors.shape[1], **ann_options)
-    exact.add(ids, vectors)
+    ann = AnnIndex(vectors.shape[1], **ann_options)
     ann.add(ids, vectors)
+    return recall_against_exact(ann, ids, vectors, queries, top_k)
+
+
+def recall_against_exact(
+    index: VectorIndex, ids: Sequence[str], vectors: np.ndarray, queries: np.ndarray, top_k: int = 10
+) -> float:
+    """The share of the exact top k (numpy over `vectors`) that `index` returns for `queries`."""
+    exact = ExactIndex(vectors.shape[1])
+    exact.add(ids, vectors)
     truth, _ = exact.search(queries, top_k)
-    got, _ = ann.search(queries, top_k)
+    got, _ = index.search(queries, top_k)
     found = sum(len(set(t) & set(g)) for t, g in zip(truth, got, strict=True))
     total = sum(len(t) for t in truth)
     return found / total if total else 1.0

@@ -17,7 +17,7 @@ from goldset.retrievers.encoders.registry import ModelSpec
 
 
 class WordLlamaEncoder(BatchedEncoder):
-    batch_size = 256
+    batch_size = 32  # measured: 32 is ~4x faster than 256 (less padding per batch)
 
     def __init__(self, spec: ModelSpec, key: str) -> None:
         self.name, self.dim, self.key = spec.name, spec.dim, key
