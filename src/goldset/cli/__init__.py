@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from goldset import __version__
 from goldset.errors import EXIT_BAD_INPUT, GoldsetError
 
-SUBCOMMANDS = ["eval", "demo", "trec", "compare", "models", "serve", "report"]
+SUBCOMMANDS = ["eval", "demo", "golden", "trec", "compare", "models", "serve", "report"]
 
 
 def build_parser() -> argparse.ArgumentParser:
