@@ -69,17 +69,22 @@ class BatchedEncoder:
 
     def encode(self, texts: Sequence[str], *, kind: Kind = "passage") -> np.ndarray:
         texts = list(texts)
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
-            return out
+            return np.zeros((0, self.dim), dtype=np.float32)
         if not self.prefix_added_by_model:
             texts = [self.prefix(kind) + t for t in texts]
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]), reverse=True)
+        out: np.ndarray | None = None
         with _Progress(len(texts), f"{self.name}: embedding {kind}s", self.show_progress) as bar:
             for start in range(0, len(order), self.batch_size):
                 rows = order[start : start + self.batch_size]
-                out[rows] = self._embed([texts[i] for i in rows], kind)
+                vectors = self._embed([texts[i] for i in rows], kind)
+                if out is None:  # the first batch tells the dimension (a user's function declares none)
+                    self.dim = self.dim or int(vectors.shape[1])
+                    out = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
+                out[rows] = vectors
                 bar.advance(len(rows))
+        assert out is not None  # texts is not empty
         return normalise(out)
 
     def _embed(self, texts: list[str], kind: Kind) -> np.ndarray:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import numpy as np
 
@@ -35,14 +35,6 @@ class FunctionEncoder(BatchedEncoder):
         self.query_prefix, self.passage_prefix = query_prefix, passage_prefix
         self.batch_size = batch_size
         self.dim = 0
-
-    def encode(self, texts: Sequence[str], *, kind: Kind = "passage") -> np.ndarray:
-        if not self.dim and texts:
-            self.dim = self._probe(texts[0])
-        return super().encode(texts, kind=kind)
-
-    def _probe(self, text: str) -> int:
-        return int(self._call([text]).shape[1])
 
     def _embed(self, texts: list[str], kind: Kind) -> np.ndarray:
         return self._call(texts)
