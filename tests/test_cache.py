@@ -149,3 +149,31 @@ def test_workspace_defaults_and_environment(tmp_path: Path, monkeypatch: pytest.
     monkeypatch.setenv("GOLDSET_WORKSPACE", str(tmp_path / "ws"))
     assert Workspace.at().root == tmp_path / "ws"
     assert Workspace.at(tmp_path / "x").embeddings == tmp_path / "x" / "embeddings"
+
+
+def test_many_small_entries_are_compacted_into_one(tmp_path: Path) -> None:
+    from goldset.store.cache import MAX_ENTRIES
+
+    ws = Workspace(tmp_path)
+    encoder = CountingEncoder()
+    for i in range(MAX_ENTRIES + 1):
+        EmbeddingCache(ws, "m").get_or_compute([f"question {i}"], encoder)
+    cache = EmbeddingCache(ws, "m")
+    assert len(cache.entries()) == 1
+    texts = [f"question {i}" for i in range(MAX_ENTRIES + 1)]
+    vectors = cache.get_or_compute(texts, encoder)
+    assert encoder.embedded == MAX_ENTRIES + 1  # nothing embedded twice
+    np.testing.assert_array_equal(vectors, np.stack([_vector(t, 8) for t in texts]))
+
+
+def test_an_entry_removed_by_another_run_is_not_called_corrupt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = Workspace(tmp_path)
+    EmbeddingCache(ws, "m").get_or_compute(["a"], CountingEncoder())
+    reader = EmbeddingCache(ws, "m")
+    stale = reader.entries()
+    stale[0].unlink()  # a concurrent compaction merged it away between listing and reading
+    monkeypatch.setattr(reader, "entries", lambda: stale)
+    encoder = CountingEncoder()
+    reader.get_or_compute(["a"], encoder)
+    assert reader.stats.corrupt_entries == []
+    assert encoder.calls == [["a"]]

@@ -27,10 +27,12 @@ from pathlib import Path
 
 import numpy as np
 
-from goldset.store.workspace import Workspace, atomic_write
+from goldset.store.workspace import Workspace, atomic_write, file_lock
 
 MAGIC = b"GSEMB1 "
 HASH_BYTES = 16
+MAX_ENTRIES = 32
+"""Past this many entries in a model's folder, they are merged into one (`EmbeddingCache.compact`)."""
 
 Encode = Callable[[list[str]], np.ndarray]
 """Embeds a list of texts into a float32 matrix, one row per text."""
@@ -61,6 +63,8 @@ class EmbeddingCache:
         self.stats = CacheStats()
         self._folder_ready = False
         self._about = about or {}
+        # Entries are write-once, so one read per process is enough (passages, then queries).
+        self._memo: dict[str, tuple[list[bytes], np.ndarray]] = {}
 
     def get_or_compute(self, texts: Sequence[str], encode: Encode, *, prefix: str = "") -> np.ndarray:
         """Vectors for `texts`: cached ones read, the rest embedded once by `encode` (bare texts).
@@ -81,6 +85,8 @@ class EmbeddingCache:
                 raise ValueError(f"encoder returned {vectors.shape[0]} vectors for {len(new_texts)} texts")
             self._write(list(missing), vectors)
             known.update(zip(missing, vectors, strict=True))
+            if len(self.entries()) > MAX_ENTRIES:
+                self.compact()
         self.stats.hits = len(texts) - len(missing)
         self.stats.computed = len(missing)
         if not texts:
@@ -97,13 +103,16 @@ class EmbeddingCache:
     def _load(self, wanted: set[bytes]) -> dict[bytes, np.ndarray]:
         found: dict[bytes, np.ndarray] = {}
         for path in self.entries():
-            entry = read_entry(path)
+            entry = self._memo.get(path.name) or read_entry(path)
+            if entry is None and not path.exists():
+                continue  # merged into a larger entry by another run's compaction meanwhile
             if entry is None:
                 self.stats.corrupt_entries.append(path.name)
                 print(f"goldset: cache entry {path} is corrupt or truncated; re-embedding its texts", file=sys.stderr)
                 with contextlib.suppress(FileNotFoundError):
                     path.unlink()
                 continue
+            self._memo[path.name] = entry
             hashes, vectors = entry
             for i, h in enumerate(hashes):
                 if h in wanted:
@@ -117,8 +126,33 @@ class EmbeddingCache:
             atomic_write(self.folder / "model.json", json.dumps(about, indent=2, default=str).encode())
             self._folder_ready = True
         hash_blob = b"".join(hashes)
-        name = hashlib.sha256(self.model_key.encode() + hash_blob).hexdigest()[:32]
-        write_entry(self.folder / f"{name}.gsemb", hash_blob, vectors)
+        name = hashlib.sha256(self.model_key.encode() + hash_blob).hexdigest()[:32] + ".gsemb"
+        write_entry(self.folder / name, hash_blob, vectors)
+        self._memo[name] = (list(hashes), vectors)
+
+    def compact(self) -> None:
+        """Merge every entry into one (under a lock), then delete the merged ones.
+
+        The merged entry is written before any old one is removed, so a concurrent reader finds each
+        vector in one file or the other; at worst it embeds a few texts again.
+        """
+        with file_lock(self.folder / ".compact.lock"):
+            paths = self.entries()
+            if len(paths) <= 1:
+                return
+            merged: dict[bytes, np.ndarray] = {}
+            for path in paths:
+                entry = self._memo.get(path.name) or read_entry(path)
+                if entry is not None:
+                    merged.update(zip(*entry, strict=True))
+            if merged:
+                self._write(list(merged), np.stack(list(merged.values())))
+            keep = hashlib.sha256(self.model_key.encode() + b"".join(merged)).hexdigest()[:32] + ".gsemb"
+            for path in paths:
+                if path.name != keep:
+                    with contextlib.suppress(FileNotFoundError):
+                        path.unlink()
+                    self._memo.pop(path.name, None)
 
 
 def write_entry(path: Path, hash_blob: bytes, vectors: np.ndarray) -> None:
