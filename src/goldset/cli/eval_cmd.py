@@ -13,12 +13,17 @@ if TYPE_CHECKING:
     from goldset.report.scorecard import Scorecard
 
 EPILOG = """\
-retriever specs:
-  bm25                       BM25 (bm25s), English stemming and stopwords; bm25?stem=none&k1=1.2
-  dense:MODEL                embeddings from an offline model (see `goldset models`) or a
-                             sentence-transformers folder on disk
-  hybrid:A+B                 fusion of two retrievers, e.g. hybrid:bm25+dense:minilm
-  rerank:BASE>RERANKER       rerank the top N of BASE
+retriever specs (docs/retrieval.md has the full grammar):
+  bm25[?stem=none&stopwords=none&k1=1.2&b=0.75]
+                             BM25 (bm25s); English stemming and stopwords by default
+  dense:MODEL[?backend=exact|ann|pgvector&batch_size=N]
+                             an offline embedding model (`goldset models`: minilm, minilm-l3,
+                             e5-small, wordllama, mpnet-base, ...) or a sentence-transformers folder
+  hybrid:A+B[?method=rrf|norm&k=60&weight=W]
+                             fusion of two or more retrievers, e.g. hybrid:bm25+dense:minilm
+  rerank:BASE>RERANKER[?top=50]
+                             re-score BASE's top N with dense:MODEL, ce:FOLDER (a CrossEncoder) or
+                             module:function, e.g. rerank:bm25>dense:mpnet-base?top=100
   run:FILE                   a saved TREC run file
   module:function            your own search(question, k) -> ids or (id, score) pairs
 
