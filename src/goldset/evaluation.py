@@ -78,7 +78,7 @@ def evaluate(
         passages=passages,
         workspace=Path(workspace),
         corpus_key=_passages_key(passages),
-        options=dict(options or {}),
+        options={"progress": progress, **(options or {})},  # encoders draw their bar only with progress
     )
     named = _named(retrievers)
     doc_of = {p.id: p.doc_id for p in passages}
