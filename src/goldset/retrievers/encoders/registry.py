@@ -7,6 +7,7 @@ folder. Nothing here downloads anything: weights come from installed packages or
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib.metadata
 import json
@@ -123,12 +124,12 @@ def load_encoder(
 
         encoder = SentenceTransformerEncoder.from_folder(Path(name).expanduser())
     else:
-        close = [m for m in models if m.startswith(name[:3])] or list(models)
+        close = difflib.get_close_matches(name, list(models), n=1)
         raise InputError(
-            f"unknown embedding model {name!r}: neither a registered short name nor a folder",
+            f"unknown embedding model {name!r}: neither a registered short name nor a folder"
+            + (f"; did you mean {close[0]!r}?" if close else ""),
             value=name,
-            hint=f"use one of {', '.join(models)} (see `goldset models`), or a sentence-transformers folder; "
-            f"closest: {close[0]}",
+            hint=f"use one of {', '.join(models)} (see `goldset models`), or a sentence-transformers folder",
         )
     if batch_size:
         encoder.batch_size = int(batch_size)
@@ -177,4 +178,6 @@ def shared_encoder(name: str, *, workspace: Workspace | None = None, **options: 
     encoder = _SHARED[memo]
     if options.get("batch_size"):
         encoder.batch_size = int(options["batch_size"])  # type: ignore[call-overload]
+    if "progress" in options:
+        encoder.show_progress = bool(options["progress"])
     return encoder
