@@ -45,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
     for warning in corpus.warnings:
         print(f"goldset: warning: {warning}", file=sys.stderr)
     golden = drop_unavailable(load_golden(demo_golden_path()), corpus)
+    golden.path = "demo_golden.jsonl (shipped with goldset)"  # not this machine's site-packages path
     print(f"goldset: demo corpus: {len(corpus)} stdlib modules; golden set: {len(golden.answerable)} "
           f"answerable + {len(golden.off_topic)} off-topic questions", file=sys.stderr)
     card = evaluate(
