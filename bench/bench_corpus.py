@@ -8,19 +8,17 @@ second and the ratio; writes bench/results/corpus.json.
 
 from __future__ import annotations
 
-import json
 import platform
 import random
 import time
 from collections.abc import Callable
-from pathlib import Path
 
+from bench import write_results
 from goldset.corpus import ChunkSpec, Corpus, Document
 from goldset.corpus.chunking import chunk_corpus
 
 N_DOCS = 10_000
 MAX_CHARS, OVERLAP = 1500, 200
-RESULTS = Path(__file__).resolve().parent / "results" / "corpus.json"
 
 
 def synthetic_corpus(n: int, seed: int = 0) -> Corpus:
@@ -74,8 +72,7 @@ def main() -> None:
     print(f"  goldset                 {ours:7.3f} s  {N_DOCS / ours:9,.0f} docs/s  {n_ours:,} chunks")
     print(f"  semantic-text-splitter  {peer:7.3f} s  {N_DOCS / peer:9,.0f} docs/s  {n_peer:,} chunks")
     print(f"  goldset speed / peer speed = {peer / ours:.2f}x")
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {write_results('corpus', result)}")
 
 
 if __name__ == "__main__":

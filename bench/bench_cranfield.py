@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
+from bench import write_results
 from bench.cranfield import main as run_cranfield
 
 
 def main() -> None:
     report = run_cranfield([])
-    out = Path(__file__).resolve().parent / "results" / "cranfield.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps(report, indent=2) + "\n")
+    out = write_results("cranfield", report)
     print(f"wrote {out}")
 
 

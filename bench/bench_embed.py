@@ -11,13 +11,14 @@ Ratios > 1 mean goldset is faster. Results: bench/results/embed.json.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from bench import write_results
 
 N_TEXTS = 400
 SLOW_MODELS = {"e5-small": 64, "mpnet-base": 64, "minilm-st": 200}
@@ -121,9 +122,7 @@ def main() -> None:
         rows[name] = row
         print(f"{name:12s} goldset {row['goldset_per_s']:8.1f}/s" + (
             f"   {row['peer']} {row['peer_per_s']:8.1f}/s   ratio {row['ratio']:.2f}" if plain else ""), flush=True)
-    out = Path(__file__).resolve().parent / "results" / "embed.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps(rows, indent=2) + "\n")
+    out = write_results("embed", rows)
     print(f"wrote {out}")
 
 

@@ -17,9 +17,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import write_results
 from goldset.golden import GoldenSet, Question, load_golden, validate_golden
 
-RESULTS = Path(__file__).resolve().parent / "results" / "golden.json"
 N_IDS = 10_000
 N_QUESTIONS = 10_000
 N_UNKNOWN = 1_000
@@ -93,8 +93,7 @@ def main() -> None:
           f"({suggest['goldset_per_id_ms']} ms/id), plain difflib {suggest['difflib_per_id_ms']} ms/id "
           f"(~{suggest['difflib_estimated_s']} s), speedup {suggest['speedup']}x, same best suggestion "
           f"{suggest['same_best_suggestion']}")
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {write_results('golden', result)}")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import platform
 import tempfile
 import time
@@ -25,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench import write_results
 from goldset.cli import main as goldset_main
 from goldset.metrics.compute import evaluate_scores
 from goldset.metrics.definitions import parse_metric
@@ -36,7 +36,6 @@ METRICS = ["ndcg@10", "recall@100", "precision@10", "mrr", "map"]
 PYTREC = {"ndcg_cut.10", "recall.100", "P.10", "recip_rank", "map"}
 RANX = ["ndcg@10", "recall@100", "precision@10", "mrr", "map"]
 TREC_ARGS = ["-m", "ndcg_cut.10", "-m", "recall.100", "-m", "P.10", "-m", "recip_rank", "-m", "map"]
-RESULTS = Path(__file__).resolve().parent / "results" / "metrics.json"
 
 Dicts = tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]
 
@@ -171,16 +170,11 @@ def main() -> None:
     dicts = bench_dicts()
     print("\n`goldset trec` on TREC files vs parsing the same files + pytrec_eval (same measures):")
     trec = bench_trec_files()
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(
-        json.dumps(
-            {"machine": f"{platform.processor() or platform.machine()}, Python {platform.python_version()}",
-             "metrics": METRICS, "results_per_question": N_RESULTS, "dicts": dicts, "trec_files": trec},
-            indent=2,
-        )  # fmt: skip
-        + "\n"
-    )
-    print(f"\nwrote {RESULTS}")
+    results_path = write_results("metrics", {
+        "machine": f"{platform.processor() or platform.machine()}, Python {platform.python_version()}",
+        "metrics": METRICS, "results_per_question": N_RESULTS, "dicts": dicts, "trec_files": trec,
+    })
+    print(f"\nwrote {results_path}")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ Prints the timings and ratios and writes bench/results/pgvector.json.
 from __future__ import annotations
 
 import atexit
-import json
 import shutil
 import tempfile
 import time
@@ -21,11 +20,12 @@ from pathlib import Path
 
 import numpy as np
 
+from bench import write_results
+
 N_VECTORS = 20_000
 DIM = 384
 N_QUERIES = 200
 TOP_K = 10
-RESULTS = Path(__file__).resolve().parent / "results" / "pgvector.json"
 
 
 def _server() -> tuple[object, str]:
@@ -112,8 +112,7 @@ def main() -> None:
     print(f"  load   goldset {g_load:7.2f} s   pgvector-python {p_load:7.2f} s   ratio {result['ratio_load_goldset_over_peer']}")
     print(f"  search goldset {g_search:7.2f} s   pgvector-python {p_search:7.2f} s   ratio {result['ratio_search_goldset_over_peer']}")
     print(f"  same top {TOP_K} as numpy: goldset {g_found == truth}, pgvector-python {p_found == truth}")
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {write_results('pgvector', result)}")
 
 
 if __name__ == "__main__":

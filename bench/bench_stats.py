@@ -14,16 +14,14 @@ timings and ratios and writes bench/results/stats.json.
 
 from __future__ import annotations
 
-import json
 import random
 import time
-from pathlib import Path
 
+from bench import write_results
 from goldset.metrics.compute import evaluate_scores
 from goldset.metrics.definitions import parse_metric
 from goldset.stats.compare import compare_values
 
-RESULTS = Path(__file__).resolve().parent / "results" / "stats.json"
 N_QUESTIONS = 1_000
 N_SYSTEMS = 5
 N_DOCS = 100
@@ -91,8 +89,7 @@ def main() -> None:
     print(f"  ranx compare, Fisher 1,000 rounds, no intervals: cold {ranx_cold:.2f} s, warm {ranx_warm:.2f} s")
     print(f"  ratio ranx warm (1k rounds) / goldset (10k): {result['ratio_ranx_warm_1k_over_goldset_10k']}x; "
           f"same rounds (1k): {result['ratio_ranx_warm_1k_over_goldset_1k']}x")
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {write_results('stats', result)}")
 
 
 if __name__ == "__main__":
