@@ -214,11 +214,12 @@ def _score(
     name: str, run: Run, golden: GoldenSet, metrics: list[Metric], level: str,
     doc_of: Mapping[str, str], keep: int, seconds: float,
 ) -> RetrieverResult:
+    doc_ids = set(doc_of.values())
     rankings: dict[str, list[str]] = {}
     qrels: dict[str, dict[str, int]] = {}
     per_q: list[tuple[Question, dict[str, int], dict[str, int | None]]] = []
     for q in golden:
-        expected = _expected_at_level(q, level, doc_of)
+        expected = _expected_at_level(q, level, doc_of, doc_ids)
         keys = _ranking_keys(run.results.get(q.id, []), expected, level, doc_of)
         rankings[q.id] = keys
         qrels[q.id] = expected
@@ -251,14 +252,14 @@ def _score(
     return RetrieverResult(name=name, questions=questions, metrics=means, seconds=seconds)
 
 
-def _expected_at_level(q: Question, level: str, doc_of: Mapping[str, str]) -> dict[str, int]:
+def _expected_at_level(q: Question, level: str, doc_of: Mapping[str, str], doc_ids: set[str]) -> dict[str, int]:
     """Expected ids as the ranking keys of this level (doc level maps chunk ids to their documents)."""
     if level == "chunk":
         return {e: rel for e, rel in q.expected.items() if rel > 0}
     out: dict[str, int] = {}
     for e, rel in q.expected.items():
         if rel > 0:
-            doc = doc_of.get(e, _doc_part(e) if e not in doc_of.values() else e)
+            doc = doc_of.get(e, e if e in doc_ids else _doc_part(e))
             out[doc] = max(out.get(doc, 0), rel)
     return out
 
