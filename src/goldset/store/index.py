@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 import numpy as np
 
 from goldset.errors import InputError, require
+from goldset.ranking import ranked
 
 if TYPE_CHECKING:
     from goldset.retrievers.base import BuildContext
@@ -66,9 +67,25 @@ class ExactIndex:
             )
             vals = np.take_along_axis(scores, idx, axis=1)
             order = np.argsort(-vals, axis=1, kind="stable")
-            out_idx[start : start + len(scores)] = np.take_along_axis(idx, order, axis=1)
-            out_val[start : start + len(scores)] = np.take_along_axis(vals, order, axis=1)
+            idx = np.take_along_axis(idx, order, axis=1)
+            vals = np.take_along_axis(vals, order, axis=1)
+            self._ties_at_the_cut(scores, idx, vals)
+            out_idx[start : start + len(scores)] = idx
+            out_val[start : start + len(scores)] = vals
         return [[self._ids[i] for i in row] for row in out_idx], out_val
+
+    def _ties_at_the_cut(self, scores: np.ndarray, idx: np.ndarray, vals: np.ndarray) -> None:
+        """Where more passages tie with the k-th score than fit, keep the ones the ranking rule
+        keeps (ties by id descending, as goldset.ranking and trec_eval), not the first in memory."""
+        k = idx.shape[1]
+        kth = vals[:, -1:]
+        crowded = np.nonzero((scores >= kth).sum(axis=1) > k)[0]
+        for row in crowded:
+            candidates = np.nonzero(scores[row] >= kth[row, 0])[0]
+            pairs = ranked((self._ids[i], float(scores[row, i])) for i in candidates)[:k]
+            position = {self._ids[i]: i for i in candidates}
+            idx[row] = [position[pid] for pid, _ in pairs]
+            vals[row] = scores[row, idx[row]]
 
     def close(self) -> None:
         self._parts, self._matrix, self._ids = [], None, []
