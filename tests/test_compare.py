@@ -169,3 +169,44 @@ def test_a_question_that_became_off_topic_is_refused_by_name() -> None:
     b.retrievers[0].questions[2].off_topic = True
     with pytest.raises(InputError, match=r"disagree on which questions are off-topic \(q2\)"):
         compare_scorecards([a, b], labels=["old", "new"])
+
+
+def _multi_card(retrievers: dict[str, list[int]]) -> Scorecard:
+    results = [_card(name, hits).retrievers[0] for name, hits in retrievers.items()]
+    return Scorecard(results, ["hit@1", "mrr"], [1], 10, golden={"fingerprint": "fp1"})
+
+
+def test_fail_if_worse_gates_each_retriever_against_its_namesake_not_the_first_system(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # regression: every system was gated against systems[0], so two identical files each holding a strong
+    # and a weak retriever failed ("frozen/weak is worse than frozen/bm25")
+    strong, weak = [1] * 20, [1] * 12 + [0] * 8
+    frozen = _save(tmp_path, "frozen.json", _multi_card({"bm25": strong, "weak": weak}))
+    same = _save(tmp_path, "same.json", _multi_card({"bm25": strong, "weak": weak}))
+    assert main(["compare", str(frozen), str(same), "--fail-if-worse", "hit@1", "--resamples", "200"]) == 0
+    assert "gate passed" in capsys.readouterr().err
+    worse = _save(tmp_path, "worse.json", _multi_card({"bm25": strong, "weak": [0] * 20}))
+    assert main(["compare", str(frozen), str(worse), "--fail-if-worse", "hit@1", "--resamples", "200"]) == 1
+    err = capsys.readouterr().err
+    assert "gate failed: worse/weak is worse than frozen/weak on hit@1" in err
+    assert "worse/bm25 is worse" not in err
+
+
+def test_fail_if_worse_says_which_retrievers_have_no_baseline_of_their_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    frozen = _save(tmp_path, "frozen.json", _multi_card({"bm25": [1] * 10, "weak": [0] * 10}))
+    new = _save(tmp_path, "new.json", _multi_card({"bm25": [1] * 10, "dense": [0] * 10}))
+    assert main(["compare", str(frozen), str(new), "--fail-if-worse", "hit@1", "--resamples", "200"]) == 0
+    assert "dense is not gated: no retriever named dense in the baseline frozen" in capsys.readouterr().err
+    other = _save(tmp_path, "other.json", _multi_card({"x": [1] * 10, "y": [0] * 10}))
+    assert main(["compare", str(frozen), str(other), "--fail-if-worse", "hit@1"]) == 2
+    assert "nothing can be gated" in capsys.readouterr().err
+
+
+def test_fail_if_worse_with_one_file_gates_every_retriever_against_the_first(tmp_path: Path) -> None:
+    one = _save(tmp_path, "one.json", _multi_card({"bm25": [1] * 20, "same": [1] * 20, "bad": [0] * 20}))
+    assert main(["compare", str(one), "--fail-if-worse", "hit@1", "--resamples", "200"]) == 1
+    fine = _save(tmp_path, "fine.json", _multi_card({"bm25": [1] * 20, "same": [1] * 20}))
+    assert main(["compare", str(fine), "--fail-if-worse", "hit@1", "--resamples", "200"]) == 0

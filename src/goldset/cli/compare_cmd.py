@@ -44,7 +44,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--markdown", metavar="OUT", type=Path, help="write the comparison as Markdown (a PR comment)")
     parser.add_argument("--details", action="store_true", help="print every metric, not only the verdicts")
     parser.add_argument("--fail-if-worse", metavar="METRIC",
-                        help="exit 1 if any system is worse than the first (the baseline) on METRIC beyond noise")
+                        help="exit 1 if a candidate is worse than its baseline on METRIC beyond noise. Several files: "
+                        "each retriever of a later file against the retriever of the same name in the first file "
+                        "(a single retriever against a single one whatever its name); one file: every retriever "
+                        "against the first. Holm's correction over the gated pairs only")
     parser.set_defaults(func=run)
 
 
@@ -55,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     from goldset.report.scorecard import Scorecard, write_json_atomic
     from goldset.report.sections import render_comparison, systems_table
     from goldset.stats.annotate import fill_intervals
-    from goldset.stats.compare import compare_scorecards, headline_metrics
+    from goldset.stats.compare import compare_scorecards, gate_pairs, headline_metrics
 
     if args.resamples < 1:
         raise InputError(f"--resamples must be at least 1, got {args.resamples}", value=args.resamples)
@@ -75,6 +78,12 @@ def run(args: argparse.Namespace) -> int:
         args.fail_if_worse = str(parse_metric(args.fail_if_worse))
         if metrics is not None and args.fail_if_worse not in metrics:
             metrics.append(args.fail_if_worse)
+    planned = gate_pairs(cards, labels) if args.fail_if_worse else ([], [])
+    if args.fail_if_worse and not planned[0]:
+        raise InputError(f"--fail-if-worse {args.fail_if_worse}: no retriever of the later files has a baseline "
+                         "of the same name in the first file, so nothing can be gated", value=args.fail_if_worse,
+                         hint="evaluate the candidate with the baseline's retriever names; "
+                         + "; ".join(planned[1]))
     comparison = compare_scorecards(cards, labels=labels, metrics=metrics, seed=args.seed,
                                     resamples=args.resamples, confidence=args.confidence)
     shown = [m for m in (metrics or headline_metrics(comparison.metrics, cards[0].k)) if m in comparison.metrics]
@@ -94,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     console.print(systems_table(cards, comparison.systems, shown, comparison.n_questions))
     render_comparison(data, console, metrics=shown, details=args.details)
     if args.fail_if_worse:
-        return _gate(comparison, args.fail_if_worse)
+        return _gate(comparison, planned, args.fail_if_worse)
     return EXIT_OK
 
 
@@ -105,16 +114,24 @@ def _labels(paths: list[Path]) -> list[str]:
     return labels
 
 
-def _gate(comparison: Comparison, metric: str) -> int:
+def _gate(comparison: Comparison, planned: tuple[list[tuple[str, str]], list[str]], metric: str) -> int:
+    from goldset.stats.compare import format_p, gate
+
     if metric not in comparison.metrics:
         raise InputError(f"--fail-if-worse {metric}: not a metric of these results", value=metric,
                          hint="available: " + ", ".join(comparison.metrics))
-    baseline = comparison.systems[0]
-    worse = [r for r in comparison.results if r.metric == metric and r.b == baseline and r.diff < 0 and r.significant]
-    for r in worse:
-        print(f"goldset: gate failed: {r.a} is worse than {baseline} on {metric} beyond noise: {r.verdict}",
-              file=sys.stderr)
-    if worse:
+    pairs, notes = planned
+    for note in notes:
+        print(f"goldset: gate: {note}", file=sys.stderr)
+    checks = gate(comparison, pairs, metric)
+    holm_note = f" after Holm over {len(checks)} gated pairs" if len(checks) > 1 else ""
+    for c in (c for c in checks if c.worse):
+        r = c.result
+        print(f"goldset: gate failed: {r.a} is worse than {r.b} on {metric} beyond noise "
+              f"({r.diff * 100:+.1f} points, {format_p(c.p_adjusted)}{holm_note})", file=sys.stderr)
+    if any(c.worse for c in checks):
         return EXIT_GATE_FAILED
-    print(f"goldset: gate passed: nothing is worse than {baseline} on {metric} beyond noise", file=sys.stderr)
+    gated = ", ".join(f"{a} vs {b}" for a, b in pairs)
+    print(f"goldset: gate passed: nothing is worse than its baseline on {metric} beyond noise ({gated})",
+          file=sys.stderr)
     return EXIT_OK

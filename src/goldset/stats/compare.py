@@ -265,17 +265,67 @@ def compare_scorecards(
     labels = list(labels) if labels is not None else [f"#{i + 1}" for i in range(len(scorecards))]
     check_same_questions(scorecards, labels)
     qids = [q.id for q in scorecards[0].retrievers[0].answerable] if scorecards[0].retrievers else []
-    names = [r.name for sc in scorecards for r in sc.retrievers]
-    clash = len(set(names)) < len(names)
     values: dict[str, dict[str, np.ndarray]] = {}
     common = _common_metrics(scorecards, metrics)
-    for label, sc in zip(labels, scorecards, strict=True):
-        for r in sc.retrievers:
+    for sc, systems in zip(scorecards, system_names(scorecards, labels), strict=True):
+        for r, system in zip(sc.retrievers, systems, strict=True):
             by_id = {q.id: q for q in r.answerable}
-            system = f"{label}/{r.name}" if clash else r.name
             values[system] = {m: np.array([by_id[q].metrics.get(m, 0.0) for q in qids]) for m in common}
     return compare_values(values, metrics=common, seed=seed, resamples=resamples,
                           confidence=confidence, power=power)
+
+
+def system_names(scorecards: Sequence[Scorecard], labels: Sequence[str]) -> list[list[str]]:
+    """The system name of each retriever of each scorecard: its name, or `label/name` when names collide."""
+    names = [r.name for sc in scorecards for r in sc.retrievers]
+    clash = len(set(names)) < len(names)
+    return [[f"{label}/{r.name}" if clash else r.name for r in sc.retrievers]
+            for label, sc in zip(labels, scorecards, strict=True)]
+
+
+@dataclass
+class GateCheck:
+    """One gated pair: is `a` (candidate) worse than `b` (baseline) beyond noise?"""
+
+    result: MetricComparison
+    p_adjusted: float
+    """Holm-adjusted over the gated pairs only (equal to the raw p when a single pair is gated)."""
+    worse: bool
+
+
+def gate_pairs(scorecards: Sequence[Scorecard], labels: Sequence[str]) -> tuple[list[tuple[str, str]], list[str]]:
+    """The (candidate, baseline) systems a `--fail-if-worse` gate checks, and notes on those it cannot.
+
+    One scorecard: every retriever against the first. Several: each retriever of a later scorecard
+    against the retriever of the same name in the first (when both hold a single retriever, against
+    it whatever its name). Measuring `new/dense` against `frozen/bm25` says nothing about a regression.
+    """
+    names = system_names(scorecards, labels)
+    if len(scorecards) == 1:
+        return [(s, names[0][0]) for s in names[0][1:]], []
+    baseline = {r.name: s for r, s in zip(scorecards[0].retrievers, names[0], strict=True)}
+    pairs: list[tuple[str, str]] = []
+    notes: list[str] = []
+    for sc, systems in zip(scorecards[1:], names[1:], strict=True):
+        for r, system in zip(sc.retrievers, systems, strict=True):
+            if r.name in baseline:
+                pairs.append((system, baseline[r.name]))
+            elif len(sc.retrievers) == 1 and len(names[0]) == 1:
+                pairs.append((system, names[0][0]))
+                notes.append(f"{system} is gated against {names[0][0]}, the only retriever of the baseline")
+            else:
+                notes.append(f"{system} is not gated: no retriever named {r.name} in the baseline "
+                             f"{labels[0]} ({', '.join(baseline)})")
+    return pairs, notes
+
+
+def gate(comparison: Comparison, pairs: Sequence[tuple[str, str]], metric: str) -> list[GateCheck]:
+    """Each gated pair on `metric`, with Holm's correction over the gated pairs only (not every pair)."""
+    results = [comparison.get(metric, a, b) for a, b in pairs]
+    raw = [r.p for r in results]
+    adjusted = holm(raw) if len(raw) > 1 else raw
+    return [GateCheck(r, float(p), bool(r.diff < -TIE_TOLERANCE and p < comparison.alpha))
+            for r, p in zip(results, adjusted, strict=True)]
 
 
 def _common_metrics(scorecards: Sequence[Scorecard], metrics: Sequence[str] | None) -> list[str]:
