@@ -9,12 +9,18 @@ from goldset.report.scorecard import Hit, QuestionResult, RetrieverResult, Score
 from goldset.stats.offtopic import off_topic_report, separability
 
 
-def _result(answerable: list[float], off_topic: list[float | None]) -> RetrieverResult:
-    qs = [QuestionResult(f"a{i}", f"answerable {i}", {"d": 1}, False, 1, {"d": 1}, [Hit("d", s, "d")], {"hit@1": 1.0})
+def _result(answerable: list[float | None], off_topic: list[float | None], *, errored: int = 0) -> RetrieverResult:
+    """None: the question returned nothing; `errored` off-topic and answerable questions whose retriever raised."""
+    qs = [QuestionResult(f"a{i}", f"answerable {i}", {"d": 1}, False, 1, {"d": 1},
+                         [] if s is None else [Hit("d", s, "d")], {"hit@1": 1.0})
           for i, s in enumerate(answerable)]
     for i, s in enumerate(off_topic):
         top = [] if s is None else [Hit(f"doc{i}.md#2", s, f"doc{i}.md")]
         qs.append(QuestionResult(f"o{i}", f"off-topic {i}", {}, True, None, {}, top, {}))
+    for i in range(errored):
+        qs.append(QuestionResult(f"eo{i}", "?", {}, True, None, {}, [], {}, error="TimeoutError: timed out"))
+        qs.append(QuestionResult(f"ea{i}", "?", {"d": 1}, False, None, {"d": None}, [], {"hit@1": 0.0},
+                                 error="TimeoutError: timed out"))
     return RetrieverResult("dense:minilm", qs, {"hit@1": 1.0})
 
 
@@ -35,10 +41,11 @@ def test_overlapping_scores_report_auc_best_threshold_cost_and_the_highest_off_t
     assert s["auc"] == pytest.approx(roc_auc_score(labels, answerable + off))  # 8/12 by hand
     assert s["auc"] == pytest.approx(8 / 12)
     assert s["overlap"] is True
-    # total errors 2 at t in (0.2, 0.4) (0 rejected, 2 let through) and at (0.5, 0.6) (1 + 1):
-    # the tie goes to fewer wrongly rejected answers
-    assert s["threshold"] == pytest.approx(0.3)
-    assert (s["rejects_answerable"], s["passes_off_topic"]) == (0, 2)
+    # Youden's J per cut (off-topic rejected / 3 - answerable rejected / 4), by hand:
+    # 0.3: 1/3 - 0 = 0.33; 0.45: 1/3 - 1/4; 0.55: 2/3 - 1/4 = 0.42; 0.7: 2/3 - 2/4; 0.875: 1 - 3/4
+    assert s["threshold"] == pytest.approx(0.55)
+    assert (s["rejects_answerable"], s["passes_off_topic"]) == (1, 1)
+    assert s["youden_j"] == pytest.approx(2 / 3 - 1 / 4)
     assert s["highest"] == {"question_id": "o1", "question": "off-topic 1", "score": 0.85,
                             "passage": "doc1.md#2", "doc": "doc1.md"}
     assert s["verdict"].startswith("not separable (AUC 0.67)")
@@ -47,7 +54,7 @@ def test_overlapping_scores_report_auc_best_threshold_cost_and_the_highest_off_t
 def test_off_topic_questions_with_no_results_are_counted_and_rejected() -> None:
     s = separability(_result([0.9, 0.8], [None, 0.1]))
     assert s["n_off_topic_empty"] == 1 and s["n_off_topic"] == 2
-    assert "1 more off-topic question(s) returned no results" in s["verdict"]
+    assert "(1 of the off-topic questions returned no results at all)" in s["verdict"]
 
 
 def test_no_off_topic_questions_says_to_add_some() -> None:
@@ -55,3 +62,53 @@ def test_no_off_topic_questions_says_to_add_some() -> None:
     report = off_topic_report(card)
     assert "not comparable across models" in report["note"]
     assert report["retrievers"]["dense:minilm"]["verdict"].startswith("no off-topic questions in the golden set")
+
+
+def test_best_threshold_is_not_reject_nothing_when_off_topic_questions_are_few() -> None:
+    # regression: minimising total errors with 130 answerable vs 10 off-topic picked "reject nothing"
+    # (0 of 130 wrongly rejected, 10 of 10 let through) even where a cut catches 8 of the 10.
+    # J by hand: cut 0.55 rejects 30 answerable (0.2) and 8 off-topic (0.3): 8/10 - 30/130 = 0.57;
+    # reject nothing: 0; cut 0.25: 0 - 30/130; cut 0.85: 8/10 - 130/130.
+    s = separability(_result([0.8] * 100 + [0.2] * 30, [0.3] * 8 + [0.9] * 2))
+    assert s["threshold"] == pytest.approx(0.55)
+    assert (s["rejects_answerable"], s["passes_off_topic"]) == (30, 2)
+    assert s["youden_j"] == pytest.approx(0.8 - 30 / 130)
+    assert "wrongly rejects 30 of 130 answerable questions and lets 2 of 10 off-topic ones through" in s["verdict"]
+
+
+def test_when_no_cut_beats_accepting_everything_no_threshold_is_offered() -> None:
+    s = separability(_result([0.5, 0.6, 0.55], [0.7, 0.8]))
+    assert s["threshold"] is None and s["youden_j"] == 0.0
+    assert (s["rejects_answerable"], s["passes_off_topic"]) == (0, 2)
+    assert "no threshold does better than accepting every question, which lets 2 of 2 off-topic ones through" \
+        in s["verdict"]
+
+
+def test_rank_fused_scores_with_many_ties_are_flagged_as_not_a_confidence() -> None:
+    rrf = [1 / 61 + 1 / 61, 1 / 61 + 1 / 62]
+    s = separability(_result([rrf[0]] * 5 + [rrf[1]] * 3, [rrf[1], rrf[0]]))
+    assert s["rank_based"] is True
+    assert "takes only 2 distinct values over 10 questions: it is rank-based" in s["verdict"]
+    dense = separability(_result([0.9, 0.81, 0.72, 0.64, 0.55], [0.5, 0.41, 0.3]))
+    assert dense["rank_based"] is False and "rank-based" not in dense["verdict"]
+
+
+def test_errored_questions_are_left_out_not_counted_as_returning_nothing() -> None:
+    # regression: an off-topic question whose retriever raised has no results, and was counted as
+    # "returned no results", i.e. as caught by any threshold
+    s = separability(_result([0.9, 0.8], [0.1], errored=2))
+    assert (s["n_errors"], s["n_off_topic_empty"], s["n_answerable_empty"]) == (4, 0, 0)
+    assert "(4 questions whose retriever errored left out)" in s["verdict"]
+    assert "rejects all 1 off-topic question " in s["verdict"]
+    only_errors = separability(_result([0.9, 0.8], [], errored=1))
+    assert only_errors["verdict"].startswith("not enough scored questions")
+
+
+def test_answerable_questions_that_returned_nothing_count_as_wrongly_rejected() -> None:
+    # regression: they were dropped from the cost, which then understated the answers a threshold refuses
+    s = separability(_result([0.9, 0.6, None, 0.4, 0.8], [0.5, 0.85, 0.2]))
+    # as the overlapping case above plus one answerable question refused at every threshold:
+    # cut 0.55 has J = 2/3 - 2/5, the best; it rejects 0.4 and the empty one
+    assert s["threshold"] == pytest.approx(0.55)
+    assert (s["rejects_answerable"], s["passes_off_topic"], s["n_answerable_empty"]) == (2, 1, 1)
+    assert "wrongly rejects 2 of 5 answerable questions" in s["verdict"]
