@@ -210,3 +210,21 @@ def test_fail_if_worse_with_one_file_gates_every_retriever_against_the_first(tmp
     assert main(["compare", str(one), "--fail-if-worse", "hit@1", "--resamples", "200"]) == 1
     fine = _save(tmp_path, "fine.json", _multi_card({"bm25": [1] * 20, "same": [1] * 20}))
     assert main(["compare", str(fine), "--fail-if-worse", "hit@1", "--resamples", "200"]) == 0
+
+
+def test_retriever_errors_are_warned_counted_in_json_and_stop_the_gate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # regression: questions whose retriever errored scored 0 and were compared as real misses, silently
+    frozen = _save(tmp_path, "frozen.json", _card("bm25", [1] * 10))
+    broken_card = _card("bm25", [1] * 7 + [0] * 3)
+    for q in broken_card.retrievers[0].questions[7:]:
+        q.error = "ConnectionError: index unreachable"
+    broken = _save(tmp_path, "broken.json", broken_card)
+    out = tmp_path / "cmp.json"
+    assert main(["compare", str(frozen), str(broken), "--json", str(out), "--resamples", "200"]) == 0
+    assert "warning: broken/bm25: the retriever errored on 3 of 10 compared questions" in capsys.readouterr().err
+    assert json.loads(out.read_text())["n_errors"] == {"frozen/bm25": 0, "broken/bm25": 3}
+    assert main(["compare", str(frozen), str(broken), "--fail-if-worse", "hit@1", "--resamples", "200"]) == 2
+    assert "gate cannot be trusted: the retriever errored on some questions of broken/bm25 (3)" \
+        in capsys.readouterr().err

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from goldset.errors import EXIT_GATE_FAILED, EXIT_OK, InputError
+from goldset.errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_OK, InputError
 
 if TYPE_CHECKING:
     from goldset.stats.compare import Comparison
@@ -86,6 +86,10 @@ def run(args: argparse.Namespace) -> int:
                          + "; ".join(planned[1]))
     comparison = compare_scorecards(cards, labels=labels, metrics=metrics, seed=args.seed,
                                     resamples=args.resamples, confidence=args.confidence)
+    for system, n_err in comparison.n_errors.items():
+        if n_err:
+            print(f"goldset: warning: {system}: the retriever errored on {n_err} of {comparison.n_questions} "
+                  "compared questions, which score 0: its numbers and comparisons understate it", file=sys.stderr)
     shown = [m for m in (metrics or headline_metrics(comparison.metrics, cards[0].k)) if m in comparison.metrics]
     data = comparison.to_dict()
     data["files"] = [str(p) for p in args.results]
@@ -123,6 +127,12 @@ def _gate(comparison: Comparison, planned: tuple[list[tuple[str, str]], list[str
     pairs, notes = planned
     for note in notes:
         print(f"goldset: gate: {note}", file=sys.stderr)
+    errored = [s for s in dict.fromkeys(s for pair in pairs for s in pair) if comparison.n_errors.get(s)]
+    if errored:
+        print("goldset: gate cannot be trusted: the retriever errored on some questions of "
+              + ", ".join(f"{s} ({comparison.n_errors[s]})" for s in errored)
+              + "; fix the errors and evaluate again", file=sys.stderr)
+        return EXIT_BAD_INPUT
     checks = gate(comparison, pairs, metric)
     holm_note = f" after Holm over {len(checks)} gated pairs" if len(checks) > 1 else ""
     for c in (c for c in checks if c.worse):

@@ -78,6 +78,8 @@ class Comparison:
     seed: int = 0
     resamples: int = 10_000
     correction: str = "none"
+    n_errors: dict[str, int] = field(default_factory=dict)
+    """System -> compared questions on which its retriever errored (they score 0: the numbers are off)."""
 
     def for_metric(self, metric: str) -> list[MetricComparison]:
         return [r for r in self.results if r.metric == metric]
@@ -266,13 +268,17 @@ def compare_scorecards(
     check_same_questions(scorecards, labels)
     qids = [q.id for q in scorecards[0].retrievers[0].answerable] if scorecards[0].retrievers else []
     values: dict[str, dict[str, np.ndarray]] = {}
+    n_errors: dict[str, int] = {}
     common = _common_metrics(scorecards, metrics)
     for sc, systems in zip(scorecards, system_names(scorecards, labels), strict=True):
         for r, system in zip(sc.retrievers, systems, strict=True):
             by_id = {q.id: q for q in r.answerable}
             values[system] = {m: np.array([by_id[q].metrics.get(m, 0.0) for q in qids]) for m in common}
-    return compare_values(values, metrics=common, seed=seed, resamples=resamples,
-                          confidence=confidence, power=power)
+            n_errors[system] = sum(1 for q in r.answerable if q.error)
+    comparison = compare_values(values, metrics=common, seed=seed, resamples=resamples,
+                                confidence=confidence, power=power)
+    comparison.n_errors = n_errors
+    return comparison
 
 
 def system_names(scorecards: Sequence[Scorecard], labels: Sequence[str]) -> list[list[str]]:
