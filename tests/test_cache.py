@@ -8,8 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from goldset.store.atomic import write_atomic
 from goldset.store.cache import EmbeddingCache, read_entry, text_hash
-from goldset.store.workspace import Workspace, atomic_write
+from goldset.store.workspace import Workspace
 
 
 class CountingEncoder:
@@ -104,8 +105,8 @@ def test_flipped_byte_fails_the_checksum(tmp_path: Path) -> None:
 
 def test_atomic_write_leaves_no_temp_files(tmp_path: Path) -> None:
     target = tmp_path / "sub" / "file.bin"
-    atomic_write(target, [b"abc", b"def"])
-    atomic_write(target, b"xyz")
+    write_atomic(target, [b"abc", b"def"])
+    write_atomic(target, b"xyz")
     assert target.read_bytes() == b"xyz"
     assert [p.name for p in target.parent.iterdir()] == ["file.bin"]
 

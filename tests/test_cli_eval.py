@@ -166,3 +166,30 @@ def test_a_saved_trec_run_is_a_retriever(tmp_path: Path, corpus: Path, capsys: p
     assert main(["eval", "--golden", str(golden), "--retriever", f"run:{run}", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "service.trec:1" in err and "high" in err
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--retriever", "bm25?k1=1.2"], "no corpus given"),
+    (["--retriever", "bm25?stem=off"], "stem='off'"),
+    (["--timeout", "0", "--retriever", "x:y"], "--timeout must be positive"),
+    (["--depth", "0"], "depth must be at least 1"),
+])
+def test_bad_options_exit_2(tmp_path: Path, corpus: Path, args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    golden = write_golden(tmp_path / "golden.jsonl", [{"id": "h01", "question": "stash", "expected": []}])
+    base = ["eval", "--golden", str(golden), "--quiet"]
+    if "no corpus" not in message:
+        base += ["--corpus", str(corpus)]
+    assert main(base + args) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_run_file_for_other_questions_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    golden = write_golden(tmp_path / "golden.jsonl", [
+        {"id": "h01", "question": "stash", "expected": ["a"]},
+        {"id": "h02", "question": "branch", "expected": ["b"]},
+    ])
+    run = tmp_path / "other.trec"
+    run.write_text("301 Q0 a 1 0.5 prod\n302 Q0 b 1 0.5 prod\n")
+    assert main(["eval", "--golden", str(golden), "--retriever", f"run:{run}", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "has results for none of the 2 questions" in err and "301" in err and "h01" in err

@@ -199,3 +199,84 @@ def test_evaluate_closes_the_retrievers_it_built_even_when_interrupted(spec: str
     else:
         evaluate(spec, golden, corpus=corpus, stats=False)
     assert [p.closed for p in _ClosingProbe.instances] == [True]
+
+
+def test_regression_recall_at_200_retrieves_200_not_the_default_depth() -> None:
+    def deep(question: str, k: int) -> list[str]:
+        return [f"d{i}" for i in range(k)]  # d150 is the answer, at rank 151
+
+    golden = GoldenSet([Question("q", "x", {"d150": 1})])
+    card = evaluate(deep, golden, k=(10,), metrics=["recall@200"], stats=False)
+    q = card.retrievers[0].questions[0]
+    assert card.depth == 200 and q.rank == 151 and q.metrics["recall@200"] == 1.0
+
+
+def test_regression_a_function_ignoring_k_is_cut_to_the_depth() -> None:
+    def greedy(question: str, k: int) -> list[str]:
+        return [f"d{i}" for i in range(300)]  # ignores k
+
+    golden = GoldenSet([Question("q", "x", {"d250": 1})])
+    card = evaluate(greedy, golden, k=(10,), depth=100, stats=False)
+    q = card.retrievers[0].questions[0]
+    assert q.rank is None and q.metrics["mrr"] == 0.0  # rank 251 lies below the 100 retrieved
+
+
+def test_regression_without_a_corpus_ids_with_anchors_stay_distinct() -> None:
+    def search(question: str, k: int) -> list[str]:
+        return ["https://x/a#install", "https://x/b"]
+
+    golden = GoldenSet([Question("q", "x", {"https://x/a#install": 1, "https://x/a#usage": 1})])
+    card = evaluate(search, golden, k=(5,), stats=False)
+    q = card.retrievers[0].questions[0]
+    assert set(q.expected) == {"https://x/a#install", "https://x/a#usage"}
+    assert q.metrics["recall@5"] == pytest.approx(0.5)
+
+
+def test_a_golden_set_of_only_off_topic_questions_has_no_averages_not_zeros() -> None:
+    golden = GoldenSet([Question("o1", "best pizza in Naples", {})])
+    card = evaluate(fixed_search_for_any, golden, k=(1,), stats=False)
+    assert card.retrievers[0].metrics == {}
+
+
+def fixed_search_for_any(question: str, k: int) -> list[str]:
+    return ["a.md"]
+
+
+def test_an_empty_golden_set_is_refused() -> None:
+    from goldset.errors import InputError
+
+    with pytest.raises(InputError, match="no questions"):
+        evaluate(fixed_search_for_any, GoldenSet([]), k=(1,))
+
+
+def test_the_same_retriever_twice_is_refused() -> None:
+    from goldset.errors import InputError
+
+    corpus = Corpus({"a.md": Document("a.md", "alpha")})
+    with pytest.raises(InputError, match="given twice"):
+        evaluate(["bm25", "bm25"], GoldenSet([Question("q", "alpha", {"a.md": 1})]), corpus=corpus)
+
+
+def test_bad_input_raised_by_a_retriever_stops_the_run_instead_of_failing_every_question() -> None:
+    from goldset.errors import InputError
+
+    class Misconfigured:
+        name = "misconfigured"
+
+        def search(self, queries, *, top_k):  # type: ignore[no-untyped-def]
+            raise InputError("scorer returned 1 score for 7 texts")
+
+    with pytest.raises(InputError, match="1 score for 7 texts"):
+        evaluate(Misconfigured(), golden_abc(), k=(1,), stats=False)
+
+
+def test_rerank_keeps_ids_outside_the_corpus_below_the_reranked_block() -> None:
+    from goldset.corpus.model import Passage
+    from goldset.retrievers.function import FunctionRetriever
+    from goldset.retrievers.rerank import FunctionScorer, RerankRetriever
+
+    passages = [Passage("a.md", "a.md", "alpha"), Passage("b.md", "b.md", "bravo")]
+    base = FunctionRetriever(lambda q, k: [("elsewhere/x.md", 3.0), ("a.md", 2.0), ("b.md", 1.0)], name="svc")
+    scorer = FunctionScorer(lambda query, texts: [1.0 if t == "bravo" else 0.0 for t in texts])
+    run = RerankRetriever(base, scorer, passages, top=10).search({"q": "bravo?"}, top_k=10)
+    assert [pid for pid, _ in run.results["q"]] == ["b.md", "a.md", "elsewhere/x.md"]

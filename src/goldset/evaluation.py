@@ -23,13 +23,13 @@ from typing import Any
 
 from goldset import __version__
 from goldset.corpus.model import Corpus, Passage
-from goldset.errors import InputError
+from goldset.errors import GoldsetError, InputError
 from goldset.golden.model import GoldenSet, Question
 from goldset.metrics.compute import evaluate_ranked
 from goldset.metrics.definitions import Metric, default_metrics, parse_metric
 from goldset.report.progress import progress_bar
 from goldset.report.scorecard import Hit, QuestionResult, RetrieverResult, Scorecard
-from goldset.retrievers.base import BuildContext, Retriever, build_retriever
+from goldset.retrievers.base import BuildContext, Retriever, build_retriever, needs_corpus
 from goldset.retrievers.function import FunctionRetriever
 from goldset.run import Run
 
@@ -70,9 +70,14 @@ def evaluate(
     ks = sorted({k} if isinstance(k, int) else set(k))
     if not ks or ks[0] < 1:
         raise InputError(f"k must be positive integers, got {k!r}", value=k, hint="e.g. --k 1,5,10")
-    depth = max(depth, ks[-1])
+    if depth < 1:
+        raise InputError(f"depth must be at least 1, got {depth}", value=depth, hint="--depth 100 retrieves 100 results")
     golden_set = _golden(golden, corpus)
+    if not len(golden_set):
+        raise InputError("the golden set has no questions", hint="add questions: id, question, expected")
     metric_list = _metrics(metrics, tuple(ks))
+    # retrieve deep enough for every cut-off asked for (recall@200 needs 200 results, not 100)
+    depth = max(depth, ks[-1], *(m.k for m in metric_list if m.k is not None))
     passages = corpus.passages(chunking) if corpus is not None else []
     ctx = BuildContext(
         passages=passages,
@@ -153,6 +158,8 @@ def _named(retrievers: Any) -> dict[str, RetrieverLike]:
     named: dict[str, RetrieverLike] = {}
     for item in items:
         name = item if isinstance(item, str) else str(getattr(item, "name", None) or getattr(item, "__name__", "retriever"))
+        if isinstance(item, str) and name in named:
+            raise InputError(f"retriever {name!r} is given twice", value=name, hint="give each --retriever once")
         while name in named:
             name += "'"
         named[name] = item
@@ -161,7 +168,7 @@ def _named(retrievers: Any) -> dict[str, RetrieverLike]:
 
 def _build(spec: RetrieverLike, name: str, ctx: BuildContext, corpus: Corpus | None, progress: bool) -> Retriever:
     if isinstance(spec, str):
-        if corpus is None and not spec.startswith("run:") and spec.partition(":")[0] in ("bm25", "dense", "hybrid", "rerank"):
+        if corpus is None and needs_corpus(spec):
             raise InputError(f"retriever {spec!r} needs a corpus to index", value=spec, hint="pass corpus=... (--corpus PATH)")
         if progress:
             print(f"goldset: building {spec} over {len(ctx.passages)} passages", file=sys.stderr)
@@ -195,15 +202,23 @@ def _search_isolating_errors(retriever: Retriever, golden: GoldenSet, depth: int
                 got = retriever.search(part, top_k=depth)
                 run.results.update(got.results)
                 run.errors.update(got.errors)
+            except GoldsetError:
+                raise  # bad input or configuration: every question would fail the same way
             except Exception:  # noqa: BLE001 - isolate the failing question below
                 for qid, text in part.items():
                     try:
                         got = retriever.search({qid: text}, top_k=depth)
                         run.results.update(got.results)
                         run.errors.update(got.errors)
+                    except GoldsetError:
+                        raise
                     except Exception as exc:  # noqa: BLE001
                         run.errors[qid] = f"{type(exc).__name__}: {exc}"
             advance(len(part))
+    # a search function may ignore k: every retriever is scored on the same depth
+    for qid, hits in run.results.items():
+        if len(hits) > depth:
+            run.results[qid] = hits[:depth]
     for qid, message in run.errors.items():
         print(f"goldset: warning: retriever {retriever.name} failed on question {qid} ({queries[qid]!r:.60}): {message}",
               file=sys.stderr)
@@ -248,7 +263,8 @@ def _score(
             source=q.source,
             error=run.errors.get(q.id),
         ))
-    means = {str(m): float(sum(values[m]) / len(answerable)) if answerable else 0.0 for m in metrics}
+    # with no answerable question there is nothing to average: no value, never a zero
+    means = {str(m): float(sum(values[m]) / len(answerable)) for m in metrics} if answerable else {}
     return RetrieverResult(name=name, questions=questions, metrics=means, seconds=seconds)
 
 
@@ -259,7 +275,8 @@ def _expected_at_level(q: Question, level: str, doc_of: Mapping[str, str], doc_i
     out: dict[str, int] = {}
     for e, rel in q.expected.items():
         if rel > 0:
-            doc = doc_of.get(e, e if e in doc_ids else _doc_part(e))
+            # without a corpus, ids are taken as given: `https://x/a#install` stays itself
+            doc = doc_of.get(e, e if (e in doc_ids or not doc_ids) else _doc_part(e))
             out[doc] = max(out.get(doc, 0), rel)
     return out
 

@@ -59,9 +59,3 @@ class Run:
 
         scores, tag = read_run(path)
         return cls.from_scores(name or tag or Path(path).stem, scores)
-
-    def write_trec(self, path: str | Path) -> None:
-        with Path(path).open("w", encoding="utf-8") as handle:
-            for qid, hits in self.results.items():
-                for rank, (doc, score) in enumerate(hits, start=1):
-                    handle.write(f"{qid} Q0 {doc} {rank} {score:.6g} {self.name}\n")

@@ -80,11 +80,12 @@ def run_eval(args: argparse.Namespace) -> Scorecard:
     from goldset.corpus.chunking import parse_chunk_spec
     from goldset.evaluation import evaluate
     from goldset.golden.io import load_golden
+    from goldset.retrievers.base import needs_corpus
 
     if args.golden is None:
         raise InputError("no golden set given", hint="pass --golden FILE (JSONL: id, question, expected)")
     specs = args.retriever or ["bm25"]
-    if args.corpus is None and any(s.partition(":")[0] in ("bm25", "dense", "hybrid", "rerank") for s in specs):
+    if args.corpus is None and any(needs_corpus(s) for s in specs):
         raise InputError("no corpus given", hint="pass --corpus PATH (a folder, JSONL, BEIR or Cranfield)")
     corpus = load_corpus(args.corpus) if args.corpus is not None else None
     if corpus is not None and corpus.warnings:
@@ -149,7 +150,9 @@ def _options(args: argparse.Namespace) -> dict[str, object]:
         options["backend"] = args.backend
     if args.dsn:
         options["dsn"] = args.dsn
-    if args.timeout:
+    if args.timeout is not None:
+        if args.timeout <= 0:
+            raise InputError(f"--timeout must be positive, got {args.timeout:g}", value=args.timeout, hint="seconds per question, e.g. --timeout 5")
         options["timeout"] = args.timeout
     return options
 
@@ -163,9 +166,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"goldset: wrote {args.json}", file=sys.stderr)
     if args.markdown:
         from goldset.report.markdown import scorecard_markdown
+        from goldset.store.atomic import write_atomic
 
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(scorecard_markdown(card), encoding="utf-8")
+        write_atomic(args.markdown, scorecard_markdown(card))
         print(f"goldset: wrote {args.markdown}", file=sys.stderr)
     render(card, show_misses=args.misses, details=args.details)
     return 0

@@ -23,7 +23,6 @@ import os
 import platform
 import subprocess
 import sys
-import tempfile
 import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -33,6 +32,7 @@ from pathlib import Path
 from goldset.corpus.model import Corpus, Document
 from goldset.errors import GoldsetError
 from goldset.golden.model import GoldenSet
+from goldset.store.atomic import write_atomic
 
 _DATA = Path(__file__).resolve().parents[1] / "data"
 _RENDERER = Path(__file__).with_name("_pydoc_render.py")
@@ -213,17 +213,7 @@ def _write_cache(path: Path, records: list[dict[str, str]]) -> None:
         "records": len(records),
         "sha256": hashlib.sha256(body.encode("utf-8")).hexdigest(),
     }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(json.dumps(header, sort_keys=True) + "\n" + body)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, json.dumps(header, sort_keys=True) + "\n" + body)
 
 
 def _read_cache(path: Path) -> tuple[list[dict[str, str]] | None, str]:

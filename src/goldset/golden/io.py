@@ -6,10 +6,7 @@ and the fix; see docs/golden.md for the format.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
 from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
@@ -19,6 +16,7 @@ from goldset.errors import InputError, InputErrors
 from goldset.golden.model import GoldenSet, Question
 from goldset.golden.records import EXAMPLE, clip, is_header, parse_header, parse_record
 from goldset.golden.validate import corpus_problems, duplicate_problems, sort_problems, validate_golden
+from goldset.store.atomic import write_atomic
 
 __all__ = ["load_golden", "question_record", "validate_golden", "write_golden_jsonl"]
 
@@ -110,19 +108,7 @@ def atomic_write_text(path: str | Path, text: str) -> None:
     if not path.parent.is_dir():
         raise InputError("cannot write: the folder does not exist", path=path.parent,
                          hint="create the folder first or choose another output path")
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    write_atomic(path, text, create_folder=False)
 
 
 # --- reading ---------------------------------------------------------------------------------------

@@ -79,25 +79,14 @@ def write_html_report(
     title: str | None = None,
 ) -> Path:
     """Read results files (or scorecard dicts) and write the self-contained report to `out`, atomically."""
-    import os
-    import tempfile
-
+    from goldset.store.atomic import write_atomic
     from goldset.web.page import results_payload
 
     out = Path(out)
     if out.suffix.lower() not in (".html", ".htm"):
         raise InputError(f"the report is HTML; {out.name!r} does not end in .html", path=out, hint="e.g. --html report.html")
     html = render_html(results_payload(sources, names), title=title)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(html)
-        os.chmod(tmp, 0o644)  # a report is for sharing; mkstemp creates files readable by the owner only
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(out, html)
     return out
 
 

@@ -8,13 +8,12 @@ stable JSON format documented in docs/results-json.md (schema version SCHEMA_VER
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from goldset.errors import InputError
+from goldset.store.atomic import write_atomic
 
 SCHEMA_VERSION = 1
 
@@ -229,23 +228,5 @@ class Scorecard:
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
-    """Write JSON to a temp file beside `path`, fsync, then rename over it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=1, ensure_ascii=False)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; results are for sharing, like any file
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current
+    """Write JSON atomically: a crash never leaves a half-written results file."""
+    write_atomic(path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")

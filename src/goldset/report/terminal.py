@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from goldset.metrics.definitions import default_metrics
 from goldset.report.scorecard import QuestionResult, RetrieverResult, Scorecard
 
 
@@ -19,11 +20,16 @@ def headline_metrics(card: Scorecard) -> list[str]:
     precision@1 and MAP when computed."""
     top = max(card.k) if card.k else 10
     wanted = [f"hit@{k}" for k in card.k] + ["mrr", f"ndcg@{top}", f"recall@{top}", "precision@1", "map"]
-    return [m for m in dict.fromkeys(wanted) if m in card.metrics]
+    defaults = {str(m) for m in default_metrics(tuple(card.k))} if card.k else set()
+    asked = [m for m in card.metrics if m not in defaults]  # --metric extras, e.g. recall@100
+    return [m for m in dict.fromkeys(wanted + asked) if m in card.metrics]
 
 
 def render_table(card: Scorecard, console: Console) -> None:
     """Metrics as rows, retrievers as columns: fits a laptop terminal with intervals beside values."""
+    if not card.retrievers:
+        console.print("goldset: no retrievers were evaluated", style="bold red")
+        return
     columns = headline_metrics(card)
     console.print(f"[bold]{escape(_title(card))}[/bold]", highlight=False)
     table = Table(show_edge=False, pad_edge=False)

@@ -67,11 +67,21 @@ def register(prefix: str, target: str) -> None:
     _FACTORIES[prefix] = target
 
 
+def spec_prefix(spec: str) -> str:
+    """The registry key of a spec: `bm25` for `bm25?k1=1.2`, `dense` for `dense:minilm`."""
+    return re.split(r"[:?]", spec, maxsplit=1)[0]
+
+
+def needs_corpus(spec: str) -> bool:
+    """Whether the spec indexes the corpus (bm25, dense, hybrid, rerank), unlike run: or module:function."""
+    return spec_prefix(spec) in ("bm25", "dense", "hybrid", "rerank")
+
+
 def build_retriever(spec: str, ctx: BuildContext) -> Retriever:
     """Build the retriever a CLI spec names, reusing one already built in `ctx`."""
     if spec in ctx.built:
         return ctx.built[spec]
-    prefix = re.split(r"[:?]", spec, maxsplit=1)[0]
+    prefix = spec_prefix(spec)
     rest = spec[len(prefix) :]
     rest = rest[1:] if rest.startswith(":") else rest  # `bm25?k1=1.2` keeps its `?options`
     if prefix in _FACTORIES:

@@ -11,9 +11,9 @@ Passages with no query term in common score 0 and are not returned.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 from goldset.corpus.model import Passage
+from goldset.errors import InputError
 from goldset.retrievers.base import BuildContext
 from goldset.retrievers.spec import check_known, float_option, split_options
 from goldset.run import Run
@@ -52,6 +52,8 @@ class BM25Retriever:
         tokens = self._tokenizer.tokenize(texts, update_vocab=True, return_as="tuple", show_progress=False)
         self._model = bm25s.BM25(k1=k1, b=b)
         self._model.index(tokens, show_progress=False)
+        self._inverse: dict[int, str] | None = None
+        self._unk: int | None = None
 
     def search(self, queries: Mapping[QuestionId, str], *, top_k: int) -> Run:
         run = Run(self.name)
@@ -62,18 +64,28 @@ class BM25Retriever:
             [queries[q] for q in qids], update_vocab=False, return_as="ids", show_progress=False
         )
         k = min(top_k, len(self._ids))
-        docs, scores = self._model.retrieve(_as_vocab_tokens(self._tokenizer, token_ids), k=k, show_progress=False)
+        docs, scores = self._model.retrieve(self._as_vocab_tokens(token_ids), k=k, show_progress=False)
         for row, qid in enumerate(qids):
             keep = scores[row] > 0
             run.add(qid, zip((self._ids[i] for i in docs[row][keep]), scores[row][keep].tolist(), strict=True))
         return run
 
+    def _as_vocab_tokens(self, token_ids: list[list[int]]) -> list[list[str]]:
+        """bm25s retrieves by token strings; map ids back, dropping tokens the index never saw."""
+        if self._inverse is None:  # the vocabulary is fixed once indexed: invert it once
+            vocab = self._tokenizer.get_vocab_dict()
+            self._unk = vocab.get("")
+            self._inverse = {i: t for t, i in vocab.items()}
+        inverse = self._inverse
+        return [[inverse[i] for i in row if i != self._unk and i in inverse] or [""] for row in token_ids]
 
-def _as_vocab_tokens(tokenizer: Any, token_ids: list[list[int]]) -> list[list[str]]:
-    """bm25s retrieves by token strings; map ids back, dropping tokens the index never saw."""
-    inverse = {i: t for t, i in tokenizer.get_vocab_dict().items()}
-    unk = tokenizer.get_vocab_dict().get("")
-    return [[inverse[i] for i in row if i != unk and i in inverse] or [""] for row in token_ids]
+
+def _choice(spec: str, options: dict[str, str], key: str, allowed: tuple[str, ...]) -> str:
+    value = options.get(key, allowed[0])
+    if value not in allowed:
+        raise InputError(f"option {key}={value!r} in {spec!r} is not one of {', '.join(allowed)}",
+                         value=value, hint=f"{key}={allowed[0]} (default) or {key}={allowed[1]}")
+    return value
 
 
 def _stemmer() -> Callable[[str], str]:
@@ -90,8 +102,8 @@ def build(rest: str, ctx: BuildContext) -> BM25Retriever:
     check_known(spec, options, OPTIONS)
     return BM25Retriever(
         ctx.passages,
-        stem=options.get("stem", "english") != "none",
-        stopwords=options.get("stopwords", "en") != "none",
+        stem=_choice(spec, options, "stem", ("english", "none")) == "english",
+        stopwords=_choice(spec, options, "stopwords", ("en", "none")) == "en",
         k1=float_option(spec, options, "k1", 1.5),
         b=float_option(spec, options, "b", 0.75),
         name="bm25" if not options else spec,

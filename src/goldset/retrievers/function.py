@@ -96,6 +96,17 @@ class RunFileRetriever:
         self.name = run.name
 
     def search(self, queries: Mapping[QuestionId, str], *, top_k: int) -> Run:
+        missing = [q for q in queries if q not in self.run.results]
+        if missing and len(missing) == len(queries) and len(queries) > 1:
+            raise InputError(
+                f"run {self.name!r} has results for none of the {len(queries)} questions",
+                value=", ".join(list(self.run.results)[:3]),
+                hint=f"its topic ids (e.g. {', '.join(list(self.run.results)[:3])}) must be the golden set's "
+                f"question ids (e.g. {', '.join(list(queries)[:3])})",
+            )
+        if missing:
+            print(f"goldset: warning: run {self.name!r} has no results for {len(missing)} question(s), e.g. "
+                  f"{', '.join(missing[:5])}; they count as misses", file=sys.stderr)
         out = Run(self.name)
         for qid in queries:
             out.results[qid] = self.run.results.get(qid, [])[:top_k]

@@ -138,13 +138,17 @@ class RerankRetriever:
     def search(self, queries: Mapping[QuestionId, str], *, top_k: int) -> Run:
         base_run = self.base.search(queries, top_k=max(top_k, self.top))
         qids = [q for q in queries if q in base_run.results]
-        items = [(queries[q], [self.passages[pid] for pid, _ in base_run.results[q][: self.top]]) for q in qids]
+        # Only passages of the corpus have text to re-score; an id the base invented (a search
+        # function's or a run file's) keeps its base order below the reranked block.
+        items = [(queries[q], [self.passages[pid] for pid, _ in base_run.results[q][: self.top] if pid in self.passages])
+                 for q in qids]
         scores = self.scorer.score(items)
         run = Run(self.name, errors=dict(base_run.errors))
         for qid, (_, candidates), new in zip(qids, items, scores, strict=True):
             reranked = [(p.id, s) for p, s in zip(candidates, new, strict=True)]
             floor = min(new, default=0.0)
-            rest = base_run.results[qid][self.top : max(top_k, self.top)]
+            unknown = [(pid, sc) for pid, sc in base_run.results[qid][: self.top] if pid not in self.passages]
+            rest = unknown + base_run.results[qid][self.top : max(top_k, self.top)]
             # Below the reranked block, keep the base order: floor - 1, floor - 2, ...
             tail = [(pid, floor - 1.0 - i) for i, (pid, _) in enumerate(rest)]
             run.add(qid, reranked + tail)

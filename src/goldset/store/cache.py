@@ -27,7 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from goldset.store.workspace import Workspace, atomic_write, file_lock
+from goldset.store.atomic import write_atomic
+from goldset.store.workspace import Workspace, file_lock
 
 MAGIC = b"GSEMB1 "
 HASH_BYTES = 16
@@ -123,7 +124,7 @@ class EmbeddingCache:
         if not self._folder_ready:
             self.folder.mkdir(parents=True, exist_ok=True)
             about = {"model_key": self.model_key, **self._about}
-            atomic_write(self.folder / "model.json", json.dumps(about, indent=2, default=str).encode())
+            write_atomic(self.folder / "model.json", json.dumps(about, indent=2, default=str).encode())
             self._folder_ready = True
         hash_blob = b"".join(hashes)
         name = hashlib.sha256(self.model_key.encode() + hash_blob).hexdigest()[:32] + ".gsemb"
@@ -160,7 +161,7 @@ def write_entry(path: Path, hash_blob: bytes, vectors: np.ndarray) -> None:
     vec_blob = np.ascontiguousarray(vectors, dtype="<f4").tobytes()
     digest = hashlib.sha256(hash_blob + vec_blob).hexdigest()
     header = {"count": len(hash_blob) // HASH_BYTES, "dim": int(vectors.shape[1]), "sha256": digest}
-    atomic_write(path, [MAGIC + json.dumps(header).encode() + b"\n", hash_blob, vec_blob])
+    write_atomic(path, [MAGIC + json.dumps(header).encode() + b"\n", hash_blob, vec_blob])
 
 
 def read_entry(path: Path) -> tuple[list[bytes], np.ndarray] | None:

@@ -1,7 +1,7 @@
 """goldset's own workspace: a folder (`.goldset/` by default) that holds every cache and index.
 
 Nothing goldset writes lives anywhere else, and every file in it is keyed so that two corpora or
-two models never overwrite each other. Writes are atomic (temp file + fsync + `os.replace`), so a
+two models never overwrite each other. Writes are atomic (goldset.store.atomic), so a
 crash or two concurrent runs leave either the old file or the new one, never half of one.
 """
 
@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,37 +51,6 @@ class Workspace:
     @property
     def indexes(self) -> Path:
         return self.folder("indexes")
-
-
-def atomic_write(path: Path, chunks: Iterator[bytes] | list[bytes] | bytes) -> None:
-    """Write `path` atomically: a temp file in the same folder, fsync, then `os.replace`."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            if isinstance(chunks, bytes):
-                handle.write(chunks)
-            else:
-                for chunk in chunks:
-                    handle.write(chunk)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(folder: Path) -> None:
-    # The rename itself is durable only once the folder's entry is flushed (POSIX).
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 @contextlib.contextmanager
