@@ -193,3 +193,34 @@ def test_a_run_file_for_other_questions_is_refused(tmp_path: Path, capsys: pytes
     assert main(["eval", "--golden", str(golden), "--retriever", f"run:{run}", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "has results for none of the 2 questions" in err and "301" in err and "h01" in err
+
+
+def test_chunk_level_refuses_chunk_ids_that_match_no_chunk(tmp_path: Path, corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    golden = write_golden(tmp_path / "golden.jsonl", [
+        {"id": "h01", "question": "stash my changes", "expected": ["git/git-stash.md#0"]},
+        {"id": "h02", "question": "delete a branch", "expected": ["git/git-branch.md#7"]},
+    ])
+    base = ["eval", "--corpus", str(corpus), "--golden", str(golden), "--level", "chunk", "--quiet", "--no-stats"]
+    # whole documents: no chunk ids at all
+    assert main(base) == 2
+    assert "pass --chunk SIZE" in capsys.readouterr().err
+    # split into chunks: #0 exists, #7 does not, and the error names the chunks there are
+    assert main([*base, "--chunk", "200:20"]) == 2
+    err = capsys.readouterr().err
+    assert "golden.jsonl:2" in err and "git/git-branch.md#7" in err and "`git/git-branch.md#0`" in err
+    assert "h01" not in err
+
+
+def test_a_search_function_stuck_past_the_timeout_does_not_hold_the_command(tmp_path: Path, corpus: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    (tmp_path / "stuck.py").write_text("import time\n\ndef search(q, k):\n    if 'branch' in q:\n        time.sleep(30)\n    return ['git/git-stash.md']\n")
+    monkeypatch.chdir(tmp_path)
+    golden = write_golden(tmp_path / "golden.jsonl", [
+        {"id": "h01", "question": "stash my changes", "expected": ["git/git-stash.md"]},
+        {"id": "h02", "question": "delete a branch", "expected": ["git/git-branch.md"]},
+    ])
+    started = time.perf_counter()
+    assert main(["eval", "--golden", str(golden), "--retriever", "stuck:search", "--timeout", "0.5", "--quiet", "--no-stats"]) == 0
+    assert time.perf_counter() - started < 5
+    assert "question h02" in capsys.readouterr().err

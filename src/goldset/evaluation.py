@@ -23,7 +23,7 @@ from typing import Any
 
 from goldset import __version__
 from goldset.corpus.model import Corpus, Passage
-from goldset.errors import GoldsetError, InputError
+from goldset.errors import GoldsetError, InputError, InputErrors
 from goldset.golden.model import GoldenSet, Question
 from goldset.metrics.compute import evaluate_ranked
 from goldset.metrics.definitions import Metric, default_metrics, parse_metric
@@ -78,7 +78,13 @@ def evaluate(
     metric_list = _metrics(metrics, tuple(ks))
     # retrieve deep enough for every cut-off asked for (recall@200 needs 200 results, not 100)
     depth = max(depth, ks[-1], *(m.k for m in metric_list if m.k is not None))
+    if isinstance(chunking, str):
+        from goldset.corpus.chunking import parse_chunk_spec
+
+        chunking = parse_chunk_spec(chunking)
     passages = corpus.passages(chunking) if corpus is not None else []
+    if corpus is not None and level == "chunk":
+        _check_chunk_ids(golden_set, passages, chunked=chunking is not None)
     ctx = BuildContext(
         passages=passages,
         workspace=Path(workspace),
@@ -128,6 +134,28 @@ def evaluate(
     return card
 
 
+def _check_chunk_ids(golden: GoldenSet, passages: Sequence[Passage], *, chunked: bool) -> None:
+    """At chunk level an expected chunk id that no passage has would score as a silent miss: refuse it."""
+    ids = {p.id for p in passages}
+    by_doc: dict[str, list[str]] = {}
+    for p in passages:
+        by_doc.setdefault(p.doc_id, []).append(p.id)
+    problems = []
+    for q in golden:
+        for e in q.expected:
+            if "#" not in e or e in ids:
+                continue
+            near = ", ".join(f"`{c}`" for c in by_doc.get(_doc_part(e), [])[:4])
+            problems.append(InputError(
+                f"question `{q.id}`: expected chunk `{e}` is not a chunk of this corpus",
+                path=golden.path or None, line=q.line, value=e,
+                hint=(f"its document's chunks are {near}" if near and chunked
+                      else "chunk ids exist only when documents are split: pass --chunk SIZE[:OVERLAP]"),
+            ))
+    if problems:
+        raise InputErrors(problems, summary=f"{len(problems)} expected chunk id(s) match no chunk")
+
+
 def _golden(golden: GoldenSet | str | Path, corpus: Corpus | None) -> GoldenSet:
     if isinstance(golden, GoldenSet):
         if corpus is not None:
@@ -135,8 +163,6 @@ def _golden(golden: GoldenSet | str | Path, corpus: Corpus | None) -> GoldenSet:
 
             problems = validate_golden(golden, corpus)
             if problems:
-                from goldset.errors import InputErrors
-
                 raise InputErrors(problems, summary=f"the golden set has {len(problems)} problem(s)")
         return golden
     from goldset.golden.io import load_golden

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import importlib
 import sys
+import threading
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any
 
@@ -36,28 +35,36 @@ class FunctionRetriever:
 
     def search(self, queries: Mapping[QuestionId, str], *, top_k: int) -> Run:
         run = Run(self.name)
-        pool = ThreadPoolExecutor(max_workers=1) if self.timeout else None
-        try:
-            for qid, text in queries.items():
-                try:
-                    raw = self._call(pool, text, top_k)
-                    run.add(qid, normalise_results(raw, top_k))
-                except FutureTimeout:
-                    run.errors[qid] = f"timed out after {self.timeout:g} s"
-                    # the stuck call keeps its thread; start a fresh one for the next question
-                    pool.shutdown(wait=False, cancel_futures=True)  # type: ignore[union-attr]
-                    pool = ThreadPoolExecutor(max_workers=1)
-                except Exception as exc:  # noqa: BLE001 - any failure of user code is reported, not raised
-                    run.errors[qid] = f"{type(exc).__name__}: {exc}"
-        finally:
-            if pool:
-                pool.shutdown(wait=False, cancel_futures=True)
+        for qid, text in queries.items():
+            try:
+                run.add(qid, normalise_results(self._call(text, top_k), top_k))
+            except TimeoutError:
+                run.errors[qid] = f"timed out after {self.timeout:g} s"
+            except Exception as exc:  # noqa: BLE001 - any failure of user code is reported, not raised
+                run.errors[qid] = f"{type(exc).__name__}: {exc}"
         return run
 
-    def _call(self, pool: ThreadPoolExecutor | None, text: str, top_k: int) -> Any:
-        if pool is None:
+    def _call(self, text: str, top_k: int) -> Any:
+        if not self.timeout:
             return self.fn(text, top_k)
-        return pool.submit(self.fn, text, top_k).result(timeout=self.timeout)
+        # A daemon thread, not an executor worker: Python joins executor threads at exit, so one
+        # call stuck forever would hold the whole command; a daemon thread is abandoned instead.
+        outcome: dict[str, Any] = {}
+
+        def call() -> None:
+            try:
+                outcome["value"] = self.fn(text, top_k)
+            except BaseException as exc:  # noqa: BLE001 - handed back to the caller below
+                outcome["error"] = exc
+
+        worker = threading.Thread(target=call, name=f"goldset-{self.name}", daemon=True)
+        worker.start()
+        worker.join(self.timeout)
+        if worker.is_alive():
+            raise TimeoutError
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome.get("value")
 
 
 def normalise_results(raw: Any, top_k: int) -> list[tuple[str, float]]:
