@@ -31,7 +31,7 @@ def test_verdict_counts_questions_and_says_within_noise_like_the_issue_example()
     assert r.test == "exact McNemar"
     assert r.p == pytest.approx(sps.binomtest(2, 6, 0.5).pvalue)
     assert not r.significant
-    assert r.verdict.startswith("base leads small by 2 question(s) of 33 on hit@5 (6.1 points, 95% CI ")
+    assert r.verdict.startswith("base leads small by 2 questions of 33 on hit@5 (6.1 points, 95% CI ")
     assert r.verdict.endswith(f"p = {r.p:.2g}): within noise")
     assert "with 33 questions, only differences of about" in r.detectable
     assert f"would take about {r.questions_needed} questions" in r.detectable
@@ -133,7 +133,7 @@ def test_cli_compare_files_writes_json_and_markdown(tmp_path: Path, capsys: pyte
     r = next(x for x in data["results"] if x["metric"] == "hit@1")
     assert (r["a"], r["b"], r["wins"], r["losses"], r["ties"]) == ("new/bm25", "old/bm25", 2, 0, 6)
     assert data["files"] == [str(old), str(new)]
-    assert "new/bm25 leads old/bm25 by 2 question(s) of 8 on hit@1" in md.read_text()
+    assert "new/bm25 leads old/bm25 by 2 questions of 8 on hit@1" in md.read_text()
     printed = capsys.readouterr().out
     assert "within noise" in printed and "2 systems on 8 answerable questions" in printed
 
@@ -228,3 +228,28 @@ def test_retriever_errors_are_warned_counted_in_json_and_stop_the_gate(
     assert main(["compare", str(frozen), str(broken), "--fail-if-worse", "hit@1", "--resamples", "200"]) == 2
     assert "gate cannot be trusted: the retriever errored on some questions of broken/bm25 (3)" \
         in capsys.readouterr().err
+
+
+def test_one_question_says_nothing_can_be_tested_without_an_interval() -> None:
+    (r,) = compare_values({"old": {"mrr": [0.5]}, "new": {"mrr": [1.0]}}).results
+    assert r.verdict == "new vs old on mrr: one question: nothing can be tested (new 1, old 0.5)"
+    assert "CI" not in r.verdict
+    assert r.detectable == "with one question, nothing on mrr can be tested"
+
+
+def test_the_same_difference_on_every_question_is_said_plainly() -> None:
+    # regression: "no minimum detectable difference can be estimated" for a constant non-zero difference,
+    # or a detectable difference sized from the systems' own spread although the differences had none
+    old = np.array([0.2, 0.5, 0.3, 0.6])
+    (r,) = compare_values({"old": {"mrr": old}, "new": {"mrr": old + 0.25}}).results
+    assert r.mdd is None and r.questions_needed is None
+    assert r.detectable == ("with 4 questions, the difference on mrr is the same on every question (+25.0 points); "
+                            "too few questions for a test to call it real")
+    (flat,) = compare_values({"old": {"hit@1": [0.0] * 3}, "new": {"hit@1": [1.0] * 3}}).results
+    assert flat.detectable.startswith("with 3 questions, the difference on hit@1 is the same on every question")
+
+
+def test_verdicts_count_one_question_in_the_singular() -> None:
+    a, b = _hits(wins=1, losses=0, both=3, neither=3)
+    (r,) = compare_values({"old": {"hit@1": b}, "new": {"hit@1": a}}).results
+    assert r.verdict.startswith("new leads old by 1 question of 7 on hit@1")

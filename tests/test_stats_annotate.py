@@ -111,7 +111,7 @@ def test_renderers_show_verdicts_counts_and_details() -> None:
     console = Console(record=True, width=200)
     render_stats(card, console)
     text = console.export_text()
-    assert "bm25 leads mine by 4 question(s) of 10 on hit@5" in text
+    assert "bm25 leads mine by 4 questions of 10 on hit@5" in text
     assert "mine: 4 miss(es)" in text and "Can a score threshold catch off-topic questions?" in text
     assert "By tag" not in text and "Hand-written vs synthetic" in text
     console = Console(record=True, width=200)
@@ -119,7 +119,7 @@ def test_renderers_show_verdicts_counts_and_details() -> None:
     assert "By tag: hit@5" in console.export_text()
     md = scorecard_markdown(card)
     assert md.startswith("### goldset scorecard\n\n| retriever | questions | hit@1 | hit@5 |")
-    assert "bm25 leads mine by 4 question(s) of 10 on hit@5" in md
+    assert "bm25 leads mine by 4 questions of 10 on hit@5" in md
     assert "<details><summary>Every miss with its evidence</summary>" in md
 
 

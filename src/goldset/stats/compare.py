@@ -147,8 +147,11 @@ def _one(
     wins = int(np.sum(d > TIE_TOLERANCE))
     losses = int(np.sum(d < -TIE_TOLERANCE))
     diff = float(d.mean())
-    mdd = minimum_detectable_difference(sd, n, alpha=alpha, power=power)
-    needed = questions_needed(diff, sd, alpha=alpha, power=power)
+    # The same non-zero difference on every question: there is no spread to size a test by, and a
+    # detectable difference estimated from the systems' own spread would only mislead.
+    same_everywhere = n > 1 and float(np.ptp(d)) <= TIE_TOLERANCE and abs(diff) > TIE_TOLERANCE
+    mdd = None if same_everywhere else minimum_detectable_difference(sd, n, alpha=alpha, power=power)
+    needed = None if same_everywhere else questions_needed(diff, sd, alpha=alpha, power=power)
     result = MetricComparison(
         metric=metric, a=a, b=b, n=n, mean_a=float(av.mean()), mean_b=float(bv.mean()), diff=diff,
         ci=[float(ci[0]), float(ci[1])], wins=wins, losses=losses, ties=n - wins - losses, test=test,
@@ -206,12 +209,19 @@ def _points(x: float) -> str:
     return f"{abs(x) * 100:.1f}"
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def format_p(p: float) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
 
 
 def verdict_text(r: MetricComparison, confidence: float = 0.95) -> str:
     """E.g. "base leads small by 2 questions of 33 on hit@5 (6.1 points, 95% CI -4 to +16, p = 0.5): within noise"."""
+    if r.n == 1:
+        return (f"{r.a} vs {r.b} on {r.metric}: one question: nothing can be tested "
+                f"({r.a} {r.mean_a:.3g}, {r.b} {r.mean_b:.3g})")
     if r.wins == 0 and r.losses == 0:
         return f"{r.a} and {r.b} tie on {r.metric}: the same value on all {r.n} questions"
     leader, other, sign = (r.a, r.b, 1.0) if r.diff > 0 or (r.diff == 0 and r.wins >= r.losses) else (r.b, r.a, -1.0)
@@ -223,7 +233,8 @@ def verdict_text(r: MetricComparison, confidence: float = 0.95) -> str:
                 f"of {r.n} questions, same mean ({stats}): within noise")
     better, worse = (r.wins, r.losses) if sign > 0 else (r.losses, r.wins)
     if r.test == MCNEMAR:
-        head = f"{leader} leads {other} by {better - worse} question(s) of {r.n} on {r.metric} ({_points(r.diff)} points"
+        head = (f"{leader} leads {other} by {_count(better - worse, 'question')} of {r.n} on {r.metric} "
+                f"({_points(r.diff)} points")
     else:
         head = (f"{leader} leads {other} on {r.metric} by {_points(r.diff)} points (better on {better}, "
                 f"worse on {worse} of {r.n} questions")
@@ -233,9 +244,14 @@ def verdict_text(r: MetricComparison, confidence: float = 0.95) -> str:
 
 def detectable_text(r: MetricComparison, power: float = 0.8) -> str:
     """E.g. "with 33 questions, only differences of about 24 points are detectable at 80% power; ..."."""
+    if r.n == 1:
+        return f"with one question, nothing on {r.metric} can be tested"
+    if r.mdd is None and abs(r.diff) > TIE_TOLERANCE:
+        text = (f"with {r.n} questions, the difference on {r.metric} is the same on every question "
+                f"({r.diff * 100:+.1f} points)")
+        return text + ("" if r.significant else "; too few questions for a test to call it real")
     if r.mdd is None:
-        return (f"with {r.n} questions, the difference on {r.metric} is the same on every question, "
-                "so no minimum detectable difference can be estimated")
+        return f"with {r.n} questions, both systems score the same on every question on {r.metric}"
     text = (f"with {r.n} questions, only differences of about {r.mdd * 100:.0f} points on {r.metric} "
             f"are detectable at {power:.0%} power")
     if r.questions_needed is not None and not r.significant:
