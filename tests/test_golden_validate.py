@@ -162,3 +162,30 @@ def test_shipped_example_golden_set_matches_its_corpus() -> None:
     golden = load_golden(data / "golden_example.jsonl", corpus=load_corpus(data / "corpus"))
     assert (len(golden.answerable), len(golden.off_topic)) == (9, 2)
     assert golden["h02"].expected == {"git/git-reset.md": 2, "git/git-commit.md": 1}
+
+
+def test_regression_a_chunk_position_that_is_not_a_number_is_a_typo() -> None:
+    from goldset.corpus.model import Corpus, Document
+    from goldset.errors import InputErrors
+    from goldset.golden.model import GoldenSet, Question
+    from goldset.golden.validate import validate_golden
+
+    corpus = Corpus({"git/git-stash.md": Document("git/git-stash.md", "stash")})
+    golden = GoldenSet([Question("b", "x", {"git/git-stash.md#x": 1}, line=3)], path="g.jsonl")
+    (problem,) = validate_golden(golden, corpus)
+    assert "`x` after `#` is not a chunk number" in str(problem) and "g.jsonl:3" in str(problem)
+    assert not isinstance(problem, InputErrors)
+
+
+def test_ids_differing_only_in_unicode_normalisation_say_so() -> None:
+    import unicodedata
+
+    from goldset.corpus.model import Corpus, Document
+    from goldset.golden.model import GoldenSet, Question
+    from goldset.golden.validate import validate_golden
+
+    nfd = unicodedata.normalize("NFD", "café.md")
+    corpus = Corpus({nfd: Document(nfd, "coffee")})
+    golden = GoldenSet([Question("a", "coffee", {unicodedata.normalize("NFC", "café.md"): 1}, line=1)])
+    (problem,) = validate_golden(golden, corpus)
+    assert "differ only in Unicode normalisation" in str(problem)

@@ -7,6 +7,7 @@ the corpus and an unknown one is reported with the closest existing ids ("did yo
 from __future__ import annotations
 
 import difflib
+import unicodedata
 from collections.abc import Collection, Iterable, Sequence
 
 import numpy as np
@@ -156,14 +157,18 @@ def resolve_doc_id(pid: PassageId, ids: Collection[DocId]) -> DocId | None:
     """
     if pid in ids:
         return pid
-    doc, sep, _ = pid.rpartition(CHUNK_SEP)
-    if sep and doc in ids:
+    doc, sep, position = pid.rpartition(CHUNK_SEP)
+    if sep and doc in ids and position.isdigit():  # `doc#x` is a typo, not a chunk
         return doc
     return None
 
 
 def _missing_problem(q: Question, pid: PassageId, suggester: IdSuggester, where: str | None) -> InputError:
     doc, sep, pos = pid.rpartition(CHUNK_SEP)
+    if sep and doc and not pos.isdigit() and doc in suggester.ids:
+        message = (f"question `{q.id}`: expected id `{pid}`: `{pos}` after `#` is not a chunk number")
+        return InputError(message, path=where, line=q.line, value=pid,
+                          hint=f"chunk ids count from 0, e.g. `{doc}#0`; or write the document id `{doc}`")
     if sep and doc:
         close = [c + sep + pos for c in suggester.suggest(doc)]
         what = f"expected chunk id `{pid}`: its document `{doc}` is not in the corpus"
@@ -174,6 +179,9 @@ def _missing_problem(q: Question, pid: PassageId, suggester: IdSuggester, where:
     if close:
         message += "; did you mean " + " or ".join(f"`{c}`" for c in close) + "?"
         hint = "fix the id in the golden set; a wrong id would score as a miss"
+        if any(unicodedata.normalize("NFC", c) == unicodedata.normalize("NFC", pid) for c in close):
+            hint = ("the two differ only in Unicode normalisation (composed vs decomposed accents, as "
+                    "macOS file names often are): retype the id, or normalise both to NFC")
     else:
         sample = ", ".join(f"`{i}`" for i in suggester.ids[:3])
         hint = (f"corpus ids look like {sample}: for a folder, the path relative to the folder with `/` "
