@@ -112,3 +112,21 @@ def test_answerable_questions_that_returned_nothing_count_as_wrongly_rejected() 
     assert s["threshold"] == pytest.approx(0.55)
     assert (s["rejects_answerable"], s["passes_off_topic"], s["n_answerable_empty"]) == (2, 1, 1)
     assert "wrongly rejects 2 of 5 answerable questions" in s["verdict"]
+
+
+def test_no_off_topic_advice_is_shown_once_in_the_terminal_and_in_markdown() -> None:
+    # regression: the advice was computed but both renderers returned early without showing it
+    from rich.console import Console
+
+    from goldset.report.markdown import off_topic_lines
+    from goldset.report.sections import render_off_topic
+
+    other = _result([0.4, 0.6], [])
+    other.name = "bm25"
+    report = off_topic_report(Scorecard([_result([0.5, 0.7], []), other], ["hit@1"], [1], 10))
+    console = Console(record=True, width=300)
+    render_off_topic(report, console)
+    printed = console.export_text()
+    assert printed.count("No off-topic questions in the golden set: add questions the corpus does not cover") == 1
+    markdown = "\n".join(off_topic_lines(report))
+    assert markdown.count("No off-topic questions in the golden set") == 1

@@ -109,8 +109,11 @@ def breakdown_lines(breakdown: Mapping[str, Any] | None, metrics: Sequence[str])
 
 
 def off_topic_lines(report: Mapping[str, Any] | None) -> list[str]:
-    if not report or not any(s.get("n_off_topic") for s in report.get("retrievers", {}).values()):
+    if not report:
         return []
+    if not any(s.get("n_off_topic") for s in report.get("retrievers", {}).values()):
+        advice = next((s["verdict"] for s in report.get("retrievers", {}).values() if s.get("verdict")), None)
+        return ["", f"_{advice[0].upper() + advice[1:]}._"] if advice else []  # the same for every retriever: once
     lines = ["", "**Can a score threshold catch off-topic questions?**", ""]
     for name, s in report["retrievers"].items():
         lines.append(f"- `{name}`: {s['verdict']}")

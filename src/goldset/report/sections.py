@@ -161,6 +161,10 @@ def render_off_topic(report: Mapping[str, Any], console: Console, *, details: bo
     """One verdict per retriever, the off-topic question that scored highest, and the note on scores."""
     retrievers = report.get("retrievers", {})
     if not any(s.get("n_off_topic") for s in retrievers.values()):
+        advice = next((s["verdict"] for s in retrievers.values() if s.get("verdict")), None)
+        if advice:  # the same advice for every retriever: once
+            console.print()
+            _say(console, advice[0].upper() + advice[1:] + ".", "dim")
         return
     console.print("\n[bold]Can a score threshold catch off-topic questions?[/bold]")
     for name, s in retrievers.items():
