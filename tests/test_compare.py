@@ -253,3 +253,16 @@ def test_verdicts_count_one_question_in_the_singular() -> None:
     a, b = _hits(wins=1, losses=0, both=3, neither=3)
     (r,) = compare_values({"old": {"hit@1": b}, "new": {"hit@1": a}}).results
     assert r.verdict.startswith("new leads old by 1 question of 7 on hit@1")
+
+
+def test_fail_if_worse_with_an_unknown_metric_is_refused_before_computing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # regression: the metric was checked only after every comparison was computed and the JSON written
+    old = _save(tmp_path, "old.json", _card("bm25", [1, 0, 1, 0]))
+    new = _save(tmp_path, "new.json", _card("bm25", [1, 1, 1, 0]))
+    out = tmp_path / "cmp.json"
+    assert main(["compare", str(old), str(new), "--fail-if-worse", "ndcg@10", "--json", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "--fail-if-worse ndcg@10: not a metric of these results" in err and "available: hit@1, mrr" in err
+    assert not out.exists()

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from goldset.errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_OK, InputError
 
 if TYPE_CHECKING:
+    from goldset.report.scorecard import Scorecard
     from goldset.stats.compare import Comparison
 
 EPILOG = """\
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     from goldset.report.scorecard import Scorecard, write_json_atomic
     from goldset.report.sections import render_comparison, systems_table
     from goldset.stats.annotate import fill_intervals
-    from goldset.stats.compare import compare_scorecards, gate_pairs, headline_metrics
+    from goldset.stats.compare import compare_scorecards, headline_metrics
 
     if args.resamples < 1:
         raise InputError(f"--resamples must be at least 1, got {args.resamples}", value=args.resamples)
@@ -78,12 +79,7 @@ def run(args: argparse.Namespace) -> int:
         args.fail_if_worse = str(parse_metric(args.fail_if_worse))
         if metrics is not None and args.fail_if_worse not in metrics:
             metrics.append(args.fail_if_worse)
-    planned = gate_pairs(cards, labels) if args.fail_if_worse else ([], [])
-    if args.fail_if_worse and not planned[0]:
-        raise InputError(f"--fail-if-worse {args.fail_if_worse}: no retriever of the later files has a baseline "
-                         "of the same name in the first file, so nothing can be gated", value=args.fail_if_worse,
-                         hint="evaluate the candidate with the baseline's retriever names; "
-                         + "; ".join(planned[1]))
+    planned = _plan_gate(args.fail_if_worse, cards, labels) if args.fail_if_worse else ([], [])
     comparison = compare_scorecards(cards, labels=labels, metrics=metrics, seed=args.seed,
                                     resamples=args.resamples, confidence=args.confidence)
     for system, n_err in comparison.n_errors.items():
@@ -118,12 +114,26 @@ def _labels(paths: list[Path]) -> list[str]:
     return labels
 
 
+def _plan_gate(metric: str, cards: list[Scorecard], labels: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
+    """The gated pairs, checked before minutes of resampling: the metric exists and something is gated."""
+    from goldset.stats.compare import gate_pairs
+
+    available = [m for m in cards[0].metrics if all(m in card.metrics for card in cards)]
+    if metric not in available:
+        raise InputError(f"--fail-if-worse {metric}: not a metric of "
+                         + ("these results" if len(cards) > 1 else "this results file"),
+                         value=metric, hint="available: " + ", ".join(available))
+    pairs, notes = gate_pairs(cards, labels)
+    if not pairs:
+        raise InputError(f"--fail-if-worse {metric}: no retriever of the later files has a baseline of the same "
+                         "name in the first file, so nothing can be gated", value=metric,
+                         hint="evaluate the candidate with the baseline's retriever names; " + "; ".join(notes))
+    return pairs, notes
+
+
 def _gate(comparison: Comparison, planned: tuple[list[tuple[str, str]], list[str]], metric: str) -> int:
     from goldset.stats.compare import format_p, gate
 
-    if metric not in comparison.metrics:
-        raise InputError(f"--fail-if-worse {metric}: not a metric of these results", value=metric,
-                         hint="available: " + ", ".join(comparison.metrics))
     pairs, notes = planned
     for note in notes:
         print(f"goldset: gate: {note}", file=sys.stderr)
