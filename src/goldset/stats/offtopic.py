@@ -122,10 +122,16 @@ def separability(result: RetrieverResult) -> dict[str, Any]:
                                   off_topic_empty=out["n_off_topic_empty"]))
         out["rank_based"] = rank_based(np.concatenate([answerable, off_scores]))
         out["verdict"] = _verdict(out, len(ans_ok), len(off_ok))
-        if out["n_off_topic_empty"]:
-            out["verdict"] += f" ({out['n_off_topic_empty']} of the off-topic questions returned no results at all)"
+    asides = []
+    if out["n_answerable_empty"] and out["auc"] is not None:
+        asides.append(f"{_count(out['n_answerable_empty'], 'answerable question')} returned nothing: "
+                      "refused at any threshold")
+    if out["n_off_topic_empty"] and out["auc"] is not None:
+        asides.append(f"{out['n_off_topic_empty']} of the off-topic questions returned no results at all")
     if out["n_errors"]:
-        out["verdict"] += f" ({_count(out['n_errors'], 'question')} whose retriever errored left out)"
+        asides.append(f"{_count(out['n_errors'], 'question')} whose retriever errored left out")
+    if asides:
+        out["verdict"] += f" ({'; '.join(asides)})"
     if out["rank_based"]:
         n_scored = answerable.size + off_scores.size
         out["verdict"] += (f". The top-1 score takes only {np.unique(np.concatenate([answerable, off_scores])).size} "
@@ -141,14 +147,13 @@ def _count(n: int, noun: str) -> str:
 def _verdict(s: dict[str, Any], n_ans: int, n_off: int) -> str:
     t, rej, passed = s["threshold"], s["rejects_answerable"], s["passes_off_topic"]
     empty = s["n_answerable_empty"]
-    refused = f" ({_count(empty, 'answerable question')} returned nothing: refused at any threshold)" if empty else ""
     if not s["overlap"] and t is not None:
-        return (f"separable: a threshold at {t:.4g} rejects all {_count(n_off, 'off-topic question')} "
-                f"and keeps every answerable one with results{refused}")
+        kept = "every answerable one that returned results" if empty else "every answerable one"
+        return f"separable: a threshold at {t:.4g} rejects all {_count(n_off, 'off-topic question')} and keeps {kept}"
     auc = s["auc"]
     if t is None:
         cost = (f"no threshold does better than accepting every question, which lets {passed} of {n_off} "
-                f"off-topic ones through{refused}")
+                f"off-topic ones through")
     else:
         cost = (f"the best threshold ({t:.4g}, weighing both error rates equally) still wrongly rejects {rej} of "
                 f"{_count(n_ans, 'answerable question')} and lets {passed} of {n_off} off-topic ones through")
