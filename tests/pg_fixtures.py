@@ -34,7 +34,7 @@ def pg_server() -> Iterator[str]:
     """Start a PostgreSQL server on a fresh data folder for the session; yield its admin URI."""
     with warnings.catch_warnings():  # platformdirs warns on import when XDG_RUNTIME_DIR is unset
         warnings.simplefilter("ignore")
-        import pgserver  # the dev extra; no importorskip: a missing server must fail the suite
+        import pgserver  # the dev extra; imported plainly so a missing server fails the suite
 
     base = Path(tempfile.mkdtemp(prefix="goldset-pg-"))
     server = pgserver.get_server(base / "data", cleanup_mode="delete")

@@ -114,7 +114,7 @@ def evaluate(
             "n_questions": len(golden_set),
             "n_answerable": len(golden_set.answerable),
             "n_off_topic": len(golden_set.off_topic),
-            "fingerprint": _fingerprint(golden_set),
+            "fingerprint": golden_set.fingerprint(),
         },
         corpus={
             "path": corpus.path if corpus else "",
@@ -345,12 +345,3 @@ def _passages_key(passages: Sequence[Passage]) -> str:
         digest.update(p.id.encode("utf-8", "surrogatepass") + b"\x00" + p.text.encode("utf-8", "surrogatepass") + b"\x01")
     return digest.hexdigest()[:16]
 
-
-def _fingerprint(golden: GoldenSet) -> str:
-    fingerprint = getattr(golden, "fingerprint", None)
-    if callable(fingerprint):
-        return str(fingerprint())
-    digest = hashlib.sha256()
-    for q in golden:
-        digest.update(repr((q.id, q.question, sorted(q.expected.items()))).encode())
-    return digest.hexdigest()[:16]

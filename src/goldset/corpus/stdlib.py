@@ -47,11 +47,6 @@ Progress = Callable[[int, int], None]
 """Called as `progress(done, total)` with the number of modules rendered so far."""
 
 
-def module_list_path() -> Path:
-    """The packaged list of module names the demo corpus renders."""
-    return _MODULE_LIST
-
-
 def demo_golden_path() -> Path:
     """The packaged golden set for the demo corpus (JSONL, one question per line)."""
     return _DATA / "demo_golden.jsonl"

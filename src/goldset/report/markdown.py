@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from goldset.report.scorecard import Scorecard
-from goldset.report.sections import CAUSE_LABELS
+from goldset.stats.diagnosis import CAUSES
 
 
 def _cell(text: object) -> str:
@@ -129,12 +129,12 @@ def diagnosis_lines(card: Scorecard) -> list[str]:
     counts = card.extras.get("diagnosis_counts")
     if not counts:
         return []
-    causes = [c for c in CAUSE_LABELS if any(by.get(c) for by in counts.values())]
+    causes = [c for c in CAUSES if any(by.get(c) for by in counts.values())]
     lines = ["", "**Why the misses missed**", ""]
     if not causes:
         return [*lines, "No misses."]
     rows = [[f"`{name}`", sum(by.values()), *(by.get(c, 0) for c in causes)] for name, by in counts.items()]
-    lines += _table(["retriever", "misses", *(CAUSE_LABELS[c] for c in causes)], rows)
+    lines += _table(["retriever", "misses", *(CAUSES[c][0] for c in causes)], rows)
     details = []
     for r in card.retrievers:
         for q in r.questions:

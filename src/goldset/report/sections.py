@@ -14,16 +14,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from goldset.report.scorecard import Scorecard
-
-CAUSE_LABELS = {
-    "retriever_error": "retriever error",
-    "possibly_mislabeled": "possibly mislabeled",
-    "near_duplicate": "near-duplicate outranked",
-    "lexical_vs_semantic": "lexical vs semantic",
-    "spans_chunks": "answer spans chunks",
-    "retrieved_deep": "retrieved deep",
-    "never_retrieved": "never retrieved",
-}
+from goldset.stats.diagnosis import CAUSES
 
 
 def _say(console: Console, text: str, style: str | None = None) -> None:
@@ -189,7 +180,7 @@ def render_diagnosis_counts(counts: Mapping[str, Mapping[str, int]], console: Co
         if not total:
             lines.append(f"  {name}: no misses")
             continue
-        parts = [f"{n} {CAUSE_LABELS.get(c, c)}" for c, n in sorted(by_cause.items(), key=lambda x: -x[1]) if n]
+        parts = [f"{n} {CAUSES[c][0] if c in CAUSES else c}" for c, n in sorted(by_cause.items(), key=lambda x: -x[1]) if n]
         lines.append(f"  {name}: {total} miss(es): " + ", ".join(parts))
     console.print("\n[bold]Why the misses missed[/bold] (--misses shows each with its evidence)")
     for line in lines:
