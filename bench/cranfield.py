@@ -4,11 +4,11 @@
     python -m bench.cranfield bm25 dense:minilm 'hybrid:bm25+dense:minilm'
 
 Metrics: nDCG@10, MAP (over the top 1000, trec_eval's default run depth) and recall@100, averaged
-over the 225 queries; graded relevance as goldset.golden.cranfield maps it (1->4 ... 4->1, -1->0).
-Embeddings are cached in the workspace (`.goldset/` by default, `GOLDSET_WORKSPACE` to move it),
+over the 225 queries; graded relevance as goldeval.golden.cranfield maps it (1->4 ... 4->1, -1->0).
+Embeddings are cached in the workspace (`.goldeval/` by default, `GOLDEVAL_WORKSPACE` to move it),
 so only the first run of a model pays for embedding the collection.
 
-The rank_bm25 check: the same tokens (bm25s' tokenizer with goldset's settings: lower-case,
+The rank_bm25 check: the same tokens (bm25s' tokenizer with goldeval's settings: lower-case,
 English stopwords, Snowball stemming; title + text) scored by rank_bm25's BM25Okapi (k1=1.5,
 b=0.75; its idf differs from bm25s' Lucene idf in the epsilon floor for very common terms).
 The three metrics must agree within 0.01.
@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from goldset.corpus.model import Corpus, Passage
-from goldset.run import Run
+from goldeval.corpus.model import Corpus, Passage
+from goldeval.run import Run
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cranfield"
 METRICS = ["ndcg@10", "map", "recall@100"]
@@ -47,17 +47,17 @@ RETRIEVERS = [
 
 
 def load(folder: Path = DATA) -> tuple[Corpus, Any]:
-    from goldset.corpus import load_corpus
-    from goldset.golden.cranfield import load_cranfield_golden
+    from goldeval.corpus import load_corpus
+    from goldeval.golden.cranfield import load_cranfield_golden
 
     return load_corpus(folder), load_cranfield_golden(folder)
 
 
 def evaluate_specs(specs: Sequence[str], folder: Path = DATA, workspace: str | Path | None = None) -> dict[str, dict[str, Any]]:
     """Metrics and seconds per retriever spec; a retriever whose model is missing is reported, not fatal."""
-    from goldset import evaluate
-    from goldset.errors import GoldsetError
-    from goldset.store.workspace import Workspace
+    from goldeval import evaluate
+    from goldeval.errors import GoldevalError
+    from goldeval.store.workspace import Workspace
 
     corpus, golden = load(folder)
     ws = Workspace.at(workspace).root
@@ -67,7 +67,7 @@ def evaluate_specs(specs: Sequence[str], folder: Path = DATA, workspace: str | P
         try:
             card = evaluate([spec], golden, corpus=corpus, k=(10,), metrics=METRICS, depth=DEPTH,
                             workspace=ws, stats=False)
-        except GoldsetError as exc:
+        except GoldevalError as exc:
             out[spec] = {"error": str(exc).splitlines()[0]}
             print(f"{spec}: skipped: {out[spec]['error']}", file=sys.stderr)
             continue
@@ -78,7 +78,7 @@ def evaluate_specs(specs: Sequence[str], folder: Path = DATA, workspace: str | P
 
 
 class RankBM25Retriever:
-    """rank_bm25's BM25Okapi over bm25s-tokenised text (goldset's tokenisation settings)."""
+    """rank_bm25's BM25Okapi over bm25s-tokenised text (goldeval's tokenisation settings)."""
 
     name = "rank_bm25"
 
@@ -109,23 +109,23 @@ def _tokenize(texts: list[str]) -> list[list[str]]:
 
 
 def check_bm25(folder: Path = DATA) -> dict[str, Any]:
-    """goldset's BM25 against rank_bm25 on the same tokens: per-metric difference, must be <= 0.01."""
-    from goldset import evaluate
+    """goldeval's BM25 against rank_bm25 on the same tokens: per-metric difference, must be <= 0.01."""
+    from goldeval import evaluate
 
     corpus, golden = load(folder)
     card = evaluate({"bm25": "bm25", "rank_bm25": RankBM25Retriever(corpus.passages())}, golden, corpus=corpus,
                     k=(10,), metrics=METRICS, depth=DEPTH, stats=False)
     ours, theirs = card.retrievers[0].metrics, card.retrievers[1].metrics
     diff = {m: abs(ours[m] - theirs[m]) for m in METRICS}
-    return {"goldset": {m: ours[m] for m in METRICS}, "rank_bm25": {m: theirs[m] for m in METRICS},
+    return {"goldeval": {m: ours[m] for m in METRICS}, "rank_bm25": {m: theirs[m] for m in METRICS},
             "abs_diff": diff, "within_0.01": all(d <= 0.01 for d in diff.values())}
 
 
 def ann_check(model: str = "minilm", folder: Path = DATA, top_k: int = 10) -> dict[str, float]:
     """Recall@k of the usearch index against exact search, for the 225 real queries."""
-    from goldset.retrievers.dense import DenseRetriever
-    from goldset.retrievers.encoders.registry import load_encoder
-    from goldset.store.index import recall_against_exact
+    from goldeval.retrievers.dense import DenseRetriever
+    from goldeval.retrievers.encoders.registry import load_encoder
+    from goldeval.store.index import recall_against_exact
 
     corpus, golden = load(folder)
     retriever = DenseRetriever(corpus.passages(), load_encoder(model, progress=False), backend="ann")
@@ -138,15 +138,15 @@ def ann_check(model: str = "minilm", folder: Path = DATA, top_k: int = 10) -> di
 
 
 PAIRS = [("dense:minilm", "dense:mpnet-base"), ("bm25", "hybrid:bm25+dense:minilm"), ("dense:minilm", "hybrid:bm25+dense:minilm")]
-"""Is the base model better than the small one, or did it get lucky? Paired verdicts (goldset.stats)."""
+"""Is the base model better than the small one, or did it get lucky? Paired verdicts (goldeval.stats)."""
 
 
 def verdicts(pairs: Sequence[tuple[str, str]] = PAIRS, folder: Path = DATA) -> list[str]:
     """Paired-bootstrap verdicts on nDCG@10 and MAP for each (A, B) pair whose models are installed."""
-    from goldset import evaluate
-    from goldset.errors import GoldsetError
-    from goldset.stats.compare import compare_scorecards
-    from goldset.store.workspace import Workspace
+    from goldeval import evaluate
+    from goldeval.errors import GoldevalError
+    from goldeval.stats.compare import compare_scorecards
+    from goldeval.store.workspace import Workspace
 
     corpus, golden = load(folder)
     lines = []
@@ -154,7 +154,7 @@ def verdicts(pairs: Sequence[tuple[str, str]] = PAIRS, folder: Path = DATA) -> l
         try:
             cards = [evaluate(spec, golden, corpus=corpus, k=(10,), metrics=METRICS, depth=DEPTH,
                               workspace=Workspace.at().root) for spec in (a, b)]
-        except GoldsetError as exc:
+        except GoldevalError as exc:
             lines.append(f"{a} vs {b}: skipped ({str(exc).splitlines()[0]})")
             continue
         comparison = compare_scorecards(cards, labels=[a, b], seed=0)

@@ -10,9 +10,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from goldset.corpus import load_corpus
-from goldset.evaluation import evaluate
-from goldset.golden.beir import load_beir_golden
+from goldeval.corpus import load_corpus
+from goldeval.evaluation import evaluate
+from goldeval.golden.beir import load_beir_golden
 
 
 def tiny_beir(root: Path) -> Path:
@@ -28,7 +28,7 @@ def tiny_beir(root: Path) -> Path:
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory(prefix="goldset-example-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="goldeval-example-") as tmp:
         run(Path(tmp))
 
 
@@ -38,7 +38,7 @@ def run(tmp: Path) -> None:
     corpus = load_corpus(folder)  # auto-detected: the folder holds corpus.jsonl
     golden = load_beir_golden(folder, split=split)
     print(f"{len(corpus)} documents, {len(golden)} judged questions in split {split!r}")
-    card = evaluate("bm25", golden, corpus=corpus, k=(1, 10), workspace=".goldset")
+    card = evaluate("bm25", golden, corpus=corpus, k=(1, 10), workspace=".goldeval")
     for name, value in card.to_dict()["retrievers"][0]["metrics"].items():
         print(f"  {name:<14} {value:.4f}")
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from goldset.corpus import load_corpus
-from goldset.evaluation import evaluate
-from goldset.golden.cranfield import load_cranfield_golden
+from goldeval.corpus import load_corpus
+from goldeval.evaluation import evaluate
+from goldeval.golden.cranfield import load_cranfield_golden
 
 DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cranfield"
 
@@ -22,7 +22,7 @@ def main() -> None:
     print(f"{len(corpus)} documents, {len(golden)} questions; {corpus.warnings[0] if corpus.warnings else ''}")
     q = golden["4"]
     print(f"question 4 ({q.notes}): {q.question}\n  judged: {q.expected}")
-    card = evaluate("bm25", golden, corpus=corpus, k=(1, 10), workspace=".goldset")
+    card = evaluate("bm25", golden, corpus=corpus, k=(1, 10), workspace=".goldeval")
     for name, value in card.to_dict()["retrievers"][0]["metrics"].items():
         print(f"  {name:<14} {value:.4f}")
 

@@ -10,7 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from goldset.corpus import load_corpus, parse_chunk_spec
+from goldeval.corpus import load_corpus, parse_chunk_spec
 
 
 def sample_folder(root: Path) -> Path:
@@ -30,7 +30,7 @@ def sample_folder(root: Path) -> Path:
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory(prefix="goldset-example-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="goldeval-example-") as tmp:
         run(Path(tmp))
 
 

@@ -2,7 +2,7 @@
 
     python examples/demo_stdlib.py
 
-The first run renders ~200 modules with pydoc (a few seconds) and caches them in .goldset/;
+The first run renders ~200 modules with pydoc (a few seconds) and caches them in .goldeval/;
 later runs read the cache.
 """
 
@@ -11,12 +11,12 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import goldset
-from goldset.corpus.stdlib import build_stdlib_corpus, demo_golden_path, drop_unavailable
-from goldset.golden.io import load_golden
+import goldeval
+from goldeval.corpus.stdlib import build_stdlib_corpus, demo_golden_path, drop_unavailable
+from goldeval.golden.io import load_golden
 
 started = time.perf_counter()
-corpus = build_stdlib_corpus(workspace=Path(".goldset"))
+corpus = build_stdlib_corpus(workspace=Path(".goldeval"))
 print(f"{len(corpus)} modules in {time.perf_counter() - started:.2f} s; e.g. json: {corpus.documents['json'].title!r}")
 for warning in corpus.warnings:
     print("warning:", warning)
@@ -24,6 +24,6 @@ for warning in corpus.warnings:
 golden = drop_unavailable(load_golden(demo_golden_path(), corpus=corpus), corpus)
 print(f"{len(golden.answerable)} answerable and {len(golden.off_topic)} off-topic questions")
 
-card = goldset.evaluate("bm25", golden, corpus=corpus, k=(1, 5, 10))
+card = goldeval.evaluate("bm25", golden, corpus=corpus, k=(1, 5, 10))
 result = card.to_dict()["retrievers"][0]
 print({name: round(value, 3) for name, value in result["metrics"].items() if name in ("hit@1", "hit@5", "mrr")})

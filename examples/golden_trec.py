@@ -8,7 +8,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from goldset.golden import (
+from goldeval.golden import (
     load_golden,
     load_trec_golden,
     write_golden_jsonl,

@@ -8,9 +8,9 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from goldset.corpus import load_corpus
-from goldset.errors import InputErrors
-from goldset.golden import load_golden
+from goldeval.corpus import load_corpus
+from goldeval.errors import InputErrors
+from goldeval.golden import load_golden
 
 DATA = Path(__file__).resolve().parent / "data"
 

@@ -1,10 +1,10 @@
-"""Score a run with goldset's metric engine: per-question arrays, several cut-offs in one pass.
+"""Score a run with goldeval's metric engine: per-question arrays, several cut-offs in one pass.
 
 Run: python examples/metrics_evaluate.py
 """
 
-from goldset.metrics import parse_metric
-from goldset.metrics.compute import evaluate_ranked, evaluate_scores
+from goldeval.metrics import parse_metric
+from goldeval.metrics.compute import evaluate_ranked, evaluate_scores
 
 # Graded judgments: >= 1 is relevant (higher is better), 0 judged non-relevant. An empty dict would
 # be an off-topic question: leave those out of averages and report them apart.

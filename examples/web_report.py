@@ -3,8 +3,8 @@ corpus, then write the page that opens from disk, offline.
 
     python examples/web_report.py [OUT.html]        # default: scorecard.html
 
-The same from the command line: `goldset eval ... --json results.json` then
-`goldset report results.json --html scorecard.html`.
+The same from the command line: `goldeval eval ... --json results.json` then
+`goldeval report results.json --html scorecard.html`.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import goldset
-from goldset.corpus.model import Corpus, Document
-from goldset.golden.model import GoldenSet, Question
-from goldset.report.html import write_html_report
+import goldeval
+from goldeval.corpus.model import Corpus, Document
+from goldeval.golden.model import GoldenSet, Question
+from goldeval.report.html import write_html_report
 
 DOCS = {
     "git/stash.md": "Stash puts your uncommitted changes aside so you can switch branches; git stash pop restores them.",
@@ -41,7 +41,7 @@ def first_words(question: str, k: int) -> list[str]:
     return ranked[:k]
 
 
-card = goldset.evaluate({"bm25": "bm25", "first_words": first_words}, golden, corpus=corpus, k=(1, 3, 5))
+card = goldeval.evaluate({"bm25": "bm25", "first_words": first_words}, golden, corpus=corpus, k=(1, 3, 5))
 out = write_html_report([card.to_dict()], Path(sys.argv[1] if len(sys.argv) > 1 else "scorecard.html"),
-                        names=["example"], title="goldset example scorecard")
+                        names=["example"], title="goldeval example scorecard")
 print(f"wrote {out} ({out.stat().st_size // 1024} KB): open it in a browser, no server needed")

@@ -3,8 +3,8 @@
     python examples/web_serve.py                 # serve until Ctrl+C
     python examples/web_serve.py --seconds 5     # serve for 5 seconds (handy in scripts)
 
-The same from the command line: `goldset serve --corpus docs/ --golden golden.jsonl --retriever bm25`,
-or `goldset serve results.json` for saved results.
+The same from the command line: `goldeval serve --corpus docs/ --golden golden.jsonl --retriever bm25`,
+or `goldeval serve results.json` for saved results.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import argparse
 import time
 import urllib.request
 
-import goldset
-from goldset.corpus.model import Corpus, Document
-from goldset.golden.model import GoldenSet, Question
-from goldset.web.page import results_payload
-from goldset.web.server import make_server, start_in_thread
+import goldeval
+from goldeval.corpus.model import Corpus, Document
+from goldeval.golden.model import GoldenSet, Question
+from goldeval.web.page import results_payload
+from goldeval.web.server import make_server, start_in_thread
 
 DOCS = {
     "stash.md": "Stash puts your uncommitted changes aside; git stash pop restores them.",
@@ -37,7 +37,7 @@ parser.add_argument("--seconds", type=float, help="stop after this many seconds"
 parser.add_argument("--port", type=int, default=0, help="port (default: a free one)")
 args = parser.parse_args()
 
-card = goldset.evaluate("bm25", golden, corpus=corpus, k=(1, 3))
+card = goldeval.evaluate("bm25", golden, corpus=corpus, k=(1, 3))
 server = make_server(results_payload([card.to_dict()], names=["example"]), port=args.port)
 start_in_thread(server)
 print(f"serving the scorecard at {server.url}")

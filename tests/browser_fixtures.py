@@ -1,7 +1,7 @@
 """Fixtures for the web page tests: a real evaluation on a tiny corpus, a live server, a real Chromium.
 
 Import what a test module needs: `from browser_fixtures import browser, scorecard_dict, ...`.
-Nothing here is hand-written results JSON: every scorecard comes from `goldset.evaluate` run with BM25
+Nothing here is hand-written results JSON: every scorecard comes from `goldeval.evaluate` run with BM25
 and a plain search function over the tiny corpus below (one document is hostile: it carries HTML and
 script in its title and text, as does one question).
 """
@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from goldset.corpus.model import Corpus, Document
-from goldset.golden.model import GoldenSet, Question
+from goldeval.corpus.model import Corpus, Document
+from goldeval.golden.model import GoldenSet, Question
 
 REPO = Path(__file__).resolve().parents[1]
 ARTIFACTS = REPO / "test-artifacts"
@@ -104,8 +104,8 @@ def evaluate_tiny(tmp: Path, *, stats: bool, level: str = "doc", retrievers: lis
 
     At chunk level the documents are cut into chunks of about 60 characters, and BM25 ranks chunks.
     """
-    from goldset.corpus.chunking import ChunkSpec
-    from goldset.evaluation import evaluate
+    from goldeval.corpus.chunking import ChunkSpec
+    from goldeval.evaluation import evaluate
 
     chunking = ChunkSpec(60, 10) if level == "chunk" else None
     if retrievers is None:
@@ -117,7 +117,7 @@ def evaluate_tiny(tmp: Path, *, stats: bool, level: str = "doc", retrievers: lis
 
 def bare(card: dict[str, Any]) -> dict[str, Any]:
     """The same results without anything the stats stage adds: no intervals, diagnoses or extras."""
-    from goldset.report.scorecard import Scorecard
+    from goldeval.report.scorecard import Scorecard
 
     data = copy.deepcopy(card)
     for r in data["retrievers"]:
@@ -137,7 +137,7 @@ def scorecard_dict(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def results_file(scorecard_dict: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from goldset.report.scorecard import Scorecard
+    from goldeval.report.scorecard import Scorecard
 
     path = tmp_path_factory.mktemp("results") / "results.json"
     Scorecard.from_dict(scorecard_dict).save(path)
@@ -146,9 +146,9 @@ def results_file(scorecard_dict: dict[str, Any], tmp_path_factory: pytest.TempPa
 
 @pytest.fixture(scope="session")
 def served_url(results_file: Path) -> Iterator[str]:
-    """`goldset serve results.json` in a thread, on a free port of 127.0.0.1."""
-    from goldset.web.page import results_payload
-    from goldset.web.server import make_server, start_in_thread
+    """`goldeval serve results.json` in a thread, on a free port of 127.0.0.1."""
+    from goldeval.web.page import results_payload
+    from goldeval.web.server import make_server, start_in_thread
 
     server = make_server(results_payload([results_file]), port=0)
     thread = start_in_thread(server)

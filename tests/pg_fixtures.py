@@ -36,7 +36,7 @@ def pg_server() -> Iterator[str]:
         warnings.simplefilter("ignore")
         import pgserver  # the dev extra; imported plainly so a missing server fails the suite
 
-    base = Path(tempfile.mkdtemp(prefix="goldset-pg-"))
+    base = Path(tempfile.mkdtemp(prefix="goldeval-pg-"))
     server = pgserver.get_server(base / "data", cleanup_mode="delete")
     try:
         yield server.get_uri()
@@ -125,9 +125,9 @@ def snapshot(dsn: str) -> dict[str, Any]:
 
 
 def eval_schemas(dsn: str) -> list[str]:
-    """Schemas that look like goldset's, left in the database."""
+    """Schemas that look like goldeval's, left in the database."""
     import psycopg
 
     with psycopg.connect(dsn, autocommit=True) as conn:
-        rows = conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'goldset\\_eval\\_%' ORDER BY 1")
+        rows = conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'goldeval\\_eval\\_%' ORDER BY 1")
         return [r[0] for r in rows.fetchall()]

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from goldset.corpus import load_corpus
-from goldset.errors import InputError, InputErrors
-from goldset.golden.beir import load_beir_golden
+from goldeval.corpus import load_corpus
+from goldeval.errors import InputError, InputErrors
+from goldeval.golden.beir import load_beir_golden
 
 
 def _beir(root: Path, *, test_qrels: str | None = None) -> Path:

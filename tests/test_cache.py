@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from goldset.store.atomic import write_atomic
-from goldset.store.cache import EmbeddingCache, read_entry, text_hash
-from goldset.store.workspace import Workspace
+from goldeval.store.atomic import write_atomic
+from goldeval.store.cache import EmbeddingCache, read_entry, text_hash
+from goldeval.store.workspace import Workspace
 
 
 class CountingEncoder:
@@ -145,15 +145,15 @@ def test_two_processes_at_once_do_not_corrupt_the_cache(tmp_path: Path) -> None:
 
 
 def test_workspace_defaults_and_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("GOLDSET_WORKSPACE", raising=False)
-    assert Workspace.at().root == Path(".goldset")
-    monkeypatch.setenv("GOLDSET_WORKSPACE", str(tmp_path / "ws"))
+    monkeypatch.delenv("GOLDEVAL_WORKSPACE", raising=False)
+    assert Workspace.at().root == Path(".goldeval")
+    monkeypatch.setenv("GOLDEVAL_WORKSPACE", str(tmp_path / "ws"))
     assert Workspace.at().root == tmp_path / "ws"
     assert Workspace.at(tmp_path / "x").embeddings == tmp_path / "x" / "embeddings"
 
 
 def test_many_small_entries_are_compacted_into_one(tmp_path: Path) -> None:
-    from goldset.store.cache import MAX_ENTRIES
+    from goldeval.store.cache import MAX_ENTRIES
 
     ws = Workspace(tmp_path)
     encoder = CountingEncoder()

@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from goldset.corpus import ChunkSpec, Corpus, Document, parse_chunk_spec
-from goldset.corpus.chunking import chunk_corpus, chunk_document
-from goldset.errors import InputError
+from goldeval.corpus import ChunkSpec, Corpus, Document, parse_chunk_spec
+from goldeval.corpus.chunking import chunk_corpus, chunk_document
+from goldeval.errors import InputError
 
 MARKDOWN = """Intro before any heading.
 
@@ -16,7 +16,7 @@ MARKDOWN = """Intro before any heading.
 
 ## Install
 
-Run pip install goldset.
+Run pip install goldeval.
 
 ## Usage
 
@@ -71,7 +71,7 @@ def test_markdown_sections_follow_headings_and_ignore_fenced_code() -> None:
     chunks = _check_offsets(doc, ChunkSpec())
     assert [c.text.split("\n")[0] for c in chunks] == ["Intro before any heading.", "# Guide", "## Usage", "### Options"]
     # `# Guide` has no body of its own, so it opens the Install section
-    assert chunks[1].text == "# Guide\n\n## Install\n\nRun pip install goldset."
+    assert chunks[1].text == "# Guide\n\n## Install\n\nRun pip install goldeval."
     assert "# a comment, not a heading" in chunks[2].text
     assert [c.title for c in chunks] == ["Guide", "Guide > Install", "Guide > Usage", "Guide > Usage > Options"]
 

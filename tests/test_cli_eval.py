@@ -1,4 +1,4 @@
-"""`goldset eval` as a user runs it: the scorecard, the misses, the JSON, and bad input (exit 2)."""
+"""`goldeval eval` as a user runs it: the scorecard, the misses, the JSON, and bad input (exit 2)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from goldset.cli import main
+from goldeval.cli import main
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "data"
 

@@ -1,4 +1,4 @@
-"""`goldset golden`: check, import and export as a user runs them."""
+"""`goldeval golden`: check, import and export as a user runs them."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from goldset.cli import main
+from goldeval.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "data"

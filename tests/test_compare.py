@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from goldset.cli import main
-from goldset.errors import InputError
-from goldset.report.scorecard import Hit, QuestionResult, RetrieverResult, Scorecard
-from goldset.stats.compare import compare_scorecards, compare_values
+from goldeval.cli import main
+from goldeval.errors import InputError
+from goldeval.report.scorecard import Hit, QuestionResult, RetrieverResult, Scorecard
+from goldeval.stats.compare import compare_scorecards, compare_values
 
 
 def _hits(wins: int, losses: int, both: int, neither: int) -> tuple[np.ndarray, np.ndarray]:

@@ -12,7 +12,7 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 def _run(name: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
-    monkeypatch.chdir(tmp_path)  # the evaluation workspace (.goldset) goes here
+    monkeypatch.chdir(tmp_path)  # the evaluation workspace (.goldeval) goes here
     monkeypatch.setattr(sys, "argv", [name])
     runpy.run_path(str(EXAMPLES / name), run_name="__main__")
     return capsys.readouterr().out

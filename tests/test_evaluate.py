@@ -7,10 +7,10 @@ import time
 
 import pytest
 
-from goldset import evaluate
-from goldset.corpus.model import Corpus, Document
-from goldset.golden.model import GoldenSet, Question
-from goldset.report.scorecard import Scorecard
+from goldeval import evaluate
+from goldeval.corpus.model import Corpus, Document
+from goldeval.golden.model import GoldenSet, Question
+from goldeval.report.scorecard import Scorecard
 
 RESULTS = {
     "where is a": ["b.md", "a.md", "c.md"],
@@ -110,7 +110,7 @@ def test_garbage_results_are_reported_by_question() -> None:
 
 
 def test_a_search_function_past_its_time_limit_is_cut_off() -> None:
-    from goldset.retrievers.function import FunctionRetriever
+    from goldeval.retrievers.function import FunctionRetriever
 
     def slow(question: str, k: int) -> list[str]:
         if question == "where is a":
@@ -171,7 +171,7 @@ class _ClosingProbe:
         _ClosingProbe.instances.append(self)
 
     def search(self, queries, *, top_k):  # type: ignore[no-untyped-def]
-        from goldset.run import Run
+        from goldeval.run import Run
 
         if self.fail:
             raise KeyboardInterrupt  # not an Exception: escapes the per-question isolation
@@ -187,7 +187,7 @@ def _probe_build(rest: str, ctx):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("spec", ["probe", "probe:fail"])
 def test_evaluate_closes_the_retrievers_it_built_even_when_interrupted(spec: str) -> None:
-    from goldset.retrievers import register
+    from goldeval.retrievers import register
 
     register("probe", f"{__name__}:_probe_build")
     _ClosingProbe.instances.clear()
@@ -243,14 +243,14 @@ def fixed_search_for_any(question: str, k: int) -> list[str]:
 
 
 def test_an_empty_golden_set_is_refused() -> None:
-    from goldset.errors import InputError
+    from goldeval.errors import InputError
 
     with pytest.raises(InputError, match="no questions"):
         evaluate(fixed_search_for_any, GoldenSet([]), k=(1,))
 
 
 def test_the_same_retriever_twice_is_refused() -> None:
-    from goldset.errors import InputError
+    from goldeval.errors import InputError
 
     corpus = Corpus({"a.md": Document("a.md", "alpha")})
     with pytest.raises(InputError, match="given twice"):
@@ -258,7 +258,7 @@ def test_the_same_retriever_twice_is_refused() -> None:
 
 
 def test_bad_input_raised_by_a_retriever_stops_the_run_instead_of_failing_every_question() -> None:
-    from goldset.errors import InputError
+    from goldeval.errors import InputError
 
     class Misconfigured:
         name = "misconfigured"
@@ -271,9 +271,9 @@ def test_bad_input_raised_by_a_retriever_stops_the_run_instead_of_failing_every_
 
 
 def test_rerank_keeps_ids_outside_the_corpus_below_the_reranked_block() -> None:
-    from goldset.corpus.model import Passage
-    from goldset.retrievers.function import FunctionRetriever
-    from goldset.retrievers.rerank import FunctionScorer, RerankRetriever
+    from goldeval.corpus.model import Passage
+    from goldeval.retrievers.function import FunctionRetriever
+    from goldeval.retrievers.rerank import FunctionScorer, RerankRetriever
 
     passages = [Passage("a.md", "a.md", "alpha"), Passage("b.md", "b.md", "bravo")]
     base = FunctionRetriever(lambda q, k: [("elsewhere/x.md", 3.0), ("a.md", 2.0), ("b.md", 1.0)], name="svc")

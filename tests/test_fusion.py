@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from goldset.errors import InputError
-from goldset.retrievers.fusion import fuse, minmax, norm_fusion, rrf, sweep_fusion, zscore
-from goldset.run import Run
+from goldeval.errors import InputError
+from goldeval.retrievers.fusion import fuse, minmax, norm_fusion, rrf, sweep_fusion, zscore
+from goldeval.run import Run
 
 
 def _runs() -> tuple[Run, Run]:

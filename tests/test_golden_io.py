@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from goldset.errors import InputError, InputErrors
-from goldset.golden import GoldenSet, Question, load_golden, write_golden_jsonl
+from goldeval.errors import InputError, InputErrors
+from goldeval.golden import GoldenSet, Question, load_golden, write_golden_jsonl
 
 
 def write(tmp_path: Path, text: str, name: str = "golden.jsonl") -> Path:

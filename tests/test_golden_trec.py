@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from goldset.errors import InputError, InputErrors
-from goldset.golden import (
+from goldeval.errors import InputError, InputErrors
+from goldeval.golden import (
     GoldenSet,
     Question,
     load_golden,

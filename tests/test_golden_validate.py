@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from goldset.corpus.model import Corpus, Document
-from goldset.errors import InputErrors
-from goldset.golden import GoldenSet, Question, load_golden, validate_golden
-from goldset.golden.validate import IdSuggester, resolve_doc_id
+from goldeval.corpus.model import Corpus, Document
+from goldeval.errors import InputErrors
+from goldeval.golden import GoldenSet, Question, load_golden, validate_golden
+from goldeval.golden.validate import IdSuggester, resolve_doc_id
 
 
 def make_corpus(*ids: str) -> Corpus:
@@ -156,7 +156,7 @@ def test_many_questions_with_typos_against_a_large_corpus() -> None:
 
 
 def test_shipped_example_golden_set_matches_its_corpus() -> None:
-    from goldset.corpus import load_corpus
+    from goldeval.corpus import load_corpus
 
     data = Path(__file__).resolve().parents[1] / "examples" / "data"
     golden = load_golden(data / "golden_example.jsonl", corpus=load_corpus(data / "corpus"))
@@ -165,10 +165,10 @@ def test_shipped_example_golden_set_matches_its_corpus() -> None:
 
 
 def test_regression_a_chunk_position_that_is_not_a_number_is_a_typo() -> None:
-    from goldset.corpus.model import Corpus, Document
-    from goldset.errors import InputErrors
-    from goldset.golden.model import GoldenSet, Question
-    from goldset.golden.validate import validate_golden
+    from goldeval.corpus.model import Corpus, Document
+    from goldeval.errors import InputErrors
+    from goldeval.golden.model import GoldenSet, Question
+    from goldeval.golden.validate import validate_golden
 
     corpus = Corpus({"git/git-stash.md": Document("git/git-stash.md", "stash")})
     golden = GoldenSet([Question("b", "x", {"git/git-stash.md#x": 1}, line=3)], path="g.jsonl")
@@ -180,9 +180,9 @@ def test_regression_a_chunk_position_that_is_not_a_number_is_a_typo() -> None:
 def test_ids_differing_only_in_unicode_normalisation_say_so() -> None:
     import unicodedata
 
-    from goldset.corpus.model import Corpus, Document
-    from goldset.golden.model import GoldenSet, Question
-    from goldset.golden.validate import validate_golden
+    from goldeval.corpus.model import Corpus, Document
+    from goldeval.golden.model import GoldenSet, Question
+    from goldeval.golden.validate import validate_golden
 
     nfd = unicodedata.normalize("NFD", "café.md")
     corpus = Corpus({nfd: Document(nfd, "coffee")})

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from goldset.corpus.model import Passage
-from goldset.errors import InputError
-from goldset.retrievers.base import BuildContext, build_retriever, register
-from goldset.retrievers.fusion import norm_fusion, rrf, sweep_fusion
-from goldset.retrievers.hybrid import HybridRetriever, split_top, unwrap
-from goldset.run import Run
-from goldset.types import QuestionId
+from goldeval.corpus.model import Passage
+from goldeval.errors import InputError
+from goldeval.retrievers.base import BuildContext, build_retriever, register
+from goldeval.retrievers.fusion import norm_fusion, rrf, sweep_fusion
+from goldeval.retrievers.hybrid import HybridRetriever, split_top, unwrap
+from goldeval.run import Run
+from goldeval.types import QuestionId
 
 
 class Fixed:
@@ -116,10 +116,10 @@ def test_bm25_plus_dense_on_real_text(tmp_path: Path) -> None:
 
 @pytest.mark.models
 def test_eval_command_runs_all_four_kinds_side_by_side(tmp_path: Path) -> None:
-    """`goldset eval --retriever bm25 --retriever dense:... --retriever hybrid:... --retriever rerank:...`."""
+    """`goldeval eval --retriever bm25 --retriever dense:... --retriever hybrid:... --retriever rerank:...`."""
     import json
 
-    from goldset.cli import main
+    from goldeval.cli import main
 
     root = Path(__file__).resolve().parents[1] / "examples" / "data"
     specs = ["bm25", "dense:minilm-l3", "hybrid:bm25+dense:minilm-l3?method=norm&weight=0.5",

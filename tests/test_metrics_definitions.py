@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from goldset.errors import InputError
-from goldset.metrics.definitions import METRIC_NAMES, NEEDS_K, NO_K, Metric, default_metrics, parse_metric
+from goldeval.errors import InputError
+from goldeval.metrics.definitions import METRIC_NAMES, NEEDS_K, NO_K, Metric, default_metrics, parse_metric
 
 
 @pytest.mark.parametrize("name", sorted(METRIC_NAMES))

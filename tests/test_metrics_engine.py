@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from goldset.errors import InputError
-from goldset.metrics.compute import evaluate_ranked, evaluate_scores
-from goldset.metrics.definitions import Metric, parse_metric
+from goldeval.errors import InputError
+from goldeval.metrics.compute import evaluate_ranked, evaluate_scores
+from goldeval.metrics.definitions import Metric, parse_metric
 
 
 def _one(values: dict[Metric, np.ndarray], text: str, i: int = 0) -> float:

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 import pytrec_eval
 
-from goldset.metrics.compute import evaluate_ranked, evaluate_scores
-from goldset.metrics.definitions import Metric
-from goldset.metrics.trec import evaluate_trec, parse_measures, read_qrels, read_run
-from goldset.ranking import ranked
+from goldeval.metrics.compute import evaluate_ranked, evaluate_scores
+from goldeval.metrics.definitions import Metric
+from goldeval.metrics.trec import evaluate_trec, parse_measures, read_qrels, read_run
+from goldeval.ranking import ranked
 
 KS = (1, 3, 5, 10, 20)
 TREC_NAME = {"hit": "success", "recall": "recall", "precision": "P", "ndcg": "ndcg_cut", "map": "map_cut"}

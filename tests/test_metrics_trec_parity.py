@@ -1,7 +1,7 @@
 """trec_eval parity on trec_eval's own test vectors (../shared/data/trec_eval, trec_eval 10.0).
 
 out.test is `trec_eval qrels.test results.test`; out.test.aq is the same with `-a -q` (every measure,
-per topic and averaged). We compare every line goldset prints, through the CLI and through the API.
+per topic and averaged). We compare every line goldeval prints, through the CLI and through the API.
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from goldset.cli import main
-from goldset.metrics.compute import evaluate_ranked, evaluate_scores
-from goldset.metrics.definitions import Metric
-from goldset.metrics.trec import evaluate_trec, parse_measures, read_qrels, read_run
-from goldset.ranking import ranked
+from goldeval.cli import main
+from goldeval.metrics.compute import evaluate_ranked, evaluate_scores
+from goldeval.metrics.definitions import Metric
+from goldeval.metrics.trec import evaluate_trec, parse_measures, read_qrels, read_run
+from goldeval.ranking import ranked
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "trec_eval"
 QRELS = DATA / "qrels.test"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from goldset.report.scorecard import Hit, QuestionResult, RetrieverResult, Scorecard
-from goldset.stats.offtopic import off_topic_report, separability
+from goldeval.report.scorecard import Hit, QuestionResult, RetrieverResult, Scorecard
+from goldeval.stats.offtopic import off_topic_report, separability
 
 
 def _result(answerable: list[float | None], off_topic: list[float | None], *, errored: int = 0) -> RetrieverResult:
@@ -118,8 +118,8 @@ def test_no_off_topic_advice_is_shown_once_in_the_terminal_and_in_markdown() -> 
     # regression: the advice was computed but both renderers returned early without showing it
     from rich.console import Console
 
-    from goldset.report.markdown import off_topic_lines
-    from goldset.report.sections import render_off_topic
+    from goldeval.report.markdown import off_topic_lines
+    from goldeval.report.sections import render_off_topic
 
     other = _result([0.4, 0.6], [])
     other.name = "bm25"

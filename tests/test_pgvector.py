@@ -10,9 +10,9 @@ import numpy as np
 import psycopg
 import pytest
 
-from goldset.errors import InputError
-from goldset.retrievers.base import BuildContext
-from goldset.store.pgvector import CleanupError, PgVectorIndex, list_eval_schemas
+from goldeval.errors import InputError
+from goldeval.retrievers.base import BuildContext
+from goldeval.store.pgvector import CleanupError, PgVectorIndex, list_eval_schemas
 
 try:  # tests/ is on sys.path in pytest's default import mode; a package if tests/__init__.py exists
     from pg_fixtures import bare_dsn, eval_schemas, pg_server, production_dsn, snapshot  # noqa: F401
@@ -40,11 +40,11 @@ def numpy_top(queries: np.ndarray, vectors: np.ndarray, ids: list[str], k: int) 
 # --- (2) the guard refuses production targets ----------------------------------------------------
 
 
-@pytest.mark.parametrize("target", ["public", "app", "goldset_evalx", "Goldset_eval_x", "goldset_eval_x;drop"])
+@pytest.mark.parametrize("target", ["public", "app", "goldeval_evalx", "Goldeval_eval_x", "goldeval_eval_x;drop"])
 def test_guard_refuses_a_production_schema_before_connecting(target: str) -> None:
     # The DSN points nowhere: the refusal must come before any connection or statement.
     nowhere = "postgresql://nobody@/nowhere?host=/nonexistent-socket-dir"
-    with pytest.raises(InputError, match=rf"refusing to write to schema '{target}'.*start with 'goldset_eval_'"):
+    with pytest.raises(InputError, match=rf"refusing to write to schema '{target}'.*start with 'goldeval_eval_'"):
         PgVectorIndex(nowhere, schema=target)
 
 
@@ -64,17 +64,17 @@ def test_guard_refusal_through_the_dense_backend_options(production_dsn: str) ->
 
 def test_an_existing_eval_schema_is_neither_used_nor_dropped(production_dsn: str) -> None:
     with psycopg.connect(production_dsn, autocommit=True) as conn:
-        conn.execute("CREATE SCHEMA goldset_eval_someone_elses")
-        conn.execute("CREATE TABLE goldset_eval_someone_elses.notes (x int)")
+        conn.execute("CREATE SCHEMA goldeval_eval_someone_elses")
+        conn.execute("CREATE TABLE goldeval_eval_someone_elses.notes (x int)")
     try:
         before = snapshot(production_dsn)
-        with pytest.raises(InputError, match=r"schema 'goldset_eval_someone_elses' already exists"):
-            PgVectorIndex(production_dsn, schema="goldset_eval_someone_elses")
+        with pytest.raises(InputError, match=r"schema 'goldeval_eval_someone_elses' already exists"):
+            PgVectorIndex(production_dsn, schema="goldeval_eval_someone_elses")
         assert snapshot(production_dsn) == before
     finally:
         with psycopg.connect(production_dsn, autocommit=True) as conn:
-            conn.execute("DROP TABLE goldset_eval_someone_elses.notes")
-            conn.execute("DROP SCHEMA goldset_eval_someone_elses")
+            conn.execute("DROP TABLE goldeval_eval_someone_elses.notes")
+            conn.execute("DROP SCHEMA goldeval_eval_someone_elses")
 
 
 def test_missing_dsn_and_unreachable_server_are_clear_errors() -> None:
@@ -168,7 +168,7 @@ def test_cleanup_on_exception_leaves_the_database_as_it_was(production_dsn: str)
     assert snapshot(production_dsn) == before
 
 
-def test_extension_is_created_in_goldsets_schema_and_dropped(bare_dsn: str) -> None:
+def test_extension_is_created_in_goldevals_schema_and_dropped(bare_dsn: str) -> None:
     before = snapshot(bare_dsn)
     assert [e[0] for e in before["extensions"]] == ["plpgsql"]
     index = PgVectorIndex(bare_dsn)
@@ -192,7 +192,7 @@ def test_without_permission_to_create_the_extension_it_says_how(bare_dsn: str) -
     assert snapshot(bare_dsn) == before  # the schema it had created was dropped again
 
 
-def test_a_foreign_object_in_goldsets_schema_is_never_cascaded(production_dsn: str) -> None:
+def test_a_foreign_object_in_goldevals_schema_is_never_cascaded(production_dsn: str) -> None:
     index = PgVectorIndex(production_dsn)
     index.add(["a"], np.ones((1, 2), dtype=np.float32) / np.sqrt(2))
     with psycopg.connect(production_dsn, autocommit=True) as conn:
@@ -204,7 +204,7 @@ def test_a_foreign_object_in_goldsets_schema_is_never_cascaded(production_dsn: s
             left = conn.execute(
                 "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", (index.schema,)
             ).fetchall()
-        assert left == [("colleague_notes",)]  # goldset's own table went, the colleague's stayed
+        assert left == [("colleague_notes",)]  # goldeval's own table went, the colleague's stayed
     finally:
         with psycopg.connect(production_dsn, autocommit=True) as conn:
             conn.execute(f"DROP TABLE {index.schema}.colleague_notes")
@@ -223,7 +223,7 @@ def test_evaluation_leaves_production_byte_identical(production_dsn: str) -> Non
     for hnsw in (False, True):
         ctx = BuildContext(passages=[], options={"backend": "pgvector", "dsn": production_dsn, "hnsw": str(hnsw)})
         with PgVectorIndex.from_options(ctx) as index:
-            assert index.schema.startswith("goldset_eval_")
+            assert index.schema.startswith("goldeval_eval_")
             index.add(ids, vectors)
             got, _ = index.search(vectors[:20], top_k=5)
             assert [row[0] for row in got] == ids[:20]
@@ -268,17 +268,17 @@ def _bag_of_words(texts: list[str]) -> np.ndarray:
 def test_full_evaluation_on_pgvector_matches_exact_and_leaves_production_identical(
     production_dsn: str, tmp_path
 ) -> None:
-    from goldset.corpus.model import Corpus, Document
-    from goldset.evaluation import evaluate
-    from goldset.golden.model import GoldenSet, Question
-    from goldset.retrievers.dense import DenseRetriever
-    from goldset.retrievers.encoders.function import FunctionEncoder
-    from goldset.store.workspace import Workspace
+    from goldeval.corpus.model import Corpus, Document
+    from goldeval.evaluation import evaluate
+    from goldeval.golden.model import GoldenSet, Question
+    from goldeval.retrievers.dense import DenseRetriever
+    from goldeval.retrievers.encoders.function import FunctionEncoder
+    from goldeval.store.workspace import Workspace
 
     corpus = Corpus({d: Document(d, text) for d, text in _DOCS.items()}, name="kitchen")
     golden = GoldenSet([Question(q, text, expected) for q, text, expected in _QUESTIONS])
     encoder = FunctionEncoder(_bag_of_words, name="bow64")
-    workspace = Workspace.at(tmp_path / ".goldset")
+    workspace = Workspace.at(tmp_path / ".goldeval")
     ctx = BuildContext(passages=corpus.passages(), options={"backend": "pgvector", "dsn": production_dsn})
     before = snapshot(production_dsn)
 
@@ -308,16 +308,16 @@ def test_full_evaluation_on_pgvector_matches_exact_and_leaves_production_identic
 def test_spec_dense_minilm_on_pgvector_cleans_up_when_evaluate_returns(production_dsn: str, tmp_path) -> None:
     # The user's path: `--retriever dense:minilm?backend=pgvector --dsn ...`, a real model from
     # site-packages. evaluate() builds the retriever itself; its schema must be gone when it returns.
-    from goldset.corpus.model import Corpus, Document
-    from goldset.evaluation import evaluate
-    from goldset.golden.model import GoldenSet, Question
+    from goldeval.corpus.model import Corpus, Document
+    from goldeval.evaluation import evaluate
+    from goldeval.golden.model import GoldenSet, Question
 
     corpus = Corpus({d: Document(d, text) for d, text in _DOCS.items()}, name="kitchen")
     golden = GoldenSet([Question(q, text, expected) for q, text, expected in _QUESTIONS])
     before = snapshot(production_dsn)
     card = evaluate(
         ["dense:minilm?backend=pgvector", "dense:minilm"], golden, corpus=corpus, k=(1, 3),
-        workspace=tmp_path / ".goldset", options={"dsn": production_dsn, "progress": False},
+        workspace=tmp_path / ".goldeval", options={"dsn": production_dsn, "progress": False},
     )
     assert eval_schemas(production_dsn) == []
     assert snapshot(production_dsn) == before
@@ -341,12 +341,12 @@ def _write_kitchen(folder) -> tuple[str, str]:
 
 @pytest.mark.models
 def test_cli_eval_with_backend_pgvector(production_dsn: str, tmp_path, capsys) -> None:
-    from goldset.cli import main
+    from goldeval.cli import main
 
     corpus, golden = _write_kitchen(tmp_path)
     before = snapshot(production_dsn)
     common = ["eval", "--corpus", corpus, "--golden", golden, "--retriever", "dense:minilm", "--quiet",
-              "--workspace", str(tmp_path / ".goldset"), "--backend", "pgvector", "--dsn", production_dsn]
+              "--workspace", str(tmp_path / ".goldeval"), "--backend", "pgvector", "--dsn", production_dsn]
     assert main([*common, "--json", str(tmp_path / "card.json")]) == 0
     assert (tmp_path / "card.json").exists()
     capsys.readouterr()
@@ -359,13 +359,13 @@ def test_cli_eval_with_backend_pgvector(production_dsn: str, tmp_path, capsys) -
 
 
 def test_cleanup_survives_a_terminated_session(production_dsn: str) -> None:
-    # The server ends goldset's session mid-evaluation (restart, admin, network): the search fails
+    # The server ends goldeval's session mid-evaluation (restart, admin, network): the search fails
     # loudly, and close() still drops the schema over a fresh connection.
     before = snapshot(production_dsn)
     index = PgVectorIndex(production_dsn)
     index.add(["a", "b"], np.eye(2, dtype=np.float32))
     with psycopg.connect(production_dsn, autocommit=True) as admin:
-        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'goldset-eval'")
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'goldeval-eval'")
     with pytest.raises(psycopg.OperationalError):
         index.search(np.eye(2, dtype=np.float32), top_k=1)
     index.close()
@@ -373,20 +373,20 @@ def test_cleanup_survives_a_terminated_session(production_dsn: str) -> None:
     assert snapshot(production_dsn) == before
 
 
-def test_list_eval_schemas_shows_goldsets_own_with_its_comment(production_dsn: str) -> None:
-    with PgVectorIndex(production_dsn, prefix="goldset_eval_listing_") as index:
+def test_list_eval_schemas_shows_goldevals_own_with_its_comment(production_dsn: str) -> None:
+    with PgVectorIndex(production_dsn, prefix="goldeval_eval_listing_") as index:
         listed = dict(list_eval_schemas(production_dsn))
         assert list(listed) == [index.schema]
-        assert listed[index.schema].startswith("created by goldset (pid ")
+        assert listed[index.schema].startswith("created by goldeval (pid ")
     assert list_eval_schemas(production_dsn) == []
 
 
 def test_a_closed_index_says_so(production_dsn: str) -> None:
-    from goldset.errors import GoldsetError
+    from goldeval.errors import GoldevalError
 
     index = PgVectorIndex(production_dsn)
     index.close()
-    with pytest.raises(GoldsetError, match=r"pgvector index in schema 'goldset_eval_\w+' is closed"):
+    with pytest.raises(GoldevalError, match=r"pgvector index in schema 'goldeval_eval_\w+' is closed"):
         index.search(np.eye(2, dtype=np.float32), top_k=1)
 
 

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from goldset.errors import InputError
-from goldset.store.pg_guard import check_eval_namespace, new_eval_schema
+from goldeval.errors import InputError
+from goldeval.store.pg_guard import check_eval_namespace, new_eval_schema
 
 
 def test_new_schema_names_are_unique_timestamped_eval_namespaces() -> None:
@@ -16,14 +16,14 @@ def test_new_schema_names_are_unique_timestamped_eval_namespaces() -> None:
     names = {new_eval_schema(now=when) for _ in range(50)}
     assert len(names) == 50
     for name in names:
-        assert re.fullmatch(r"goldset_eval_20261130040506_[0-9a-f]{8}", name)
-    assert new_eval_schema("goldset_eval_ci_", now=when).startswith("goldset_eval_ci_20261130040506_")
+        assert re.fullmatch(r"goldeval_eval_20261130040506_[0-9a-f]{8}", name)
+    assert new_eval_schema("goldeval_eval_ci_", now=when).startswith("goldeval_eval_ci_20261130040506_")
 
 
 @pytest.mark.parametrize(
     "name",
-    ["public", "app", "pg_catalog", "information_schema", "goldset_eval", "goldset_evalx", "GOLDSET_EVAL_x",
-     "goldset_eval_a-b", 'goldset_eval_"x"', "goldset_eval_x.y", " goldset_eval_x", ""],
+    ["public", "app", "pg_catalog", "information_schema", "goldeval_eval", "goldeval_evalx", "GOLDEVAL_EVAL_x",
+     "goldeval_eval_a-b", 'goldeval_eval_"x"', "goldeval_eval_x.y", " goldeval_eval_x", ""],
 )
 def test_anything_but_an_eval_namespace_is_refused(name: str) -> None:
     with pytest.raises(InputError, match=r"refusing to write to schema .*only writes to eval namespaces") as info:
@@ -34,5 +34,5 @@ def test_anything_but_an_eval_namespace_is_refused(name: str) -> None:
 
 def test_names_postgres_would_truncate_are_refused() -> None:
     with pytest.raises(InputError, match=r"is 64 characters; PostgreSQL truncates names past 63"):
-        check_eval_namespace("goldset_eval_" + "x" * 51)
-    assert check_eval_namespace("goldset_eval_" + "x" * 50) == "goldset_eval_" + "x" * 50
+        check_eval_namespace("goldeval_eval_" + "x" * 51)
+    assert check_eval_namespace("goldeval_eval_" + "x" * 50) == "goldeval_eval_" + "x" * 50

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 from browser_fixtures import XSS_QUESTION, results_file, scorecard_dict  # noqa: F401 - fixtures
-from goldset.cli import main
-from goldset.report.html import json_for_script, render_html
-from goldset.web.page import results_payload
+from goldeval.cli import main
+from goldeval.report.html import json_for_script, render_html
+from goldeval.web.page import results_payload
 
-DATA_RE = re.compile(r'<script id="goldset-data" type="application/json">(.*?)</script>', re.DOTALL)
+DATA_RE = re.compile(r'<script id="goldeval-data" type="application/json">(.*?)</script>', re.DOTALL)
 
 
 def hostile(card: dict[str, Any]) -> dict[str, Any]:
@@ -38,7 +38,7 @@ def test_report_inlines_everything_and_reads_back(scorecard_dict: dict[str, Any]
     # exactly two script elements: the inert data and the page's own code
     assert len(re.findall(r"<script\b", html, re.IGNORECASE)) == 2
     assert len(re.findall(r"</script", html, re.IGNORECASE)) == 2
-    assert "window.__xss=9" not in html.replace("\\u003c", "<")[: html.index("goldset-data")]
+    assert "window.__xss=9" not in html.replace("\\u003c", "<")[: html.index("goldeval-data")]
     assert "<!--" not in matches[0] and "\u2028" not in matches[0]
 
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from goldset.corpus.model import Passage
-from goldset.errors import InputError
-from goldset.retrievers.base import BuildContext, build_retriever
-from goldset.retrievers.rerank import FunctionScorer, RerankRetriever
+from goldeval.corpus.model import Passage
+from goldeval.errors import InputError
+from goldeval.retrievers.base import BuildContext, build_retriever
+from goldeval.retrievers.rerank import FunctionScorer, RerankRetriever
 
 TEXTS = {
     "aero/plate": "The boundary layer on a flat plate in supersonic flow thickens downstream.",

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from goldset.stats.bootstrap import bootstrap_intervals, bootstrap_means, rng_for, unpaired_diff_interval
-from goldset.stats.offtopic import roc_auc
-from goldset.stats.paired import (
+from goldeval.stats.bootstrap import bootstrap_intervals, bootstrap_means, rng_for, unpaired_diff_interval
+from goldeval.stats.offtopic import roc_auc
+from goldeval.stats.paired import (
     holm,
     mcnemar_exact,
     minimum_detectable_difference,

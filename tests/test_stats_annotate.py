@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from goldset.cli import main
-from goldset.corpus.model import Corpus, Document
-from goldset.evaluation import evaluate
-from goldset.golden.model import GoldenSet, Question
-from goldset.report.markdown import scorecard_markdown
-from goldset.report.scorecard import Hit, QuestionResult, RetrieverResult, Scorecard
-from goldset.report.sections import render_stats
-from goldset.stats.annotate import annotate_scorecard
-from goldset.stats.compare import Comparison
+from goldeval.cli import main
+from goldeval.corpus.model import Corpus, Document
+from goldeval.evaluation import evaluate
+from goldeval.golden.model import GoldenSet, Question
+from goldeval.report.markdown import scorecard_markdown
+from goldeval.report.scorecard import Hit, QuestionResult, RetrieverResult, Scorecard
+from goldeval.report.sections import render_stats
+from goldeval.stats.annotate import annotate_scorecard
+from goldeval.stats.compare import Comparison
 
 TOPICS = ["json", "csv", "regex", "pathlib", "sqlite", "socket", "thread", "zipfile", "hashlib", "logging"]
 
@@ -118,7 +118,7 @@ def test_renderers_show_verdicts_counts_and_details() -> None:
     render_stats(card, console, details=True)
     assert "By tag: hit@5" in console.export_text()
     md = scorecard_markdown(card)
-    assert md.startswith("### goldset scorecard\n\n| retriever | questions | hit@1 | hit@5 |")
+    assert md.startswith("### goldeval scorecard\n\n| retriever | questions | hit@1 | hit@5 |")
     assert "bm25 leads mine by 4 questions of 10 on hit@5" in md
     assert "<details><summary>Every miss with its evidence</summary>" in md
 
@@ -136,7 +136,7 @@ def test_eval_cli_writes_markdown_and_accepts_seed_and_resamples(tmp_path: Path,
     code = main(["eval", "--corpus", str(folder), "--golden", str(golden), "--seed", "7", "--resamples", "300",
                  "--markdown", str(md), "--json", str(out), "--quiet"])
     assert code == 0
-    assert md.read_text().startswith("### goldset scorecard")
+    assert md.read_text().startswith("### goldeval scorecard")
     assert json.loads(out.read_text())["stats"]["seed"] == 7
     assert main(["eval", "--corpus", str(folder), "--golden", str(golden), "--resamples", "0"]) == 2
     assert "--resamples must be at least 1" in capsys.readouterr().err

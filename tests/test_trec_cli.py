@@ -1,4 +1,4 @@
-"""`goldset trec`: options, trec_eval's conventions on small hand-made files, and bad input."""
+"""`goldeval trec`: options, trec_eval's conventions on small hand-made files, and bad input."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from goldset.cli import main
-from goldset.errors import InputError
-from goldset.metrics.trec import parse_measures, read_run
+from goldeval.cli import main
+from goldeval.errors import InputError
+from goldeval.metrics.trec import parse_measures, read_run
 
 QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 x 1\n2 0 y -1\n"
 RUN = "1 Q0 a 1 3.0 mine\n1 Q0 b 2 2.0 mine\n1 Q0 c 3 1.0 mine\n9 Q0 a 1 1.0 mine\n"
@@ -83,7 +83,7 @@ def test_bad_run_files_name_file_line_and_value(tmp_path: Path, capsys, run: str
     with pytest.raises(InputError, match=message):
         read_run(run_path)
     assert main(["trec", qrels, run_path]) == 2
-    assert "goldset: error:" in capsys.readouterr().err
+    assert "goldeval: error:" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
@@ -94,7 +94,7 @@ def test_bad_run_files_name_file_line_and_value(tmp_path: Path, capsys, run: str
 def test_bad_qrels_files(tmp_path: Path, capsys, qrels: str, message: str) -> None:
     assert main(["trec", *_files(tmp_path, qrels=qrels)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("goldset: error: ") and len(err.splitlines()) >= 2  # message and hint
+    assert err.startswith("goldeval: error: ") and len(err.splitlines()) >= 2  # message and hint
     assert re.search(message, err)
 
 
@@ -108,7 +108,7 @@ def test_missing_file_and_no_common_topic(tmp_path: Path, capsys) -> None:
 
 @pytest.mark.parametrize(
     ("spec", "message"),
-    [("ndgc_cut.10", "unknown trec_eval measure 'ndgc_cut'"), ("dcg", "'dcg' is not computed by goldset"),
+    [("ndgc_cut.10", "unknown trec_eval measure 'ndgc_cut'"), ("dcg", "'dcg' is not computed by goldeval"),
      ("P.0", "must be positive integers"), ("P.5,5", "duplicate cut-offs"), ("map.3", "takes no parameters"),
      ("P.five", "cannot read the parameters")],
 )  # fmt: skip

@@ -1,6 +1,6 @@
 """The live scorecard in a real Chromium (Playwright): numbers, k control, details, safety, offline report.
 
-Every page here shows results from a real `goldset.evaluate` run (see browser_fixtures.py).
+Every page here shows results from a real `goldeval.evaluate` run (see browser_fixtures.py).
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def test_page_metrics_equal_python_at_every_computed_k(page: Any, served_url: st
     names = {"hit": "hit@{k}", "recall": "recall@{k}", "precision": "precision@{k}", "ndcg": "ndcg@{k}"}
     for i, r in enumerate(scorecard_dict["retrievers"]):
         for k in scorecard_dict["k"]:
-            js = page.evaluate(f"window.goldset.metricsAt({i}, {k})")
+            js = page.evaluate(f"window.goldeval.metricsAt({i}, {k})")
             for key, name in names.items():
                 assert js[key] == pytest.approx(r["metrics"][name.format(k=k)], abs=1e-12), (r["name"], key, k)
             assert js["mrr"] == pytest.approx(r["metrics"]["mrr"], abs=1e-12)
@@ -99,7 +99,7 @@ def test_page_metrics_equal_python_at_every_computed_k(page: Any, served_url: st
                 if q["off_topic"]:
                     assert q["metrics"] == {}
                     continue
-                jq = page.evaluate(f"window.goldset.questionAt({i}, {q['id']!r}, {k})")
+                jq = page.evaluate(f"window.goldeval.questionAt({i}, {q['id']!r}, {k})")
                 for key, name in names.items():
                     assert jq[key] == pytest.approx(q["metrics"][name.format(k=k)], abs=1e-12), (q["id"], key, k)
 
@@ -112,8 +112,8 @@ def chunk_card(tmp_path: Path) -> dict[str, Any]:
 
 
 def test_chunk_level_metrics_equal_python(page: Any, chunk_card: dict[str, Any]) -> None:  # noqa: F811
-    from goldset.web.page import results_payload
-    from goldset.web.server import make_server, start_in_thread
+    from goldeval.web.page import results_payload
+    from goldeval.web.server import make_server, start_in_thread
 
     assert chunk_card["level"] == "chunk" and chunk_card["corpus"]["n_passages"] > chunk_card["corpus"]["n_documents"]
     srv = make_server(results_payload([chunk_card]), port=0)
@@ -122,7 +122,7 @@ def test_chunk_level_metrics_equal_python(page: Any, chunk_card: dict[str, Any])
         open_page(page, srv.url)
         r = chunk_card["retrievers"][0]
         for k in chunk_card["k"]:
-            js = page.evaluate(f"window.goldset.metricsAt(0, {k})")
+            js = page.evaluate(f"window.goldeval.metricsAt(0, {k})")
             for key in ("hit", "recall", "precision", "ndcg"):
                 assert js[key] == pytest.approx(r["metrics"][f"{key}@{k}"], abs=1e-12), (key, k)
             assert js["mrr"] == pytest.approx(r["metrics"]["mrr"], abs=1e-12)
@@ -282,7 +282,7 @@ def test_hostile_document_and_question_do_not_run(page: Any, served_url: str) ->
 
 @pytest.fixture()
 def report_file(tmp_path: Path, scorecard_dict: dict[str, Any]) -> Path:  # noqa: F811
-    from goldset.report.html import write_html_report
+    from goldeval.report.html import write_html_report
 
     return write_html_report([scorecard_dict], tmp_path / "report.html", names=["tiny.json"])
 
@@ -314,8 +314,8 @@ def test_static_report_works_from_file_with_no_network(browser: Any, report_file
 
 @pytest.fixture()
 def bare_url(scorecard_dict: dict[str, Any]) -> Iterator[str]:  # noqa: F811
-    from goldset.web.page import results_payload
-    from goldset.web.server import make_server, start_in_thread
+    from goldeval.web.page import results_payload
+    from goldeval.web.server import make_server, start_in_thread
 
     srv = make_server(results_payload([bare(scorecard_dict), scorecard_dict], names=["before.json", "after.json"]), port=0)
     thread = start_in_thread(srv)
@@ -358,9 +358,9 @@ def test_the_address_keeps_the_view(page: Any, served_url: str) -> None:  # noqa
 
 def test_an_open_page_follows_a_rerun_of_its_results_file(page: Any, tmp_path: Path, scorecard_dict: dict[str, Any]) -> None:  # noqa: F811
     from browser_fixtures import evaluate_tiny, overlap_search
-    from goldset.report.scorecard import Scorecard
-    from goldset.web.live import ResultsFiles
-    from goldset.web.server import make_server, start_in_thread
+    from goldeval.report.scorecard import Scorecard
+    from goldeval.web.live import ResultsFiles
+    from goldeval.web.server import make_server, start_in_thread
 
     path = tmp_path / "results.json"
     Scorecard.from_dict(scorecard_dict).save(path)
@@ -371,10 +371,10 @@ def test_an_open_page_follows_a_rerun_of_its_results_file(page: Any, tmp_path: P
         page.click('#k-buttons button[data-k="1"]')
         page.click('#q-body tr[data-qid="q01"]')
         assert shown_hit(page)[1] == f"{run_json(scorecard_dict, 'bm25')['metrics']['hit@1']:.3f}"
-        # the user re-runs `goldset eval --json results.json` with another retriever
+        # the user re-runs `goldeval eval --json results.json` with another retriever
         rerun = evaluate_tiny(tmp_path, stats=False, retrievers=[overlap_search])
         Scorecard.from_dict(rerun).save(path)
-        wait_until(page, "window.goldset.version === '2'")
+        wait_until(page, "window.goldeval.version === '2'")
         assert page.locator("#run-picker .chip").all_inner_texts() == ["overlap_search"]
         assert shown_hit(page)[1] == f"{rerun['retrievers'][0]['metrics']['hit@1']:.3f}"
         assert page.locator("#k-value").inner_text() == "k = 1"  # the reader keeps their place

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from browser_fixtures import results_file, scorecard_dict  # noqa: F401 - fixtures
-from goldset.cli import main
-from goldset.errors import InputError
-from goldset.web.page import payload_json, results_payload, static_text
-from goldset.web.server import CSP, make_server, start_in_thread
+from goldeval.cli import main
+from goldeval.errors import InputError
+from goldeval.web.page import payload_json, results_payload, static_text
+from goldeval.web.server import CSP, make_server, start_in_thread
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +57,7 @@ def test_binds_localhost_by_default_and_picks_a_free_port(results_file: Path) ->
 
 
 def test_serve_command_defaults_to_localhost() -> None:
-    from goldset.cli import build_parser
+    from goldeval.cli import build_parser
 
     args = build_parser().parse_args(["serve", "results.json"])
     assert args.host == "127.0.0.1"
@@ -94,7 +94,7 @@ def test_head_has_no_body_and_post_is_refused(server: Any) -> None:
     "/../pyproject.toml", "/../../../../etc/passwd", "/static/../../pyproject.toml",
     "/%2e%2e/%2e%2e/etc/passwd", "/%2E%2E%2Fpyproject.toml", "/..%2f..%2fetc%2fpasswd",
     "//etc/passwd", "/etc/passwd", "/C:/Windows/win.ini", "/..\\..\\pyproject.toml",
-    "/app.js%00.html", "/./app.js", "http://127.0.0.1/../etc/passwd", "/src/goldset/web/server.py",
+    "/app.js%00.html", "/./app.js", "http://127.0.0.1/../etc/passwd", "/src/goldeval/web/server.py",
 ])
 def test_unknown_and_traversal_paths_are_404(server: Any, path: str) -> None:
     status, headers, body = get(server, path)
@@ -118,7 +118,7 @@ def test_results_payload_errors_name_the_file(tmp_path: Path) -> None:
         results_payload([tmp_path / "missing.json"])
     other = tmp_path / "other.json"
     other.write_text('{"hello": 1}', encoding="utf-8")
-    with pytest.raises(InputError, match=r"other\.json: not a goldset results file"):
+    with pytest.raises(InputError, match=r"other\.json: not a goldeval results file"):
         results_payload([other])
     with pytest.raises(InputError, match="no results to show"):
         results_payload([])
@@ -150,9 +150,9 @@ def test_serve_refuses_results_and_golden_together(capsys: pytest.CaptureFixture
 
 
 def test_serve_evaluates_with_the_eval_options(tmp_path: Path) -> None:
-    """`goldset serve --corpus --golden --retriever` runs a real evaluation with eval's own options."""
-    from goldset.cli import build_parser
-    from goldset.cli.serve_cmd import payload_from_args
+    """`goldeval serve --corpus --golden --retriever` runs a real evaluation with eval's own options."""
+    from goldeval.cli import build_parser
+    from goldeval.cli.serve_cmd import payload_from_args
 
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -180,7 +180,7 @@ def test_serve_evaluates_with_the_eval_options(tmp_path: Path) -> None:
 
 def test_serve_cli_prints_the_address_and_serves(results_file: Path) -> None:  # noqa: F811
     proc = subprocess.Popen(
-        [sys.executable, "-m", "goldset", "serve", str(results_file), "--port", "0"],
+        [sys.executable, "-m", "goldeval", "serve", str(results_file), "--port", "0"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     try:
@@ -204,8 +204,8 @@ def test_serve_cli_prints_the_address_and_serves(results_file: Path) -> None:  #
 
 
 def test_results_files_are_reread_when_they_change(tmp_path: Path, scorecard_dict: dict[str, Any]) -> None:  # noqa: F811
-    from goldset.report.scorecard import Scorecard
-    from goldset.web.live import ResultsFiles
+    from goldeval.report.scorecard import Scorecard
+    from goldeval.web.live import ResultsFiles
 
     path = tmp_path / "results.json"
     Scorecard.from_dict(scorecard_dict).save(path)

@@ -5,8 +5,8 @@ expected module ranks. Read every miss and decide whether the label or the retri
     .venv/bin/python tools/review_demo.py --misses        # only questions whose first hit is below --k
     .venv/bin/python tools/review_demo.py --id q017 --top 10
 
-Deliberately independent of goldset's retriever and metrics code: it calls bm25s directly (same
-tokenizer settings as goldset's `bm25`: lower-case, English stopwords, Snowball English stemming,
+Deliberately independent of goldeval's retriever and metrics code: it calls bm25s directly (same
+tokenizer settings as goldeval's `bm25`: lower-case, English stopwords, Snowball English stemming,
 title + text) and parses the JSONL itself, so a bug there cannot hide a bad label here.
 """
 
@@ -22,7 +22,7 @@ import numpy as np
 import Stemmer
 from bm25s.tokenization import Tokenizer
 
-from goldset.corpus.stdlib import build_stdlib_corpus, demo_golden_path
+from goldeval.corpus.stdlib import build_stdlib_corpus, demo_golden_path
 
 
 def load_questions(path: Path) -> list[dict]:
@@ -38,7 +38,7 @@ def load_questions(path: Path) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--golden", type=Path, default=demo_golden_path())
-    parser.add_argument("--workspace", type=Path, default=Path(".goldset"))
+    parser.add_argument("--workspace", type=Path, default=Path(".goldeval"))
     parser.add_argument("--k", type=int, default=5, help="a question is a miss when no expected module is in the top k")
     parser.add_argument("--top", type=int, default=5, help="how many results to print per question")
     parser.add_argument("--misses", action="store_true", help="print only the misses (and the off-topic questions)")

@@ -1,0 +1,3 @@
+from goldeval.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,157 @@
+"""`goldeval compare`: are the differences between retrievers real, or within noise?"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from goldeval.errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_OK, InputError
+
+if TYPE_CHECKING:
+    from goldeval.report.scorecard import Scorecard
+    from goldeval.stats.compare import Comparison
+
+EPILOG = """\
+examples:
+  goldeval compare results.json                    the retrievers inside one evaluation
+  goldeval compare baseline.json candidate.json    saved evaluations with each other (first = baseline)
+  goldeval compare base.json new.json --json cmp.json --markdown comment.md
+  goldeval compare frozen.json new.json --fail-if-worse hit@5    CI gate: exit 1 if new is worse beyond noise
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "compare",
+        help="compare retrievers or saved evaluations on the same questions",
+        description="Per metric: wins, losses and ties counted in questions, the difference with a paired "
+        "bootstrap interval, a paired test (exact McNemar for hit@k and precision@1, paired randomization "
+        "otherwise), Holm's correction for more than two systems, the minimum detectable difference, and a "
+        "verdict. Exit 0 ok, 1 a --fail-if-worse gate failed, 2 bad input.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("results", nargs="+", type=Path, metavar="RESULTS.json",
+                        help="results written by `goldeval eval --json`; one file compares its retrievers")
+    parser.add_argument("--metric", action="append", default=[], metavar="NAME",
+                        help="metric(s) to compare (repeatable; default: every metric of the results)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and randomization (default: 0)")
+    parser.add_argument("--resamples", type=int, default=10_000,
+                        help="bootstrap resamples and randomization rounds (default: 10000)")
+    parser.add_argument("--confidence", type=float, default=0.95, help="confidence level (default: 0.95)")
+    parser.add_argument("--json", metavar="OUT", type=Path, help="write the comparison as JSON to OUT")
+    parser.add_argument("--markdown", metavar="OUT", type=Path, help="write the comparison as Markdown (a PR comment)")
+    parser.add_argument("--details", action="store_true", help="print every metric, not only the verdicts")
+    parser.add_argument("--fail-if-worse", metavar="METRIC",
+                        help="exit 1 if a candidate is worse than its baseline on METRIC beyond noise. Several files: "
+                        "each retriever of a later file against the retriever of the same name in the first file "
+                        "(a single retriever against a single one whatever its name); one file: every retriever "
+                        "against the first. Holm's correction over the gated pairs only")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from goldeval.report.markdown import comparison_markdown
+    from goldeval.report.scorecard import Scorecard, write_json_atomic
+    from goldeval.report.sections import render_comparison, systems_table
+    from goldeval.stats.annotate import fill_intervals
+    from goldeval.stats.compare import compare_scorecards, headline_metrics
+
+    if args.resamples < 1:
+        raise InputError(f"--resamples must be at least 1, got {args.resamples}", value=args.resamples)
+    if not 0 < args.confidence < 1:
+        raise InputError(f"--confidence must be between 0 and 1, got {args.confidence}", value=args.confidence,
+                         hint="e.g. --confidence 0.95")
+    cards = [Scorecard.load(path) for path in args.results]
+    labels = _labels(args.results)
+    n_systems = sum(len(c.retrievers) for c in cards)
+    if n_systems < 2:
+        raise InputError("this results file holds only one retriever: nothing to compare it with",
+                         path=args.results[0], hint="pass a second results file, or evaluate several --retriever")
+    from goldeval.metrics.definitions import parse_metric
+
+    metrics = [str(parse_metric(m)) for m in args.metric] or None
+    if args.fail_if_worse:
+        args.fail_if_worse = str(parse_metric(args.fail_if_worse))
+        if metrics is not None and args.fail_if_worse not in metrics:
+            metrics.append(args.fail_if_worse)
+    planned = _plan_gate(args.fail_if_worse, cards, labels) if args.fail_if_worse else ([], [])
+    comparison = compare_scorecards(cards, labels=labels, metrics=metrics, seed=args.seed,
+                                    resamples=args.resamples, confidence=args.confidence)
+    for system, n_err in comparison.n_errors.items():
+        if n_err:
+            print(f"goldeval: warning: {system}: the retriever errored on {n_err} of {comparison.n_questions} "
+                  "compared questions, which score 0: its numbers and comparisons understate it", file=sys.stderr)
+    shown = [m for m in (metrics or headline_metrics(comparison.metrics, cards[0].k)) if m in comparison.metrics]
+    data = comparison.to_dict()
+    data["files"] = [str(p) for p in args.results]
+    if args.json:
+        write_json_atomic(args.json, data)
+        print(f"goldeval: wrote {args.json}", file=sys.stderr)
+    if args.markdown:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(comparison_markdown(data, metrics=shown), encoding="utf-8")
+        print(f"goldeval: wrote {args.markdown}", file=sys.stderr)
+    for card in cards:
+        if any(not r.intervals for r in card.retrievers):
+            fill_intervals(card, seed=args.seed, resamples=args.resamples, confidence=args.confidence)
+    console = Console()
+    console.print(systems_table(cards, comparison.systems, shown, comparison.n_questions))
+    render_comparison(data, console, metrics=shown, details=args.details)
+    if args.fail_if_worse:
+        return _gate(comparison, planned, args.fail_if_worse)
+    return EXIT_OK
+
+
+def _labels(paths: list[Path]) -> list[str]:
+    labels = [p.stem for p in paths]
+    if len(set(labels)) < len(labels):
+        labels = [str(p) for p in paths]
+    return labels
+
+
+def _plan_gate(metric: str, cards: list[Scorecard], labels: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
+    """The gated pairs, checked before minutes of resampling: the metric exists and something is gated."""
+    from goldeval.stats.compare import gate_pairs
+
+    available = [m for m in cards[0].metrics if all(m in card.metrics for card in cards)]
+    if metric not in available:
+        raise InputError(f"--fail-if-worse {metric}: not a metric of "
+                         + ("these results" if len(cards) > 1 else "this results file"),
+                         value=metric, hint="available: " + ", ".join(available))
+    pairs, notes = gate_pairs(cards, labels)
+    if not pairs:
+        raise InputError(f"--fail-if-worse {metric}: no retriever of the later files has a baseline of the same "
+                         "name in the first file, so nothing can be gated", value=metric,
+                         hint="evaluate the candidate with the baseline's retriever names; " + "; ".join(notes))
+    return pairs, notes
+
+
+def _gate(comparison: Comparison, planned: tuple[list[tuple[str, str]], list[str]], metric: str) -> int:
+    from goldeval.stats.compare import format_p, gate
+
+    pairs, notes = planned
+    for note in notes:
+        print(f"goldeval: gate: {note}", file=sys.stderr)
+    errored = [s for s in dict.fromkeys(s for pair in pairs for s in pair) if comparison.n_errors.get(s)]
+    if errored:
+        print("goldeval: gate cannot be trusted: the retriever errored on some questions of "
+              + ", ".join(f"{s} ({comparison.n_errors[s]})" for s in errored)
+              + "; fix the errors and evaluate again", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    checks = gate(comparison, pairs, metric)
+    holm_note = f" after Holm over {len(checks)} gated pairs" if len(checks) > 1 else ""
+    for c in (c for c in checks if c.worse):
+        r = c.result
+        print(f"goldeval: gate failed: {r.a} is worse than {r.b} on {metric} beyond noise "
+              f"({r.diff * 100:+.1f} points, {format_p(c.p_adjusted)}{holm_note})", file=sys.stderr)
+    if any(c.worse for c in checks):
+        return EXIT_GATE_FAILED
+    gated = ", ".join(f"{a} vs {b}" for a, b in pairs)
+    print(f"goldeval: gate passed: nothing is worse than its baseline on {metric} beyond noise ({gated})",
+          file=sys.stderr)
+    return EXIT_OK

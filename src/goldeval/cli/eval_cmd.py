@@ -1,0 +1,174 @@
+"""`goldeval eval`: score one or more retrievers on your corpus and golden set."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from goldeval.errors import InputError
+
+if TYPE_CHECKING:
+    from goldeval.report.scorecard import Scorecard
+
+EPILOG = """\
+retriever specs (docs/retrieval.md has the full grammar):
+  bm25[?stem=none&stopwords=none&k1=1.2&b=0.75]
+                             BM25 (bm25s); English stemming and stopwords by default
+  dense:MODEL[?backend=exact|ann|pgvector&batch_size=N]
+                             an offline embedding model (`goldeval models`: minilm, minilm-l3,
+                             e5-small, wordllama, mpnet-base, ...) or a sentence-transformers folder
+  hybrid:A+B[?method=rrf|norm&k=60&weight=W]
+                             fusion of two or more retrievers, e.g. hybrid:bm25+dense:minilm
+  rerank:BASE>RERANKER[?top=50]
+                             re-score BASE's top N with dense:MODEL, ce:FOLDER (a CrossEncoder) or
+                             module:function, e.g. rerank:bm25>dense:mpnet-base?top=100
+  run:FILE                   a saved TREC run file
+  module:function            your own search(question, k) -> ids or (id, score) pairs
+
+examples:
+  goldeval eval --corpus docs/ --golden golden.jsonl
+  goldeval eval --corpus docs/ --golden golden.jsonl --retriever bm25 --retriever dense:minilm \\
+      --k 1,5,10 --misses --json results.json
+  goldeval eval --corpus docs/ --golden golden.jsonl --retriever mysearch:search --level chunk
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "eval",
+        help="evaluate retrievers on a corpus and a golden set",
+        description="Run each retriever over the golden set's questions and score every question: "
+        "hit@k, recall@k, precision@k, MRR, nDCG, MAP. Off-topic questions (no expected answer) are "
+        "counted apart. Exit 0 ok, 2 bad input.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_eval_arguments(parser)
+    parser.add_argument("--misses", action="store_true", help="print every miss: expected, what came first, and the rank where an expected answer finally appeared")
+    parser.add_argument("--json", metavar="OUT", type=Path, help="write the full results (documented in docs/results-json.md) to OUT, atomically")
+    parser.add_argument("--markdown", metavar="OUT", type=Path, help="write the scorecard as Markdown (for a pull-request comment) to OUT")
+    parser.add_argument("--details", action="store_true", help="print every comparison metric, the by-tag breakdown and off-topic score ranges")
+    parser.set_defaults(func=run)
+
+
+def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options that define an evaluation; `goldeval serve` reuses them."""
+    parser.add_argument("--corpus", metavar="PATH", type=Path, help="a folder (.md .rst .txt .html), a JSONL file, a BEIR folder or a Cranfield folder")
+    parser.add_argument("--golden", metavar="FILE", type=Path, help="the golden set (JSONL or a JSON list)")
+    parser.add_argument("--retriever", metavar="SPEC", action="append", help="retriever to evaluate; repeat to compare (default: bm25)")
+    parser.add_argument("--k", metavar="K,K,...", default="1,5,10", help="cut-offs for hit/recall/precision/nDCG (default: 1,5,10)")
+    parser.add_argument("--metric", metavar="NAME", action="append", default=[], help="extra metric, e.g. recall@100 or map@10 (repeatable)")
+    parser.add_argument("--level", choices=("doc", "chunk"), default="doc", help="doc: a chunk counts for its document (default); chunk: expected chunk ids must be retrieved")
+    parser.add_argument("--chunk", metavar="SIZE[:OVERLAP]", default="none", help="split documents into chunks of SIZE characters with OVERLAP, heading-aware (default: none, whole documents)")
+    parser.add_argument("--depth", metavar="N", type=int, default=100, help="results retrieved per question; misses report ranks up to N (default: 100)")
+    parser.add_argument("--workspace", metavar="DIR", type=Path, default=Path(".goldeval"), help="goldeval's own cache and index folder (default: .goldeval)")
+    parser.add_argument("--backend", choices=("exact", "ann", "pgvector"), default=None, help="vector search backend for dense retrievers (default: exact)")
+    parser.add_argument("--dsn", metavar="DSN", help="PostgreSQL connection string for --backend pgvector (goldeval only writes to its own eval schema)")
+    parser.add_argument("--option", metavar="KEY=VALUE", action="append", default=[], help="extra retriever option (repeatable), e.g. batch_size=64")
+    parser.add_argument("--timeout", metavar="SECONDS", type=float, help="time limit per question for module:function retrievers")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap intervals and paired tests (default: 0)")
+    parser.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples and randomization rounds (default: 10000)")
+    parser.add_argument("--no-stats", action="store_true", help="skip intervals, comparisons, breakdowns and miss diagnosis")
+
+
+def run_eval(args: argparse.Namespace) -> Scorecard:
+    """Load inputs, evaluate, and return the Scorecard (shared by eval and serve)."""
+    from goldeval.corpus import load_corpus
+    from goldeval.corpus.chunking import parse_chunk_spec
+    from goldeval.evaluation import evaluate
+    from goldeval.golden.io import load_golden
+    from goldeval.retrievers.base import needs_corpus
+
+    if args.golden is None:
+        raise InputError("no golden set given", hint="pass --golden FILE (JSONL: id, question, expected)")
+    specs = args.retriever or ["bm25"]
+    if args.corpus is None and any(needs_corpus(s) for s in specs):
+        raise InputError("no corpus given", hint="pass --corpus PATH (a folder, JSONL, BEIR or Cranfield)")
+    corpus = load_corpus(args.corpus) if args.corpus is not None else None
+    if corpus is not None and corpus.warnings:
+        for warning in corpus.warnings[:10]:
+            print(f"goldeval: warning: {warning}", file=sys.stderr)
+        if len(corpus.warnings) > 10:
+            print(f"goldeval: warning: ... and {len(corpus.warnings) - 10} more skipped file(s)", file=sys.stderr)
+    golden = load_golden(args.golden, corpus=corpus)
+    for warning in golden.warnings:
+        print(f"goldeval: warning: {args.golden}: {warning}", file=sys.stderr)
+    return evaluate(
+        specs,
+        golden,
+        corpus=corpus,
+        k=parse_ks(args.k),
+        metrics=_metrics(args),
+        level=args.level,
+        depth=args.depth,
+        chunking=parse_chunk_spec(args.chunk),
+        workspace=args.workspace,
+        options=_options(args),
+        progress=not args.quiet and sys.stderr.isatty(),
+        stats=not getattr(args, "no_stats", False),
+        seed=getattr(args, "seed", 0),
+        resamples=_resamples(args),
+    )
+
+
+def _resamples(args: argparse.Namespace) -> int:
+    resamples = int(getattr(args, "resamples", 10_000))
+    if resamples < 1:
+        raise InputError(f"--resamples must be at least 1, got {resamples}", value=resamples, hint="e.g. --resamples 10000")
+    return resamples
+
+
+def parse_ks(text: str) -> list[int]:
+    try:
+        ks = sorted({int(part) for part in text.split(",") if part.strip()})
+    except ValueError:
+        raise InputError(f"cannot read --k {text!r}", value=text, hint="a comma-separated list of positive integers, e.g. 1,5,10") from None
+    if not ks or ks[0] < 1:
+        raise InputError(f"--k needs positive integers, got {text!r}", value=text, hint="e.g. --k 1,5,10")
+    return ks
+
+
+def _metrics(args: argparse.Namespace) -> list[str] | None:
+    if not args.metric:
+        return None
+    from goldeval.metrics.definitions import default_metrics
+
+    return [str(m) for m in default_metrics(tuple(parse_ks(args.k)))] + list(args.metric)
+
+
+def _options(args: argparse.Namespace) -> dict[str, object]:
+    options: dict[str, object] = {}
+    for item in args.option:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise InputError(f"cannot read --option {item!r}", value=item, hint="write it as KEY=VALUE")
+        options[key] = value
+    if args.backend:
+        options["backend"] = args.backend
+    if args.dsn:
+        options["dsn"] = args.dsn
+    if args.timeout is not None:
+        if args.timeout <= 0:
+            raise InputError(f"--timeout must be positive, got {args.timeout:g}", value=args.timeout, hint="seconds per question, e.g. --timeout 5")
+        options["timeout"] = args.timeout
+    return options
+
+
+def run(args: argparse.Namespace) -> int:
+    from goldeval.report.terminal import render
+
+    card = run_eval(args)
+    if args.json:
+        card.save(args.json)
+        print(f"goldeval: wrote {args.json}", file=sys.stderr)
+    if args.markdown:
+        from goldeval.report.markdown import scorecard_markdown
+        from goldeval.store.atomic import write_atomic
+
+        write_atomic(args.markdown, scorecard_markdown(card))
+        print(f"goldeval: wrote {args.markdown}", file=sys.stderr)
+    render(card, show_misses=args.misses, details=args.details)
+    return 0

@@ -1,0 +1,116 @@
+"""`goldeval golden`: check a golden set, import one from TREC/BEIR/Cranfield, export TREC qrels."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from pathlib import Path
+
+from goldeval.errors import InputError
+
+EPILOG = """\
+examples:
+  goldeval golden check golden.jsonl --corpus docs/      # every problem at once; exit 2 if any
+  goldeval golden import --qrels qrels.txt --topics topics.txt --out golden.jsonl
+  goldeval golden import --from ../shared/data/cranfield --out cranfield.jsonl
+  goldeval golden export golden.jsonl --qrels golden.qrels --topics golden.topics.tsv
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "golden",
+        help="check, import or export a golden set",
+        description="Check a golden set against a corpus (every problem reported at once), import one "
+        "from TREC qrels + topics or a BEIR/Cranfield folder, or export TREC qrels and topics.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    check = actions.add_parser("check", help="validate a golden set and summarise it")
+    check.add_argument("golden", type=Path, help="the golden set (JSONL or a JSON list)")
+    check.add_argument("--corpus", type=Path, help="also check that every expected id is in this corpus")
+    check.set_defaults(func=run_check)
+
+    imp = actions.add_parser("import", help="write a golden set JSONL from TREC, BEIR or Cranfield")
+    source = imp.add_mutually_exclusive_group(required=True)
+    source.add_argument("--qrels", type=Path, help="TREC qrels (qid 0 docno rel); needs --topics")
+    source.add_argument("--from", dest="collection", type=Path, help="a BEIR folder (queries.jsonl + qrels/) or a Cranfield folder")
+    imp.add_argument("--topics", type=Path, help="TREC topics: SGML <top>, <topic number=...> or qid<TAB>text")
+    imp.add_argument("--field", choices=("title", "desc"), default="title", help="which TREC topic field is the question (default: title)")
+    imp.add_argument("--out", type=Path, required=True, help="the golden set JSONL to write")
+    imp.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    imp.set_defaults(func=run_import)
+
+    exp = actions.add_parser("export", help="write TREC qrels (and topics) from a golden set")
+    exp.add_argument("golden", type=Path)
+    exp.add_argument("--qrels", type=Path, required=True, help="qrels file to write")
+    exp.add_argument("--topics", type=Path, help="also write the questions as qid<TAB>text topics")
+    exp.add_argument("--force", action="store_true", help="overwrite existing files")
+    exp.set_defaults(func=run_export)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from goldeval.corpus import load_corpus
+    from goldeval.golden import load_golden
+
+    corpus = load_corpus(args.corpus) if args.corpus else None
+    golden = load_golden(args.golden, corpus=corpus)
+    tags = Counter(t for q in golden for t in q.tags)
+    sources = Counter(q.source for q in golden)
+    several = sum(1 for q in golden.answerable if len(q.expected) > 1)
+    print(f"{args.golden}: ok: {len(golden.answerable)} answerable + {len(golden.off_topic)} off-topic questions"
+          + (f", every expected id found in {args.corpus}" if corpus else ""))
+    print(f"  {several} question(s) with more than one expected answer; sources: "
+          + ", ".join(f"{n} {s}" for s, n in sources.most_common()))
+    if tags:
+        print("  tags: " + ", ".join(f"{t} ({n})" for t, n in tags.most_common()))
+    if not golden.off_topic:
+        print("  note: no off-topic questions; add a few the corpus does not cover, to learn whether a "
+              "score threshold can reject them")
+    for warning in golden.warnings:
+        print(f"goldeval: warning: {warning}", file=sys.stderr)
+    return 0
+
+
+def run_import(args: argparse.Namespace) -> int:
+    from goldeval.golden import load_golden, load_trec_golden, write_golden_jsonl
+
+    _refuse_overwrite(args.out, args.force)
+    if args.qrels is not None:
+        if args.topics is None:
+            raise InputError("--qrels needs --topics (the question texts)", hint="add --topics topics.txt")
+        golden = load_trec_golden(args.qrels, args.topics, field=args.field)
+    else:
+        if not args.collection.is_dir():
+            raise InputError("--from needs a BEIR or Cranfield folder", path=args.collection,
+                             hint="a folder with queries.jsonl + qrels/, or cran.qry + cranqrel")
+        golden = load_golden(args.collection)
+    write_golden_jsonl(golden, args.out)
+    for warning in golden.warnings:
+        print(f"goldeval: warning: {warning}", file=sys.stderr)
+    print(f"wrote {args.out}: {len(golden.answerable)} answerable + {len(golden.off_topic)} off-topic questions")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from goldeval.golden import load_golden, write_trec_qrels, write_trec_topics
+
+    for path in (args.qrels, args.topics):
+        if path is not None:
+            _refuse_overwrite(path, args.force)
+    golden = load_golden(args.golden)
+    write_trec_qrels(golden, args.qrels)
+    if args.topics is not None:
+        write_trec_topics(golden, args.topics)
+    skipped = len(golden.off_topic)
+    print(f"wrote {args.qrels}: judgments for {len(golden.answerable)} question(s)"
+          + (f"; {skipped} off-topic question(s) have no judgments to write" if skipped else ""))
+    return 0
+
+
+def _refuse_overwrite(path: Path, force: bool) -> None:
+    if path.exists() and not force:
+        raise InputError("refusing to overwrite an existing file", path=path, hint="pass --force, or choose another --out")

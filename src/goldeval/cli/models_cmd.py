@@ -1,0 +1,55 @@
+"""`goldeval models`: the embedding models goldeval knows, which are installed, how to get the rest."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "models",
+        help="list the offline embedding models and how to install the missing ones",
+        description="List the embedding models of goldeval's registry (short names for dense:MODEL), "
+        "whether each is installed in this environment, its dimension and maximum length, and the "
+        "command that installs it. Weights always come from installed packages; nothing is downloaded.",
+    )
+    parser.add_argument("--json", action="store_true", help="machine-readable list on stdout")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from goldeval.retrievers.encoders.registry import registry
+
+    rows: list[dict[str, Any]] = []
+    for spec in registry().values():
+        missing = spec.missing_packages()
+        rows.append({
+            "name": spec.name, "installed": not missing, "dim": spec.dim, "max_length": spec.max_length,
+            "query_prefix": spec.query_prefix, "passage_prefix": spec.passage_prefix,
+            "description": spec.description, "packages": list(spec.packages), "missing": missing,
+            "extra": spec.extra, "install": spec.pip,
+        })
+    if args.json:
+        json.dump(rows, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="Embedding models (use as dense:NAME)", title_justify="left")
+    for column in ("name", "installed", "dim", "max len", "extra", "description"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(row["name"], "yes" if row["installed"] else "no", str(row["dim"]),
+                      str(row["max_length"] or "-"), row["extra"], row["description"])
+    console = Console()
+    console.print(table)
+    for row in rows:
+        if not row["installed"]:
+            console.print(f"[bold]{row['name']}[/]: missing {', '.join(row['missing'])}; install with: {row['install']}",
+                          highlight=False)
+    console.print("A sentence-transformers folder also works: dense:/path/to/folder (extra st).", highlight=False)
+    return 0

@@ -1,0 +1,34 @@
+"""`goldeval report`: the scorecard page as one self-contained HTML file (works offline, from disk)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "report",
+        help="write the scorecard page as one self-contained HTML file",
+        description="Write the same page as `goldeval serve` into one HTML file: its CSS, JavaScript and "
+        "the results are inlined, so it opens from disk with no server and no network (no CDN, no "
+        "external fonts or scripts). Several results files can be compared in the page. "
+        "Exit 0 ok, 2 bad input.",
+        epilog="example:\n  goldeval eval --corpus docs/ --golden golden.jsonl --json results.json\n"
+        "  goldeval report results.json --html scorecard.html",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("results", metavar="RESULTS.json", type=Path, nargs="+", help="results written by `goldeval eval --json`")
+    parser.add_argument("--html", metavar="OUT.html", type=Path, required=True, help="where to write the report")
+    parser.add_argument("--title", metavar="TEXT", help="the page title (default: goldeval scorecard)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from goldeval.report.html import write_html_report
+
+    out = write_html_report(args.results, args.html, title=args.title)
+    size = out.stat().st_size
+    print(f"goldeval: wrote {out} ({size / 1024:,.0f} KB, self-contained; open it in a browser)", file=sys.stderr)
+    return 0

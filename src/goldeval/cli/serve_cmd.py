@@ -1,0 +1,95 @@
+"""`goldeval serve`: the live scorecard in the browser, from saved results or a fresh evaluation."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from goldeval.cli.eval_cmd import add_eval_arguments
+from goldeval.errors import InputError
+
+if TYPE_CHECKING:
+    from goldeval.web.live import ResultsFiles
+
+EPILOG = """\
+examples:
+  goldeval serve results.json                       the page for saved results (it follows re-runs)
+  goldeval serve before.json after.json             compare two result files
+  goldeval serve --corpus docs/ --golden golden.jsonl --retriever bm25 --retriever dense:minilm
+                                                   evaluate first, then serve
+The server binds 127.0.0.1 (this machine only) unless --host says otherwise; it serves the page and
+the loaded results, nothing else. Stop it with Ctrl+C.
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "serve",
+        help="show the scorecard in the browser (a local web server)",
+        description="Start a local web server with the live scorecard: metric bars with intervals, a k "
+        "control, every question with what ranked and why it missed, comparisons and off-topic "
+        "thresholds. Give saved results files, or the same options as `goldeval eval` to evaluate first. "
+        "Exit 0 ok (after Ctrl+C), 2 bad input.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("results", metavar="RESULTS.json", type=Path, nargs="*", help="results written by `goldeval eval --json`")
+    add_eval_arguments(parser)
+    parser.add_argument("--json", metavar="OUT", type=Path, help="when evaluating, also save the results to OUT")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
+    parser.add_argument("--port", type=int, default=8765, help="port (default: 8765; 0 picks a free one)")
+    parser.add_argument("--open", action="store_true", help="open the page in the default browser")
+    parser.set_defaults(func=run)
+
+
+def payload_from_args(args: argparse.Namespace) -> dict[str, object] | ResultsFiles:
+    """What the page shows: the given results files (re-read when they change, so an open page follows
+    re-runs of `goldeval eval --json`), or the payload of a fresh evaluation with eval's options."""
+    from goldeval.web.live import ResultsFiles
+    from goldeval.web.page import results_payload
+
+    if args.results:
+        if args.golden is not None or args.corpus is not None:
+            raise InputError(
+                "give either results files or --corpus/--golden to evaluate, not both",
+                hint="goldeval serve results.json   or   goldeval serve --corpus docs/ --golden golden.jsonl",
+            )
+        return ResultsFiles(args.results)
+    if args.golden is None:
+        raise InputError(
+            "nothing to serve: no results file and no golden set",
+            hint="goldeval serve results.json   or   goldeval serve --corpus docs/ --golden golden.jsonl",
+        )
+    from goldeval.cli.eval_cmd import run_eval
+
+    card = run_eval(args)
+    if args.json:
+        card.save(args.json)
+        print(f"goldeval: wrote {args.json}", file=sys.stderr)
+    return results_payload([card.to_dict()], names=[Path(args.golden).name])
+
+
+def run(args: argparse.Namespace) -> int:
+    from goldeval.web.server import is_loopback, make_server
+
+    if not 0 <= args.port <= 65535:
+        raise InputError(f"--port {args.port} is not a port number", value=args.port, hint="use 1-65535, or 0 for a free port")
+    payload = payload_from_args(args)
+    server = make_server(payload, host=args.host, port=args.port, quiet=True)
+    if not is_loopback(args.host):
+        print(f"goldeval: warning: serving on {args.host}: anyone who can reach this machine can read these results",
+              file=sys.stderr)
+    print(f"goldeval: serving the scorecard at {server.url}  (Ctrl+C to stop)", flush=True)
+    if args.open:
+        import webbrowser
+
+        webbrowser.open(server.url)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("goldeval: stopped", file=sys.stderr)
+    finally:
+        server.server_close()
+    return 0

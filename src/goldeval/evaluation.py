@@ -1,0 +1,347 @@
+"""`evaluate`: run retrievers over a golden set and score every question.
+
+Levels. At `doc` level a retrieved chunk counts for its document: the ranking keeps the chunk
+positions, the first chunk of an expected document is the hit ("search returns the top ten chunks and
+we record the rank of the first one that comes from an expected post"), and later chunks of a document
+already seen count as non-relevant, so no document is counted twice (recall, precision, nDCG and MAP stay
+within [0, 1]). At `chunk` level an expected chunk id must itself be retrieved; an expected id without
+`#` (a whole document) is satisfied by any of its chunks, once.
+
+Off-topic questions (no expected answer) are searched too, for their top-1 score, but never averaged
+into the retrieval metrics.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from goldeval import __version__
+from goldeval.corpus.model import Corpus, Passage
+from goldeval.errors import GoldevalError, InputError, InputErrors
+from goldeval.golden.model import GoldenSet, Question
+from goldeval.metrics.compute import evaluate_ranked
+from goldeval.metrics.definitions import Metric, default_metrics, parse_metric
+from goldeval.report.progress import progress_bar
+from goldeval.report.scorecard import Hit, QuestionResult, RetrieverResult, Scorecard
+from goldeval.retrievers.base import BuildContext, Retriever, build_retriever, needs_corpus
+from goldeval.retrievers.function import FunctionRetriever
+from goldeval.run import Run
+
+RetrieverLike = Retriever | Callable[[str, int], Any] | str
+"""A Retriever, a `search_fn(question, k)`, or a spec string such as `bm25` or `dense:minilm`."""
+
+SNIPPET_CHARS = 400
+
+
+def evaluate(
+    retrievers: RetrieverLike | Sequence[RetrieverLike] | Mapping[str, RetrieverLike],
+    golden: GoldenSet | str | Path,
+    *,
+    corpus: Corpus | None = None,
+    k: int | Sequence[int] = (1, 5, 10),
+    metrics: Sequence[Metric | str] | None = None,
+    level: str = "doc",
+    depth: int = 100,
+    chunking: Any = None,
+    workspace: str | Path = ".goldeval",
+    options: Mapping[str, object] | None = None,
+    progress: bool = False,
+    stats: bool = True,
+    seed: int = 0,
+    resamples: int = 10_000,
+) -> Scorecard:
+    """Evaluate one or more retrievers on a golden set; returns a Scorecard.
+
+    `goldeval.evaluate(search_fn, golden, k=10)` works with just a function `search_fn(question, k)`
+    returning ids or (id, score) pairs. Spec strings (`bm25`, `dense:minilm`) need `corpus`.
+    `depth` is how many results are retrieved per question (N): a miss reports the rank where an
+    expected answer finally appeared within it. With `stats` (the default), the scorecard also gets
+    seeded bootstrap intervals, comparisons, breakdowns, off-topic separability and a diagnosis of every
+    miss (`goldeval.stats.annotate_scorecard`, `seed` and `resamples`).
+    """
+    if level not in ("doc", "chunk"):
+        raise InputError(f"level must be doc or chunk, not {level!r}", value=level, hint="--level doc|chunk")
+    ks = sorted({k} if isinstance(k, int) else set(k))
+    if not ks or ks[0] < 1:
+        raise InputError(f"k must be positive integers, got {k!r}", value=k, hint="e.g. --k 1,5,10")
+    if depth < 1:
+        raise InputError(f"depth must be at least 1, got {depth}", value=depth, hint="--depth 100 retrieves 100 results")
+    golden_set = _golden(golden, corpus)
+    if not len(golden_set):
+        raise InputError("the golden set has no questions", hint="add questions: id, question, expected")
+    metric_list = _metrics(metrics, tuple(ks))
+    # retrieve deep enough for every cut-off asked for (recall@200 needs 200 results, not 100)
+    depth = max(depth, ks[-1], *(m.k for m in metric_list if m.k is not None))
+    if isinstance(chunking, str):
+        from goldeval.corpus.chunking import parse_chunk_spec
+
+        chunking = parse_chunk_spec(chunking)
+    passages = corpus.passages(chunking) if corpus is not None else []
+    if corpus is not None and level == "chunk":
+        _check_chunk_ids(golden_set, passages, chunked=chunking is not None)
+    ctx = BuildContext(
+        passages=passages,
+        workspace=Path(workspace),
+        corpus_key=_passages_key(passages),
+        options={"progress": progress, **(options or {})},  # encoders draw their bar only with progress
+    )
+    named = _named(retrievers)
+    doc_of = {p.id: p.doc_id for p in passages}
+    results = []
+    try:
+        for name, spec in named.items():
+            started = time.perf_counter()
+            retriever = _build(spec, name, ctx, corpus, progress)
+            run = _search_isolating_errors(retriever, golden_set, depth, progress)
+            results.append(_score(name, run, golden_set, metric_list, level, doc_of, ks[-1], time.perf_counter() - started))
+    finally:
+        _close_built(ctx)
+    snippets = _snippets(results, passages)
+    card = Scorecard(
+        retrievers=results,
+        metrics=[str(m) for m in metric_list],
+        k=ks,
+        depth=depth,
+        level=level,
+        golden={
+            "path": golden_set.path,
+            "n_questions": len(golden_set),
+            "n_answerable": len(golden_set.answerable),
+            "n_off_topic": len(golden_set.off_topic),
+            "fingerprint": golden_set.fingerprint(),
+        },
+        corpus={
+            "path": corpus.path if corpus else "",
+            "name": corpus.name if corpus else "",
+            "n_documents": len(corpus) if corpus else 0,
+            "n_passages": len(passages),
+            "warnings": len(corpus.warnings) if corpus else 0,
+        },
+        snippets=snippets,
+        version=__version__,
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+    if stats:
+        from goldeval.stats.annotate import annotate_scorecard
+
+        annotate_scorecard(card, seed=seed, resamples=resamples, corpus_passages=passages or None)
+    return card
+
+
+def _check_chunk_ids(golden: GoldenSet, passages: Sequence[Passage], *, chunked: bool) -> None:
+    """At chunk level an expected chunk id that no passage has would score as a silent miss: refuse it."""
+    ids = {p.id for p in passages}
+    by_doc: dict[str, list[str]] = {}
+    for p in passages:
+        by_doc.setdefault(p.doc_id, []).append(p.id)
+    problems = []
+    for q in golden:
+        for e in q.expected:
+            if "#" not in e or e in ids:
+                continue
+            near = ", ".join(f"`{c}`" for c in by_doc.get(_doc_part(e), [])[:4])
+            problems.append(InputError(
+                f"question `{q.id}`: expected chunk `{e}` is not a chunk of this corpus",
+                path=golden.path or None, line=q.line, value=e,
+                hint=(f"its document's chunks are {near}" if near and chunked
+                      else "chunk ids exist only when documents are split: pass --chunk SIZE[:OVERLAP]"),
+            ))
+    if problems:
+        raise InputErrors(problems, summary=f"{len(problems)} expected chunk id(s) match no chunk")
+
+
+def _golden(golden: GoldenSet | str | Path, corpus: Corpus | None) -> GoldenSet:
+    if isinstance(golden, GoldenSet):
+        if corpus is not None:
+            from goldeval.golden.io import validate_golden
+
+            problems = validate_golden(golden, corpus)
+            if problems:
+                raise InputErrors(problems, summary=f"the golden set has {len(problems)} problem(s)")
+        return golden
+    from goldeval.golden.io import load_golden
+
+    return load_golden(golden, corpus=corpus)
+
+
+def _metrics(metrics: Sequence[Metric | str] | None, ks: tuple[int, ...]) -> list[Metric]:
+    if metrics is None:
+        return default_metrics(ks)
+    out = [m if isinstance(m, Metric) else parse_metric(m) for m in metrics]
+    return list(dict.fromkeys(out))
+
+
+def _named(retrievers: Any) -> dict[str, RetrieverLike]:
+    if isinstance(retrievers, Mapping):
+        return dict(retrievers)
+    items = [retrievers] if isinstance(retrievers, str) or not isinstance(retrievers, Sequence) else list(retrievers)
+    named: dict[str, RetrieverLike] = {}
+    for item in items:
+        name = item if isinstance(item, str) else str(getattr(item, "name", None) or getattr(item, "__name__", "retriever"))
+        if isinstance(item, str) and name in named:
+            raise InputError(f"retriever {name!r} is given twice", value=name, hint="give each --retriever once")
+        while name in named:
+            name += "'"
+        named[name] = item
+    return named
+
+
+def _build(spec: RetrieverLike, name: str, ctx: BuildContext, corpus: Corpus | None, progress: bool) -> Retriever:
+    if isinstance(spec, str):
+        if corpus is None and needs_corpus(spec):
+            raise InputError(f"retriever {spec!r} needs a corpus to index", value=spec, hint="pass corpus=... (--corpus PATH)")
+        if progress:
+            print(f"goldeval: building {spec} over {len(ctx.passages)} passages", file=sys.stderr)
+        return build_retriever(spec, ctx)
+    if isinstance(spec, Retriever):
+        return spec
+    if callable(spec):
+        return FunctionRetriever(spec, name=name)
+    raise InputError(f"cannot use {spec!r} as a retriever", hint="pass a Retriever, a search_fn(question, k) or a spec string")
+
+
+def _close_built(ctx: BuildContext) -> None:
+    """Close what this evaluation built (a pgvector index drops its eval schema), even after an error."""
+    for retriever in ctx.built.values():
+        close = getattr(retriever, "close", None)
+        if callable(close):
+            close()
+
+
+def _search_isolating_errors(retriever: Retriever, golden: GoldenSet, depth: int, progress: bool) -> Run:
+    """Search all questions in batches; if a batch fails, retry its questions one by one so a single
+    bad question is reported by name and the others keep their results."""
+    queries = {q.id: q.question for q in golden}
+    run = Run(retriever.name)
+    batch = 256
+    ids = list(queries)
+    with progress_bar(f"searching ({retriever.name})", total=len(ids), enabled=progress) as advance:
+        for start in range(0, len(ids), batch):
+            part = {q: queries[q] for q in ids[start : start + batch]}
+            try:
+                got = retriever.search(part, top_k=depth)
+                run.results.update(got.results)
+                run.errors.update(got.errors)
+            except GoldevalError:
+                raise  # bad input or configuration: every question would fail the same way
+            except Exception:  # noqa: BLE001 - isolate the failing question below
+                for qid, text in part.items():
+                    try:
+                        got = retriever.search({qid: text}, top_k=depth)
+                        run.results.update(got.results)
+                        run.errors.update(got.errors)
+                    except GoldevalError:
+                        raise
+                    except Exception as exc:  # noqa: BLE001
+                        run.errors[qid] = f"{type(exc).__name__}: {exc}"
+            advance(len(part))
+    # a search function may ignore k: every retriever is scored on the same depth
+    for qid, hits in run.results.items():
+        if len(hits) > depth:
+            run.results[qid] = hits[:depth]
+    for qid, message in run.errors.items():
+        print(f"goldeval: warning: retriever {retriever.name} failed on question {qid} ({queries[qid]!r:.60}): {message}",
+              file=sys.stderr)
+    return run
+
+
+def _score(
+    name: str, run: Run, golden: GoldenSet, metrics: list[Metric], level: str,
+    doc_of: Mapping[str, str], keep: int, seconds: float,
+) -> RetrieverResult:
+    doc_ids = set(doc_of.values())
+    rankings: dict[str, list[str]] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    per_q: list[tuple[Question, dict[str, int], dict[str, int | None]]] = []
+    for q in golden:
+        expected = _expected_at_level(q, level, doc_of, doc_ids)
+        keys = _ranking_keys(run.results.get(q.id, []), expected, level, doc_of)
+        rankings[q.id] = keys
+        qrels[q.id] = expected
+        ranks: dict[str, int | None] = {e: None for e in expected}
+        for position, key in enumerate(keys, start=1):
+            if key in ranks and ranks[key] is None:
+                ranks[key] = position
+        per_q.append((q, expected, ranks))
+    answerable = [q.id for q in golden if not q.off_topic]
+    values = evaluate_ranked(qrels, rankings, metrics, qids=answerable) if answerable else {}
+    row = {qid: i for i, qid in enumerate(answerable)}
+    questions = []
+    for q, expected, ranks in per_q:
+        found = [r for r in ranks.values() if r is not None]
+        hits = run.results.get(q.id, [])[:keep]
+        questions.append(QuestionResult(
+            id=q.id,
+            question=q.question,
+            expected=expected,
+            off_topic=q.off_topic,
+            rank=min(found) if found and not q.off_topic else None,
+            ranks=ranks,
+            top=[Hit(pid, float(score), doc_of.get(pid, _doc_part(pid))) for pid, score in hits],
+            metrics={} if q.off_topic else {str(m): float(values[m][row[q.id]]) for m in metrics},
+            tags=list(q.tags),
+            source=q.source,
+            error=run.errors.get(q.id),
+        ))
+    # with no answerable question there is nothing to average: no value, never a zero
+    means = {str(m): float(sum(values[m]) / len(answerable)) for m in metrics} if answerable else {}
+    return RetrieverResult(name=name, questions=questions, metrics=means, seconds=seconds)
+
+
+def _expected_at_level(q: Question, level: str, doc_of: Mapping[str, str], doc_ids: set[str]) -> dict[str, int]:
+    """Expected ids as the ranking keys of this level (doc level maps chunk ids to their documents)."""
+    if level == "chunk":
+        return {e: rel for e, rel in q.expected.items() if rel > 0}
+    out: dict[str, int] = {}
+    for e, rel in q.expected.items():
+        if rel > 0:
+            # without a corpus, ids are taken as given: `https://x/a#install` stays itself
+            doc = doc_of.get(e, e if (e in doc_ids or not doc_ids) else _doc_part(e))
+            out[doc] = max(out.get(doc, 0), rel)
+    return out
+
+
+def _ranking_keys(hits: list[tuple[str, float]], expected: Mapping[str, int], level: str,
+                  doc_of: Mapping[str, str]) -> list[str]:
+    """The key each result position counts for; a key seen before becomes a never-relevant placeholder."""
+    keys: list[str] = []
+    seen: set[str] = set()
+    for position, (pid, _) in enumerate(hits):
+        doc = doc_of.get(pid) or (_doc_part(pid) if _doc_part(pid) in expected else pid)
+        if level == "doc":
+            key = doc
+        else:
+            key = pid if pid in expected else (doc if doc in expected else pid)
+        if key in seen:
+            key = f"\x00repeat:{position}"
+        seen.add(key)
+        keys.append(key)
+    return keys
+
+
+def _doc_part(pid: str) -> str:
+    return pid.rsplit("#", 1)[0] if "#" in pid else pid
+
+
+def _snippets(results: list[RetrieverResult], passages: Sequence[Passage]) -> dict[str, dict[str, str]]:
+    wanted = {h.id for r in results for q in r.questions for h in q.top}
+    wanted |= {e for r in results for q in r.questions for e in q.expected}
+    out: dict[str, dict[str, str]] = {}
+    for p in passages:
+        if p.id in wanted:
+            out[p.id] = {"doc": p.doc_id, "title": p.title, "text": p.text[:SNIPPET_CHARS]}
+    return out
+
+
+def _passages_key(passages: Sequence[Passage]) -> str:
+    digest = hashlib.sha256()
+    for p in passages:
+        digest.update(p.id.encode("utf-8", "surrogatepass") + b"\x00" + p.text.encode("utf-8", "surrogatepass") + b"\x01")
+    return digest.hexdigest()[:16]
+

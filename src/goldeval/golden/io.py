@@ -1,0 +1,268 @@
+"""Load and write golden sets: JSONL (one question per line) or a JSON list.
+
+Loading reports every problem at once (`InputErrors`), each naming the file, the line, the bad value
+and the fix; see docs/golden.md for the format.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Collection
+from pathlib import Path
+from typing import Any
+
+from goldeval.corpus.model import Corpus
+from goldeval.errors import InputError, InputErrors
+from goldeval.golden.model import GoldenSet, Question
+from goldeval.golden.records import EXAMPLE, clip, is_header, parse_header, parse_record
+from goldeval.golden.validate import corpus_problems, duplicate_problems, sort_problems, validate_golden
+from goldeval.store.atomic import write_atomic
+
+__all__ = ["load_golden", "question_record", "validate_golden", "write_golden_jsonl"]
+
+
+def load_golden(path: str | Path, *, corpus: Corpus | Collection[str] | None = None) -> GoldenSet:
+    """Read a golden set from a JSONL file or a JSON list, reporting every problem at once.
+
+    With `corpus` (a Corpus or a collection of doc ids), also checks that every expected id is a doc
+    id of the corpus or a chunk id (`doc#3`) of one of its documents, suggesting the closest ids.
+    Raises InputError for an unreadable file and InputErrors listing every problem otherwise.
+    A folder holding a test collection's questions is read in that collection's format: Cranfield
+    (`cran.qry` + `cranqrel`) or BEIR (`queries.jsonl` + `qrels/test.tsv`).
+    """
+    path = Path(path)
+    collection = _load_collection(path)
+    if collection is not None:
+        if corpus is not None:
+            found = validate_golden(collection, corpus)
+            if found:
+                raise InputErrors(found, summary=f"{path}: {len(found)} problem(s)")
+        return collection
+    text = _read_text(path)
+    records = _parse_json_list(text, path) if text.lstrip().startswith("[") else _parse_jsonl(text, path)
+    problems: list[InputError] = []
+    notes = ""
+    questions: list[Question] = []
+    checkable: list[Question] = []
+    for index, (line, obj) in enumerate(records):
+        if isinstance(obj, InputError):
+            problems.append(obj)
+        elif is_header(obj):
+            if index == 0:
+                notes, header_problems = parse_header(obj, path, line)
+                problems.extend(header_problems)
+            else:
+                problems.append(InputError(
+                    "a header object ({\"_notes\": ...}) is only allowed as the first record",
+                    path=path, line=line, value=obj, hint="move it to the top of the file",
+                ))
+        else:
+            question, partial, record_problems = parse_record(obj, path, line)
+            problems.extend(record_problems)
+            if question is not None:
+                questions.append(question)
+            if partial is not None:
+                checkable.append(partial)
+    if not questions and not problems:
+        raise InputError("the golden set has no questions", path=path,
+                         hint=f"add one JSON object per line, e.g. {EXAMPLE}")
+    problems.extend(duplicate_problems(checkable, str(path)))
+    if corpus is not None:
+        problems.extend(corpus_problems(checkable, corpus, str(path)))
+    if problems:
+        count = f"{len(problems)} problem" + ("s" if len(problems) != 1 else "")
+        raise InputErrors(sort_problems(problems), summary=f"{count} in golden set {path}")
+    return GoldenSet(questions, path=str(path), notes=notes)
+
+
+def write_golden_jsonl(golden: GoldenSet, path: str | Path) -> None:
+    """Write `golden` as JSONL (header line first when it has notes), atomically: temp file, rename.
+
+    `expected` is written as a list when every relevance is 1, else as an id -> grade mapping;
+    `tags`, `source` and `notes` only when they differ from their defaults.
+    """
+    lines = [json.dumps({"_notes": golden.notes}, ensure_ascii=False)] if golden.notes else []
+    lines.extend(json.dumps(question_record(q), ensure_ascii=False) for q in golden)
+    atomic_write_text(path, "".join(line + "\n" for line in lines))
+
+
+def question_record(q: Question) -> dict[str, Any]:
+    """The JSON object of one question, as `write_golden_jsonl` writes it."""
+    record: dict[str, Any] = {"id": q.id, "question": q.question}
+    if all(rel == 1 for rel in q.expected.values()):
+        record["expected"] = list(q.expected)
+    else:
+        record["expected"] = dict(q.expected)
+    if q.tags:
+        record["tags"] = list(q.tags)
+    if q.source != "hand":
+        record["source"] = q.source
+    if q.notes:
+        record["notes"] = q.notes
+    return record
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """Write text to a temp file beside `path`, then rename it over `path`: never a half-written file."""
+    path = Path(path)
+    if not path.parent.is_dir():
+        raise InputError("cannot write: the folder does not exist", path=path.parent,
+                         hint="create the folder first or choose another output path")
+    write_atomic(path, text, create_folder=False)
+
+
+# --- reading ---------------------------------------------------------------------------------------
+
+Record = tuple[int, Any]
+"""(line number, parsed JSON value or the InputError that parsing it raised)."""
+
+
+class _Object(dict[str, Any]):
+    """A JSON object that remembers keys given twice (json keeps only the last one silently)."""
+
+    repeated: list[str]
+
+
+def _object(pairs: list[tuple[str, Any]]) -> _Object:
+    obj = _Object(pairs)
+    obj.repeated = [k for k in obj if sum(1 for key, _ in pairs if key == k) > 1] if len(obj) < len(pairs) else []
+    return obj
+
+
+def read_text(path: Path, what: str) -> str:
+    """A UTF-8 text file's contents, or an InputError saying why it cannot be read as one."""
+    if not path.exists():
+        raise InputError(f"{what} not found", path=path, hint="check the path")
+    if path.is_dir():
+        raise InputError(f"expected a {what} file, found a folder", path=path, hint="give the file's path")
+    data = path.read_bytes()
+    if b"\x00" in data[:8192]:
+        raise InputError(f"{what} is a binary file (or UTF-16), not text", path=path,
+                         hint="save it as UTF-8 text")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(f"{what} is not UTF-8: byte {data[exc.start:exc.start + 1]!r} at offset {exc.start}",
+                         path=path, line=line, hint="save the file as UTF-8") from None
+
+
+def _read_text(path: Path) -> str:
+    text = read_text(path, "golden set")
+    if not text.strip():
+        raise InputError("the golden set file is empty", path=path,
+                         hint=f"add one JSON object per line, e.g. {EXAMPLE}")
+    return text
+
+
+def _parse_jsonl(text: str, path: Path) -> list[Record]:
+    """One record per line; blank lines and lines starting with `#` or `//` are skipped."""
+    records: list[Record] = []
+    parsed = 0
+    for lineno, raw in enumerate(text.split("\n"), start=1):
+        line = raw.rstrip("\r")
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("#", "//")):
+            continue
+        try:
+            records.append((lineno, json.loads(line, object_pairs_hook=_object)))
+            parsed += 1
+        except json.JSONDecodeError as exc:
+            records.append((lineno, InputError(
+                f"malformed JSON: {exc.msg} (column {exc.colno}, near `{_near(line, exc.pos)}`)",
+                path=path, line=lineno, value=clip(line), hint=_json_hint(stripped, exc),
+            )))
+    if not parsed and records:
+        first = records[0][1]
+        raise InputError(f"not a JSONL or JSON golden set: no line is valid JSON (line {records[0][0]}: "
+                         f"{first.reason})", path=path,
+                         hint=f"a golden set has one JSON object per line, e.g. {EXAMPLE}")
+    return records
+
+
+def _json_hint(line: str, exc: json.JSONDecodeError) -> str:
+    if line in ("{", "[") or (line.startswith("{") and exc.msg.startswith("Expecting") and exc.pos >= len(line)):
+        return ("each question must be a complete JSON object on one line (JSONL); for a "
+                "pretty-printed file use a JSON list: [{...}, {...}]")
+    if "double quotes" in exc.msg or line.count("'") >= 2:
+        return "JSON needs double quotes around keys and strings, and no trailing commas"
+    return f"each line must be one JSON object, e.g. {EXAMPLE}"
+
+
+def _parse_json_list(text: str, path: Path) -> list[Record]:
+    """A JSON list of objects, with the line where each element starts.
+
+    Unlike JSONL, parsing cannot resume after a syntax error, so the first one is raised at once.
+    """
+    decoder = json.JSONDecoder(object_pairs_hook=_object)
+    records: list[Record] = []
+    pos = _skip_ws(text, text.index("[") + 1)
+    line, line_pos = 1, 0
+
+    def line_of(at: int) -> int:
+        nonlocal line, line_pos
+        line += text.count("\n", line_pos, at)
+        line_pos = at
+        return line
+
+    if pos < len(text) and text[pos] == "]":
+        return _end_of_list(text, pos, path, line_of)
+    while True:
+        try:
+            value, end = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as exc:
+            raise _list_error(f"malformed JSON: {exc.msg} (column {exc.colno})", exc.lineno, path,
+                              text) from None
+        records.append((line_of(pos), value))
+        pos = _skip_ws(text, end)
+        if pos < len(text) and text[pos] == ",":
+            pos = _skip_ws(text, pos + 1)
+            continue
+        if pos < len(text) and text[pos] == "]":
+            _end_of_list(text, pos, path, line_of)
+            return records
+        found = repr(text[pos]) if pos < len(text) else "the end of the file"
+        raise _list_error(f"malformed JSON list: expected `,` or `]` after an element, found {found}",
+                          line_of(min(pos, len(text))), path, text)
+
+
+def _end_of_list(text: str, pos: int, path: Path, line_of: Callable[[int], int]) -> list[Record]:
+    rest = _skip_ws(text, pos + 1)
+    if rest < len(text):
+        raise _list_error("extra data after the closing `]` of the JSON list", line_of(rest), path, text)
+    return []
+
+
+def _list_error(message: str, line: int, path: Path, text: str) -> InputError:
+    lines = text.split("\n")
+    value = clip(lines[line - 1]) if 0 < line <= len(lines) else None
+    return InputError(message, path=path, line=line, value=value,
+                      hint="fix this line; a JSON list stops at its first syntax error (JSONL files "
+                           "report every bad line)")
+
+
+def _skip_ws(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in " \t\r\n":
+        pos += 1
+    return pos
+
+
+def _near(line: str, pos: int) -> str:
+    """The text around a JSON error position, to show where it is."""
+    start = max(0, pos - 15)
+    return ("..." if start else "") + line[start:pos + 15].strip() + ("..." if pos + 15 < len(line) else "")
+
+
+def _load_collection(path: Path) -> GoldenSet | None:
+    """The golden set of a Cranfield or BEIR folder, or None for an ordinary golden-set file."""
+    if not path.is_dir():
+        return None
+    if (path / "cran.qry").exists():
+        from goldeval.golden.cranfield import load_cranfield_golden
+
+        return load_cranfield_golden(path)
+    if (path / "queries.jsonl").exists():
+        from goldeval.golden.beir import load_beir_golden
+
+        return load_beir_golden(path)
+    return None

@@ -1,0 +1,224 @@
+"""TREC golden sets: qrels (`qid 0 docno rel`) and topics (classic SGML or `qid<TAB>text`).
+
+In TREC a topic without judgments is unjudged, not off-topic: `load_trec_golden` drops it with a
+warning (kept in `GoldenSet.warnings`). A judged topic whose judgments are all 0 (nothing relevant)
+becomes an off-topic question.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from goldeval.errors import InputError, InputErrors
+from goldeval.golden.io import atomic_write_text, read_text
+from goldeval.golden.model import GoldenSet, Question
+from goldeval.types import DocId, QuestionId
+
+TOPIC_FIELDS = ("title", "desc")
+"""Which part of a TREC topic becomes the question text: the short title (or `<query>`) or the
+description (`<desc>`, `<description>` or `<question>`)."""
+
+_TOP = re.compile(r"<top>(.*?)(?:</top>|(?=<top>)|\Z)", re.S | re.I)
+_TOPIC_XML = re.compile(r"<topic\b([^>]*)>(.*?)</topic>", re.S | re.I)
+_NUMBER_ATTR = re.compile(r"""number\s*=\s*["']?([^"'\s>]+)""", re.I)
+_TAG_TEXT = r"<{tag}\b[^>]*>(.*?)(?=<|\Z)"
+_PREFIXES = re.compile(r"^\s*(?:Number|Topic|Description|Narrative)\s*:\s*", re.I)
+
+
+def load_trec_qrels(path: str | Path) -> dict[QuestionId, dict[DocId, int]]:
+    """Read TREC qrels, `qid iter docno rel` per line (iter is ignored, as trec_eval ignores it).
+
+    Relevance is kept graded: >= 1 relevant, 0 or less judged not relevant. The same (qid, docno)
+    judged twice with different grades is an error; an identical repeat is harmless.
+    """
+    path = Path(path)
+    qrels: dict[str, dict[str, int]] = {}
+    problems: list[InputError] = []
+    for lineno, line in enumerate(read_text(path, "qrels file").split("\n"), start=1):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != 4:
+            problems.append(InputError(
+                f"expected 4 fields `qid iter docno rel`, found {len(parts)}", path=path, line=lineno,
+                value=line.rstrip("\r"),
+                hint="a TREC qrels line is e.g. `301 0 FT911-3 1` (is this a run file or a topics file?)",
+            ))
+            continue
+        qid, _, doc, grade = parts
+        try:
+            rel = int(grade)
+        except ValueError:
+            problems.append(InputError(f"relevance `{grade}` is not an integer", path=path, line=lineno,
+                                       value=grade, hint="the 4th field is the relevance grade, e.g. 0, 1, 2"))
+            continue
+        judged = qrels.setdefault(qid, {})
+        if judged.get(doc, rel) != rel:
+            problems.append(InputError(
+                f"`{doc}` is judged twice for topic `{qid}` with different grades ({judged[doc]} and {rel})",
+                path=path, line=lineno, value=line.rstrip("\r"), hint="keep one judgment per topic and document",
+            ))
+        judged[doc] = rel
+    if problems:
+        raise InputErrors(problems, summary=f"{len(problems)} problem(s) in qrels file {path}")
+    if not qrels:
+        raise InputError("the qrels file has no judgments", path=path, hint="expected lines `qid 0 docno rel`")
+    return qrels
+
+
+def load_trec_topics(path: str | Path, *, field: str = "title") -> dict[QuestionId, tuple[str, int]]:
+    """Read TREC topics: qid -> (question text, line), in file order.
+
+    Accepts the classic SGML format (`<top> <num> Number: 301 <title> ... <desc> ... </top>`), the
+    XML-like `<topic number="1"><query>...</query><description>...</description></topic>`, and a
+    TSV of `qid<TAB>text` lines. `field` picks the text: "title" (or `<query>`) or "desc".
+    """
+    if field not in TOPIC_FIELDS:
+        raise InputError(f"unknown topic field {field!r}", value=field,
+                         hint="use " + " or ".join(repr(f) for f in TOPIC_FIELDS))
+    path = Path(path)
+    text = read_text(path, "topics file")
+    if re.search(r"<top>", text, re.I):
+        topics, problems = _classic_topics(text, path, field)
+    elif re.search(r"<topic\b", text, re.I):
+        topics, problems = _xml_topics(text, path, field)
+    else:
+        topics, problems = _tsv_topics(text, path)
+    if problems:
+        raise InputErrors(problems, summary=f"{len(problems)} problem(s) in topics file {path}")
+    if not topics:
+        raise InputError("the topics file has no topics", path=path,
+                         hint="expected `<top>` blocks or `qid<TAB>text` lines")
+    return topics
+
+
+def load_trec_golden(qrels_path: str | Path, topics_path: str | Path, *, field: str = "title") -> GoldenSet:
+    """A golden set from TREC qrels and topics; topics keep the topics file's order and lines.
+
+    Graded relevance is kept. A topic with no judgments is unjudged in TREC: it is dropped with a
+    warning in `GoldenSet.warnings`, as are judgments for topics the topics file lacks.
+    """
+    qrels = load_trec_qrels(qrels_path)
+    topics = load_trec_topics(topics_path, field=field)
+    common = [qid for qid in topics if qid in qrels]
+    if not common:
+        raise InputError(
+            "no topic of the topics file has judgments in the qrels file", path=topics_path,
+            hint=f"topic ids look like {_sample(topics)}; qrels topic ids look like {_sample(qrels)}",
+        )
+    questions = [Question(qid, topics[qid][0], dict(qrels[qid]), line=topics[qid][1]) for qid in common]
+    warnings = []
+    unjudged = [qid for qid in topics if qid not in qrels]
+    if unjudged:
+        warnings.append(f"{len(unjudged)} topic(s) of {topics_path} have no judgments in {qrels_path} and "
+                        f"were dropped (unjudged in TREC terms): {_sample(unjudged, 10)}")
+    textless = [qid for qid in qrels if qid not in topics]
+    if textless:
+        warnings.append(f"{len(textless)} judged topic(s) of {qrels_path} are missing from {topics_path} "
+                        f"and were dropped: {_sample(textless, 10)}")
+    return GoldenSet(questions, path=str(topics_path), warnings=warnings,
+                     notes=f"Imported from TREC qrels {qrels_path} and topics {topics_path} ({field}).")
+
+
+def write_trec_qrels(golden: GoldenSet, path: str | Path) -> None:
+    """Write `qid 0 docno rel` lines, atomically. Off-topic questions with no expected ids have no line
+    to write, so they do not survive the export (TREC has no notion of them)."""
+    _check_tokens(golden, path)
+    lines = [f"{q.id} 0 {pid} {rel}\n" for q in golden for pid, rel in q.expected.items()]
+    atomic_write_text(path, "".join(lines))
+
+
+def write_trec_topics(golden: GoldenSet, path: str | Path) -> None:
+    """Write the questions as `qid<TAB>text` topics, atomically (whitespace runs become one space)."""
+    _check_tokens(golden, path, expected=False)
+    atomic_write_text(path, "".join(f"{q.id}\t{' '.join(q.question.split())}\n" for q in golden))
+
+
+def _check_tokens(golden: GoldenSet, path: str | Path, *, expected: bool = True) -> None:
+    """TREC files are whitespace-separated: an id containing whitespace cannot be written."""
+    problems = []
+    for q in golden:
+        ids = [q.id, *q.expected] if expected else [q.id]
+        for value in ids:
+            if not value or len(value.split()) != 1 or value.split()[0] != value:
+                problems.append(InputError(
+                    f"id {value!r} of question `{q.id}` is empty or contains whitespace, which TREC "
+                    "files cannot hold", path=golden.path or None, line=q.line, value=value,
+                    hint="rename it without spaces",
+                ))
+    if problems:
+        raise InputErrors(problems, summary=f"cannot write {path}: {len(problems)} id(s) not TREC-safe")
+
+
+def _classic_topics(text: str, path: Path, field: str) -> tuple[dict[str, tuple[str, int]], list[InputError]]:
+    topics: dict[str, tuple[str, int]] = {}
+    problems: list[InputError] = []
+    for match in _TOP.finditer(text):
+        block, line = match.group(1), text.count("\n", 0, match.start()) + 1
+        num = _tag(block, "num")
+        qid = num.split()[0] if num else ""
+        body = _tag(block, "title") if field == "title" else _tag(block, "desc")
+        _add_topic(topics, problems, qid, body, line, path, field)
+    return topics, problems
+
+
+def _xml_topics(text: str, path: Path, field: str) -> tuple[dict[str, tuple[str, int]], list[InputError]]:
+    topics: dict[str, tuple[str, int]] = {}
+    problems: list[InputError] = []
+    for match in _TOPIC_XML.finditer(text):
+        attrs, block = match.group(1), match.group(2)
+        line = text.count("\n", 0, match.start()) + 1
+        number = _NUMBER_ATTR.search(attrs)
+        qid = number.group(1) if number else _tag(block, "num")
+        tags = ("query", "title") if field == "title" else ("description", "question", "desc")
+        body = next((found for tag in tags if (found := _tag(block, tag))), "")
+        _add_topic(topics, problems, html.unescape(qid), html.unescape(body), line, path, field)
+    return topics, problems
+
+
+def _tag(block: str, tag: str) -> str:
+    """The text after `<tag>` up to the next tag, whitespace collapsed, `Number:`-style prefix removed."""
+    found = re.search(_TAG_TEXT.format(tag=tag), block, re.S | re.I)
+    return _PREFIXES.sub("", " ".join(found.group(1).split())) if found else ""
+
+
+def _add_topic(topics: dict[str, tuple[str, int]], problems: list[InputError], qid: str, body: str,
+               line: int, path: Path, field: str) -> None:
+    if not qid:
+        problems.append(InputError("topic without a number", path=path, line=line,
+                                   hint="each topic needs `<num> Number: 301` or number=\"301\""))
+    elif not body:
+        problems.append(InputError(f"topic `{qid}` has no {field} text", path=path, line=line, value=qid,
+                                   hint="fill it in, or load the other field (title or desc)"))
+    elif qid in topics:
+        problems.append(InputError(f"duplicate topic number `{qid}`: already used on line {topics[qid][1]}",
+                                   path=path, line=line, value=qid, hint="topic numbers must be unique"))
+    else:
+        topics[qid] = (body, line)
+
+
+def _tsv_topics(text: str, path: Path) -> tuple[dict[str, tuple[str, int]], list[InputError]]:
+    topics: dict[str, tuple[str, int]] = {}
+    problems: list[InputError] = []
+    for lineno, raw in enumerate(text.split("\n"), start=1):
+        line = raw.rstrip("\r")
+        if not line.strip():
+            continue
+        qid, tab, body = line.partition("\t")
+        if not tab:
+            problems.append(InputError(
+                "expected `qid<TAB>text`, found no tab", path=path, line=lineno, value=line,
+                hint="separate the topic id from its text with a tab, or use the SGML `<top>` format",
+            ))
+            continue
+        _add_topic(topics, problems, qid.strip(), " ".join(body.split()), lineno, path, "title")
+    return topics, problems
+
+
+def _sample(ids: Iterable[str], n: int = 3) -> str:
+    items = list(ids)
+    shown = ", ".join(f"`{i}`" for i in items[:n])
+    return shown + (f" and {len(items) - n} more" if len(items) > n else "")

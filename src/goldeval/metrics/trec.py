@@ -1,0 +1,334 @@
+"""trec_eval, in goldeval: TREC qrels and runs, trec_eval's measure names and syntax, and its output.
+
+`goldeval trec QRELS RUN [-q] [-c] [-l N] [-m MEASURE]...` reproduces `trec_eval` 10.0 (NIST,
+usnistgov/trec_eval) for the measures in `MEASURES`, to its 4 printed decimals, on its own test
+vectors. Behaviour matched, with the trec_eval source it comes from:
+- ranking: score descending, ties by document id descending (`form_res_rels.c`), via the engine.
+- topics: only topics present in both the qrels and the run are evaluated (`trec_eval.c`); with
+  `complete` (-c) every qrels topic is, a topic with no results scoring 0. Topics print in qrels
+  id order (trec_eval sorts them with strcmp, which Python's str order equals).
+- judgments: relevant means >= level (-l, default 1); a negative judgment is "in the pool but
+  unjudged" (`RELVALUE_UNJUDGED`): never relevant, never counted as judged non-relevant.
+- output: `%-22s\\t%s\\t%6.4f`, measures in trec_eval's order (`measures.c`), cut-offs sorted.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from goldeval.errors import InputError
+from goldeval.metrics import compute as engine
+from goldeval.metrics.trec_measures import MEASURES, Params, TrecMeasure
+
+SUMMARY_ONLY = ("runid", "num_q")
+"""Printed in the summary only: the run's tag and the number of topics averaged."""
+TREC_ORDER = ["runid", "num_q", *MEASURES]
+NOT_COMPUTED = frozenset({"dcg", "ideal_dcg"})
+"""trec_eval measures goldeval does not compute: older versions' `all_trec` had them, 10.0's does not."""
+NICKNAMES: dict[str, list[str]] = {
+    "official": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P"],
+    "all_trec": TREC_ORDER,
+    "set": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+            "set_relative_P", "set_map", "set_F"],
+}  # fmt: skip
+"""trec_eval's measure families (`measures.c`), restricted to the measures goldeval computes."""
+
+
+# --- -m parsing -----------------------------------------------------------------------------------
+
+
+@dataclass
+class MeasureRequest:
+    """Measures to print, each with its parameters (None: the measure's defaults)."""
+
+    params: dict[str, Params | None] = field(default_factory=dict)
+    explicit: set[str] = field(default_factory=set)
+
+    def ordered(self) -> list[str]:
+        return [name for name in TREC_ORDER if name in self.params]
+
+
+def parse_measures(specs: Sequence[str]) -> MeasureRequest:
+    """Read trec_eval's `-m` syntax: `map`, `P.5,10`, `ndcg_cut.10`, `iprec_at_recall.0.5`, or a family
+    (`official`, `all_trec`, `set`). No spec means `official`, as in trec_eval."""
+    request = MeasureRequest()
+    for spec in specs or ["official"]:
+        name, dot, raw = spec.partition(".")
+        if name in NICKNAMES and not dot:
+            for member in NICKNAMES[name]:
+                request.params.setdefault(member, None)
+            continue
+        if name in SUMMARY_ONLY and not dot:
+            request.params.setdefault(name, None)
+            continue
+        if name in NOT_COMPUTED:
+            raise InputError(
+                f"trec_eval measure {name!r} is not computed by goldeval",
+                value=spec,
+                hint="computed: " + ", ".join(TREC_ORDER),
+            )
+        if name not in MEASURES:
+            close = difflib.get_close_matches(name, [*TREC_ORDER, *NICKNAMES], n=1)
+            raise InputError(
+                f"unknown trec_eval measure {name!r}",
+                value=spec,
+                hint=(f"did you mean {close[0]!r}? " if close else "") + "write it like map, P.5,10 or ndcg_cut.10",
+            )
+        measure = MEASURES[name]
+        params = _parse_params(measure, raw, spec) if dot else None
+        if name not in request.params or request.params[name] is None:
+            request.params[name] = params  # trec_eval keeps the first parameters given for a measure
+        if dot:
+            request.explicit.add(name)
+    return request
+
+
+def _parse_params(measure: TrecMeasure, raw: str, spec: str) -> Params:
+    if measure.params is None:
+        raise InputError(f"measure {measure.name!r} takes no parameters", value=spec, hint=f"write -m {measure.name}")
+    try:
+        values = [float(part) for part in raw.split(",")]
+    except ValueError:
+        raise InputError(
+            f"cannot read the parameters of {spec!r}", value=spec, hint="comma-separated numbers, like P.5,10"
+        ) from None
+    if measure.single_value:
+        return tuple(values)
+    if measure.integer_params and any(v <= 0 or not v.is_integer() for v in values):
+        raise InputError(f"cut-offs of {spec!r} must be positive integers", value=spec, hint="like P.5,10")
+    if len(set(values)) != len(values):
+        raise InputError(f"duplicate cut-offs in {spec!r}", value=spec, hint="give each cut-off once")
+    return tuple(sorted(values))  # trec_eval sorts cut-offs (meas_init.c)
+
+
+# --- evaluation and output ------------------------------------------------------------------------
+
+
+@dataclass
+class TrecReport:
+    """Per-topic values and the summary, as trec_eval computes and prints them."""
+
+    runid: str
+    topics: list[str]
+    rows: list[tuple[str, str, np.ndarray]]
+    """(printed name, value kind, one value per topic) in print order."""
+
+    def summary(self) -> list[tuple[str, str]]:
+        """(name, formatted value) of each summary line, `runid` and `num_q` included."""
+        out: list[tuple[str, str]] = []
+        for name, kind, values in self.rows:
+            if kind == "runid":
+                out.append((name, self.runid))
+            elif kind == "num_q":
+                out.append((name, str(len(self.topics))))
+            elif kind == "long":
+                out.append((name, str(int(values.sum()))))
+            elif kind == "string":
+                continue
+            elif kind == "gm":
+                out.append((name, _f4(math.exp(values.mean()) if len(values) else 0.0)))
+            else:
+                out.append((name, _f4(values.mean() if len(values) else 0.0)))
+        return out
+
+    def per_topic(self) -> list[tuple[str, str, str]]:
+        """(name, topic, formatted value) for -q: topic by topic, measures in print order."""
+        out: list[tuple[str, str, str]] = []
+        shown = [(n, k, v) for n, k, v in self.rows if k in ("float", "long", "string")]
+        for t, topic in enumerate(self.topics):
+            for name, kind, values in shown:
+                out.append((name, topic, _format(kind, values[t])))
+        return out
+
+    def lines(self, per_query: bool = False, summary: bool = True) -> list[str]:
+        head = [f"{n:<22s}\t{t}\t{v}" for n, t, v in self.per_topic()] if per_query else []
+        return head + ([f"{n:<22s}\tall\t{v}" for n, v in self.summary()] if summary else [])
+
+
+def _format(kind: str, value: object) -> str:
+    if kind == "long":
+        return str(int(value))  # type: ignore[call-overload]
+    if kind == "string":
+        return f"'{value}'"
+    return _f4(value)  # type: ignore[arg-type]
+
+
+def _f4(value: float) -> str:
+    return f"{value:6.4f}"
+
+
+def evaluate_trec(
+    qrels: Mapping[str, Mapping[str, int]],
+    run: Mapping[str, Mapping[str, float]],
+    request: MeasureRequest,
+    *,
+    runid: str = "",
+    complete: bool = False,
+    level: int = engine.RELEVANCE_LEVEL,
+    max_docs: int | None = None,
+) -> TrecReport:
+    """Evaluate `run` against `qrels` as trec_eval does (see the module docstring).
+
+    `max_docs` (-M) keeps only each topic's first `max_docs` results, after ranking."""
+    topics = sorted(q for q in qrels if complete or q in run)
+    if not topics:
+        raise InputError(
+            "no topic has both judgments and results",
+            hint="check that the qrels and the run use the same topic ids (trec_eval exits 7 here)",
+        )
+    judged = engine.judge_scores(qrels, run, topics, level=level, all_judged=True)
+    if max_docs is not None:
+        keep = judged.rank <= max_docs
+        judged = replace(judged, num_ret=np.minimum(judged.num_ret, max_docs), q=judged.q[keep],
+                         rank=judged.rank[keep], rel=judged.rel[keep])  # fmt: skip
+    rows: list[tuple[str, str, np.ndarray]] = []
+    for name in request.ordered():
+        if name in SUMMARY_ONLY:
+            rows.append((name, name, np.zeros(0)))
+            continue
+        measure = MEASURES[name]
+        params = request.params[name] or measure.params or ()
+        values = measure.calc(judged, params)
+        names = measure.names(request.params[name] or measure.params, name in request.explicit)
+        rows.extend((n, measure.value, v) for n, v in zip(names, values, strict=True))
+    return TrecReport(runid=runid, topics=topics, rows=rows)
+
+
+# --- reading TREC files ---------------------------------------------------------------------------
+
+
+def read_qrels(path: str | Path) -> dict[str, dict[str, int]]:
+    """Read TREC qrels, `topic iteration docno judgment` per line (judgment an integer)."""
+    path = Path(path)
+    text = _read_text(path, "qrels")
+    qrels: dict[str, dict[str, int]] = {}
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != 4:
+            raise InputError(
+                f"expected 4 fields 'topic iteration docno judgment', found {len(parts)}",
+                path=path, line=lineno, value=line, hint="is this a run file given as the qrels?",
+            )  # fmt: skip
+        topic, _, doc, rel = parts
+        try:
+            judgment = int(rel)
+        except ValueError:
+            raise InputError(
+                f"judgment {rel!r} is not an integer", path=path, line=lineno, value=rel, hint="like 0, 1 or 2"
+            ) from None
+        docs = qrels.setdefault(topic, {})
+        if doc in docs:
+            raise InputError(
+                f"document {doc!r} is judged twice for topic {topic!r}", path=path, line=lineno, value=doc,
+                hint="keep one judgment per topic and document (trec_eval refuses duplicates too)",
+            )  # fmt: skip
+        docs[doc] = judgment
+    if not qrels:
+        raise InputError("the qrels file has no judgments", path=path, hint="expected 'topic 0 docno judgment' lines")
+    return qrels
+
+
+def read_run(path: str | Path) -> tuple[dict[str, dict[str, float]], str]:
+    """Read a TREC run, `topic Q0 docno rank score tag` per line; return it and its tag (runid).
+
+    As in trec_eval (`get_trec_results.c`): the rank column is ignored, blank lines and lines
+    starting with `#` are skipped, columns after the tag are ignored, and the run id is the last
+    line's tag. A document listed twice for a topic is an error, as in trec_eval. One `split` per
+    line while streaming the file: measured faster than splitting the whole text at once, whose
+    millions of short strings cost more to allocate than the per-line loop.
+    """
+    path = Path(path)
+    _check_file(path, "run")
+    run: dict[str, dict[str, float]] = {}
+    current = None
+    docs: dict[str, float] = {}
+    last: list[str] = []
+    kept = 0
+    with path.open(encoding="utf-8") as handle, engine.gc_paused():
+        try:
+            for line in handle:  # the hot loop: no enumerate; an error re-reads the file for its line number
+                parts = line.split()
+                if len(parts) != 6 or parts[0][0] == "#":
+                    if not parts or parts[0][0] == "#":
+                        continue
+                    if len(parts) < 6:
+                        _raise_bad_run_line(path)
+                topic = parts[0]
+                if topic != current:
+                    docs = run.setdefault(topic, {})
+                    current = topic
+                try:
+                    docs[parts[2]] = float(parts[4])
+                except ValueError:
+                    _raise_bad_run_line(path)
+                last = parts
+                kept += 1
+        except UnicodeDecodeError as exc:
+            raise InputError(f"run file is not UTF-8 text ({exc.reason})", path=path, hint="TREC runs are plain text") from None
+    if not run:
+        raise InputError("the run file has no results", path=path, hint="expected 'topic Q0 docno rank score tag' lines")
+    if sum(map(len, run.values())) != kept:  # a (topic, docno) pair was listed twice
+        _raise_duplicate(path)
+    return run, last[5]
+
+
+def _raise_bad_run_line(path: Path) -> None:
+    """Name the first malformed line of a run file (the fast loop does not count lines)."""
+    with path.open(encoding="utf-8") as handle:
+        for lineno, line in enumerate(handle, start=1):
+            parts = line.split()
+            if not parts or parts[0][0] == "#":
+                continue
+            if len(parts) < 6:
+                raise InputError(
+                    f"expected 6 fields 'topic Q0 docno rank score tag', found {len(parts)}",
+                    path=path, line=lineno, value=line.rstrip("\n"), hint="is this a qrels file given as the run?",
+                )  # fmt: skip
+            try:
+                float(parts[4])
+            except ValueError:
+                raise InputError(
+                    f"score {parts[4]!r} is not a number", path=path, line=lineno, value=parts[4],
+                    hint="the 5th field is the score",
+                ) from None  # fmt: skip
+    raise AssertionError("unreachable: the fast loop saw a bad line")  # pragma: no cover
+
+
+def _raise_duplicate(path: Path) -> None:
+    """Find the first line that repeats a (topic, docno) pair and say where it is."""
+    seen: set[tuple[str, str]] = set()
+    with path.open(encoding="utf-8") as handle:
+        for lineno, line in enumerate(handle, start=1):
+            parts = line.split()
+            if len(parts) < 6 or parts[0][0] == "#":
+                continue
+            if (parts[0], parts[2]) in seen:
+                raise InputError(
+                    f"document {parts[2]!r} is retrieved twice for topic {parts[0]!r}", path=path, line=lineno,
+                    value=parts[2], hint="keep one line per topic and document (trec_eval refuses duplicates too)",
+                )  # fmt: skip
+            seen.add((parts[0], parts[2]))
+
+
+def _check_file(path: Path, what: str) -> None:
+    if not path.is_file():
+        raise InputError(f"{what} file not found", path=path, hint="check the path")
+
+
+def _read_text(path: Path, what: str) -> str:
+    _check_file(path, what)
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"{what} file is not UTF-8 text (byte {exc.start})", path=path, hint="TREC files are plain text"
+        ) from None

@@ -1,0 +1,98 @@
+"""The static HTML report: the live scorecard page as one self-contained file that works offline.
+
+The page's own CSS, JavaScript and the results JSON are inlined into its HTML; nothing is fetched (no
+CDN, no external fonts, scripts or images). Inlining is done safely:
+- the results JSON goes into a `<script type="application/json">` element with `<`, `>`, `&` and the
+  line separators U+2028/U+2029 written as `\\uXXXX` escapes, so no document text, however hostile
+  (`</script><script>...`), can close the element or start markup; `JSON.parse` reads it back unchanged;
+- a Content-Security-Policy meta tag allows exactly the inlined script and style (by their SHA-256)
+  and nothing else: no other script can run and no request can leave the page.
+The page itself puts every result string into the DOM as text (see `goldeval/web/static/app.js`).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from goldeval.errors import InputError
+
+_JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_JSON_UNSAFE = re.compile("[<>&\u2028\u2029]")
+
+STYLE_LINK = '<link rel="stylesheet" href="style.css">'
+SCRIPT_TAG = '<script src="app.js"></script>'
+DATA_TAG = '<script id="goldeval-data" type="application/json"></script>'
+CSP_MARK = "<!--goldeval:csp-->"
+TITLE_TAG = "<title>goldeval scorecard</title>"
+
+
+def json_for_script(payload: Mapping[str, Any]) -> str:
+    """The payload as JSON that is inert inside an HTML `<script>` element."""
+    from goldeval.web.page import payload_json
+
+    return _JSON_UNSAFE.sub(lambda m: _JSON_ESCAPES[m.group(0)], payload_json(payload))
+
+
+def render_html(payload: Mapping[str, Any], *, title: str | None = None) -> str:
+    """The single-file report for a results payload (`goldeval.web.page.results_payload`)."""
+    from goldeval.web.page import static_text
+
+    html = static_text("index.html")
+    css = static_text("style.css")
+    js = static_text("app.js")
+    # Our own files, checked so a future edit cannot break out of the inline elements.
+    if re.search(r"</style", css, re.IGNORECASE):
+        raise RuntimeError("style.css contains '</style', which cannot be inlined")
+    if re.search(r"</script|<!--", js, re.IGNORECASE):
+        raise RuntimeError("app.js contains '</script' or '<!--', which cannot be inlined")
+    csp = (
+        "default-src 'none'; "
+        f"script-src '{_sha256(js)}'; style-src '{_sha256(css)}'; img-src data:; "
+        "base-uri 'none'; form-action 'none'"
+    )
+    replacements = {
+        CSP_MARK: f'<meta http-equiv="Content-Security-Policy" content="{csp}">',
+        STYLE_LINK: f"<style>{css}</style>",
+        SCRIPT_TAG: f"<script>{js}</script>",
+        DATA_TAG: f'<script id="goldeval-data" type="application/json">{json_for_script(payload)}</script>',
+        TITLE_TAG: f"<title>{_escape_text(title or 'goldeval scorecard')}</title>",
+    }
+    for mark in replacements:
+        if html.count(mark) != 1:
+            raise RuntimeError(f"index.html must contain {mark!r} exactly once")
+    # One pass over the template, so inserted text is never searched for the other marks.
+    pattern = re.compile("|".join(re.escape(mark) for mark in replacements))
+    html = pattern.sub(lambda m: replacements[m.group(0)], html)
+    return html
+
+
+def write_html_report(
+    sources: Sequence[str | Path | Mapping[str, Any]],
+    out: str | Path,
+    *,
+    names: Sequence[str] | None = None,
+    title: str | None = None,
+) -> Path:
+    """Read results files (or scorecard dicts) and write the self-contained report to `out`, atomically."""
+    from goldeval.store.atomic import write_atomic
+    from goldeval.web.page import results_payload
+
+    out = Path(out)
+    if out.suffix.lower() not in (".html", ".htm"):
+        raise InputError(f"the report is HTML; {out.name!r} does not end in .html", path=out, hint="e.g. --html report.html")
+    html = render_html(results_payload(sources, names), title=title)
+    write_atomic(out, html)
+    return out
+
+
+def _sha256(text: str) -> str:
+    return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
+
+
+def _escape_text(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

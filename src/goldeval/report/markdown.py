@@ -1,0 +1,146 @@
+"""Markdown for a pull-request comment: the headline table with intervals, verdicts, counts, details folded.
+
+Computes nothing: it formats a Scorecard (after `goldeval.stats.annotate_scorecard`) or a comparison
+dict (`goldeval.stats.compare.Comparison.to_dict()`). Details sit in `<details>` blocks, which GitHub
+and GitLab render folded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from goldeval.report.scorecard import Scorecard
+from goldeval.stats.diagnosis import CAUSES
+
+
+def _cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _row(cells: Sequence[object]) -> str:
+    return "| " + " | ".join(_cell(c) for c in cells) + " |"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[object]], right_from: int = 1) -> list[str]:
+    align = ["---" if i < right_from else "---:" for i in range(len(header))]
+    return [_row(header), "| " + " | ".join(align) + " |", *(_row(r) for r in rows)]
+
+
+def _headline(card: Scorecard) -> list[str]:
+    top = max(card.k) if card.k else 10
+    wanted = [f"hit@{k}" for k in card.k] + ["mrr", f"ndcg@{top}", f"recall@{top}"]
+    return [m for m in dict.fromkeys(wanted) if m in card.metrics]
+
+
+def scorecard_markdown(card: Scorecard, *, title: str = "goldeval scorecard") -> str:
+    """The whole scorecard as Markdown."""
+    lines = [f"### {title}", ""]
+    columns = _headline(card)
+    rows = []
+    for r in card.retrievers:
+        cells: list[object] = [f"`{r.name}`", f"{len(r.answerable)} + {len(r.off_topic)} off-topic"]
+        for m in columns:
+            value, ci = r.metrics.get(m), r.intervals.get(m)
+            cells.append("-" if value is None else f"{value:.3f}" + (f" ({ci[0]:.2f}–{ci[1]:.2f})" if ci else ""))
+        rows.append(cells)
+    lines += _table(["retriever", "questions", *columns], rows, right_from=2)
+    stats = card.extras.get("stats", {})
+    if stats:
+        lines += ["", f"_(low–high): {round(stats.get('confidence', 0.95) * 100)}% {stats.get('method', 'bootstrap')}, "
+                      f"{stats.get('resamples')} resamples, seed {stats.get('seed')}._"]
+    if card.extras.get("comparison"):
+        lines += ["", *comparison_lines(card.extras["comparison"], metrics=stats.get("headline_metrics") or columns)]
+    lines += breakdown_lines(card.extras.get("breakdown"), columns)
+    lines += off_topic_lines(card.extras.get("off_topic"))
+    lines += diagnosis_lines(card)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def comparison_markdown(comparison: Mapping[str, Any], *, title: str = "goldeval compare",
+                        metrics: Sequence[str] | None = None) -> str:
+    """A comparison alone (what `goldeval compare --markdown` writes)."""
+    chosen = list(metrics) if metrics else list(comparison.get("metrics", []))[:3]
+    return "\n".join([f"### {title}", "", *comparison_lines(comparison, metrics=chosen)]).rstrip() + "\n"
+
+
+def comparison_lines(comparison: Mapping[str, Any], *, metrics: Sequence[str]) -> list[str]:
+    results = comparison.get("results", [])
+    if not results:
+        return []
+    holm = " Holm-corrected over the pairs of each metric." if comparison.get("correction") == "holm" else ""
+    lines = [f"**Comparison** over {comparison.get('n_questions')} answerable questions.{holm}", ""]
+    for r in results:
+        if r["metric"] in metrics:
+            lines.append(f"- **{r['verdict']}**" if r["significant"] else f"- {r['verdict']}")
+    first = next((r for r in results if r["metric"] in metrics), None)
+    if first:
+        lines += ["", f"_{first['detectable'][0].upper()}{first['detectable'][1:]}._"]
+    rows = [[r["metric"], f"`{r['a']}` vs `{r['b']}`", f"{r['wins']}/{r['losses']}/{r['ties']}",
+             f"{r['diff'] * 100:+.1f}", f"{r['ci'][0] * 100:+.1f} to {r['ci'][1] * 100:+.1f}", r["test"],
+             f"{r['p']:.3g}", f"{r['p_adjusted']:.3g}",
+             "-" if r["mdd"] is None else f"{r['mdd'] * 100:.1f}",
+             "-" if r["questions_needed"] is None else r["questions_needed"]] for r in results]
+    header = ["metric", "a vs b", "better/worse/tied", "diff (points)", "CI (points)", "test", "p", "p adj.",
+              "MDD (points)", "questions needed"]
+    return [*lines, "", "<details><summary>Every metric</summary>", "", *_table(header, rows, right_from=2),
+            "", "</details>"]
+
+
+def breakdown_lines(breakdown: Mapping[str, Any] | None, metrics: Sequence[str]) -> list[str]:
+    if not breakdown:
+        return []
+    lines: list[str] = []
+    for warning in breakdown.get("warnings", []):
+        lines += ["", f"> **Warning:** {warning['text']}"]
+    for key, title in (("by_source", "By source (hand-written and synthetic never pooled)"), ("by_tag", "By tag")):
+        rows = []
+        for name, groups in breakdown.get("retrievers", {}).items():
+            for group, data in groups.get(key, {}).items():
+                rows.append([f"`{name}`", group, data["n"], *(
+                    f"{data['metrics'][m]:.3f} ({data['intervals'][m][0]:.2f}–{data['intervals'][m][1]:.2f})"
+                    for m in metrics if m in data["metrics"])])
+        if rows and (key == "by_tag" or breakdown.get("mixed_sources")):
+            shown = [m for m in metrics if m in breakdown.get("metrics", metrics)]
+            lines += ["", f"<details><summary>{title}</summary>", "",
+                      *_table(["retriever", key.removeprefix("by_"), "n", *shown], rows, right_from=2),
+                      "", "</details>"]
+    return lines
+
+
+def off_topic_lines(report: Mapping[str, Any] | None) -> list[str]:
+    if not report:
+        return []
+    if not any(s.get("n_off_topic") for s in report.get("retrievers", {}).values()):
+        advice = next((s["verdict"] for s in report.get("retrievers", {}).values() if s.get("verdict")), None)
+        return ["", f"_{advice[0].upper() + advice[1:]}._"] if advice else []  # the same for every retriever: once
+    lines = ["", "**Can a score threshold catch off-topic questions?**", ""]
+    for name, s in report["retrievers"].items():
+        lines.append(f"- `{name}`: {s['verdict']}")
+        high = s.get("highest")
+        if high:
+            lines.append(f"  - highest-scoring off-topic question: {high['question_id']} "
+                         f"“{high['question']}” ({high['score']:.4g}), caught by `{high['passage']}`")
+    lines += ["", f"_{report.get('note', '')}_"]
+    return lines
+
+
+def diagnosis_lines(card: Scorecard) -> list[str]:
+    counts = card.extras.get("diagnosis_counts")
+    if not counts:
+        return []
+    causes = [c for c in CAUSES if any(by.get(c) for by in counts.values())]
+    lines = ["", "**Why the misses missed**", ""]
+    if not causes:
+        return [*lines, "No misses."]
+    rows = [[f"`{name}`", sum(by.values()), *(by.get(c, 0) for c in causes)] for name, by in counts.items()]
+    lines += _table(["retriever", "misses", *(CAUSES[c][0] for c in causes)], rows)
+    details = []
+    for r in card.retrievers:
+        for q in r.questions:
+            if q.diagnosis:
+                details.append(f"- `{r.name}` {q.id}: **{q.diagnosis['label']}**: {q.diagnosis['evidence']} "
+                               f"→ {q.diagnosis['suggestion']}")
+    if details:
+        lines += ["", "<details><summary>Every miss with its evidence</summary>", "", *details, "", "</details>"]
+    return lines

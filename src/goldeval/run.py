@@ -1,0 +1,61 @@
+"""A Run: what a retriever returned for each question, in rank order."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from goldeval.ranking import ranked
+from goldeval.types import PassageId, QuestionId
+
+Hits = list[tuple[PassageId, float]]
+"""One question's results as (passage id, score) pairs in rank order."""
+
+
+@dataclass
+class Run:
+    """Ranked results per question, plus the questions whose retrieval failed and why.
+
+    `results[qid]` is always in rank order (score descending, ties by id descending); build a Run
+    through `Run.from_scores` or `Run.add` so that rule is applied once, here.
+    """
+
+    name: str
+    results: dict[QuestionId, Hits] = field(default_factory=dict)
+    errors: dict[QuestionId, str] = field(default_factory=dict)
+
+    def add(self, qid: QuestionId, scores: Mapping[PassageId, float] | Iterable[tuple[PassageId, float]]) -> None:
+        self.results[qid] = ranked(scores)
+
+    @classmethod
+    def from_scores(cls, name: str, scores: Mapping[QuestionId, Mapping[PassageId, float]]) -> Run:
+        run = cls(name)
+        for qid, docs in scores.items():
+            run.add(qid, docs)
+        return run
+
+    def to_dict(self) -> dict[QuestionId, dict[PassageId, float]]:
+        """Plain dicts, as pytrec_eval and ranx take them."""
+        return {qid: dict(hits) for qid, hits in self.results.items()}
+
+    def top(self, k: int) -> Run:
+        """A copy cut to the top k results per question."""
+        return Run(self.name, {q: h[:k] for q, h in self.results.items()}, dict(self.errors))
+
+    def __iter__(self) -> Iterator[QuestionId]:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    # --- TREC run files: "qid Q0 docno rank score tag" -----------------------------------------
+
+    @classmethod
+    def read_trec(cls, path: str | Path, name: str | None = None) -> Run:
+        """Read a TREC run file (`qid Q0 docno rank score tag`), as trec_eval reads it: the rank
+        column is ignored, and a bad line is an InputError naming the file and the line."""
+        from goldeval.metrics.trec import read_run
+
+        scores, tag = read_run(path)
+        return cls.from_scores(name or tag or Path(path).stem, scores)

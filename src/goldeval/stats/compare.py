@@ -1,0 +1,420 @@
+"""Comparisons between retrievers on the same questions, counted in questions and in points.
+
+For each metric and each pair of systems (candidate vs reference; with several systems every later
+one against every earlier one): wins, losses and ties counted in questions, the mean difference with a
+paired-bootstrap percentile interval, a paired test (exact McNemar for 0/1 metrics such as hit@k and
+precision@1, the paired randomization test otherwise), Holm's correction across the pairs of a metric
+when more than two systems are compared, the minimum detectable difference for the set size, the
+number of questions needed to detect the observed difference, and a verdict in plain words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from goldeval.errors import InputError
+from goldeval.report.scorecard import Scorecard
+from goldeval.stats.bootstrap import bootstrap_means, percentile_interval, rng_for
+from goldeval.stats.paired import (
+    holm,
+    mcnemar_exact,
+    minimum_detectable_difference,
+    questions_needed,
+    randomization_pvalues,
+)
+
+TIE_TOLERANCE = 1e-12
+MCNEMAR = "exact McNemar"
+RANDOMIZATION = "paired randomization"
+
+
+@dataclass
+class MetricComparison:
+    """One metric, one pair: `a` (candidate) against `b` (reference); diff = mean(a) - mean(b)."""
+
+    metric: str
+    a: str
+    b: str
+    n: int
+    mean_a: float
+    mean_b: float
+    diff: float
+    ci: list[float]
+    wins: int
+    """Questions where a scores higher than b."""
+    losses: int
+    ties: int
+    test: str
+    p: float
+    p_adjusted: float
+    """Holm-adjusted across the pairs of this metric when more than two systems; else equal to p."""
+    significant: bool
+    mdd: float | None
+    """Minimum detectable difference (as a fraction, 0.1 = 10 points) at the comparison's power."""
+    questions_needed: int | None
+    verdict: str
+    detectable: str
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MetricComparison:
+        return cls(**{k: data[k] for k in cls.__dataclass_fields__})
+
+
+@dataclass
+class Comparison:
+    """Every metric comparison between a set of systems evaluated on the same questions."""
+
+    systems: list[str]
+    n_questions: int
+    metrics: list[str]
+    results: list[MetricComparison] = field(default_factory=list)
+    confidence: float = 0.95
+    alpha: float = 0.05
+    power: float = 0.8
+    seed: int = 0
+    resamples: int = 10_000
+    correction: str = "none"
+    n_errors: dict[str, int] = field(default_factory=dict)
+    """System -> compared questions on which its retriever errored (they score 0: the numbers are off)."""
+
+    def for_metric(self, metric: str) -> list[MetricComparison]:
+        return [r for r in self.results if r.metric == metric]
+
+    def get(self, metric: str, a: str, b: str) -> MetricComparison:
+        for r in self.results:
+            if r.metric == metric and r.a == a and r.b == b:
+                return r
+        raise KeyError((metric, a, b))
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["results"] = [asdict(r) for r in self.results]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Comparison:
+        fields = {k: data[k] for k in cls.__dataclass_fields__ if k in data and k != "results"}
+        return cls(**fields, results=[MetricComparison.from_dict(r) for r in data.get("results", [])])
+
+
+def compare_values(
+    values: Mapping[str, Mapping[str, Sequence[float] | np.ndarray]],
+    *,
+    metrics: Sequence[str] | None = None,
+    seed: int = 0,
+    resamples: int = 10_000,
+    confidence: float = 0.95,
+    power: float = 0.8,
+) -> Comparison:
+    """Compare systems from per-question values: `values[system][metric]`, aligned on the same questions."""
+    systems = list(values)
+    if len(systems) < 2:
+        raise InputError("a comparison needs at least two systems", value=systems,
+                         hint="evaluate two or more retrievers, or pass two results files")
+    metric_names = list(metrics) if metrics is not None else list(values[systems[0]])
+    n = len(next(iter(values[systems[0]].values()))) if metric_names else 0
+    alpha = 1 - confidence
+    pairs = [(j, i) for i in range(len(systems)) for j in range(i + 1, len(systems))]
+    columns = [(m, a, b) for m in metric_names for a, b in pairs]
+    comparison = Comparison(systems, n, metric_names, [], confidence, alpha, power, seed, resamples,
+                            "holm" if len(systems) > 2 else "none")
+    if not columns or n == 0:
+        return comparison
+    stacked = {(s, m): np.asarray(values[s][m], dtype=np.float64) for s in systems for m in metric_names}
+    a_vals = np.column_stack([stacked[(systems[a], m)] for m, a, _ in columns])
+    b_vals = np.column_stack([stacked[(systems[b], m)] for m, _, b in columns])
+    diffs = a_vals - b_vals
+    intervals = percentile_interval(bootstrap_means(diffs, resamples=resamples, rng=rng_for(seed, 2)), confidence)
+    pvalues, tests = _pvalues(diffs, a_vals, b_vals, [m for m, _, _ in columns], resamples, seed)
+    adjusted = _adjust(pvalues, [m for m, _, _ in columns], len(systems) > 2)
+    sd = _sd_of_differences(diffs, a_vals, b_vals)
+    for j, (m, a, b) in enumerate(columns):
+        comparison.results.append(_one(
+            m, systems[a], systems[b], n, a_vals[:, j], b_vals[:, j], diffs[:, j], intervals[:, j],
+            tests[j], pvalues[j], adjusted[j], sd[j], alpha, power, confidence,
+        ))
+    return comparison
+
+
+def _one(
+    metric: str, a: str, b: str, n: int, av: np.ndarray, bv: np.ndarray, d: np.ndarray, ci: np.ndarray,
+    test: str, p: float, p_adj: float, sd: float, alpha: float, power: float, confidence: float,
+) -> MetricComparison:
+    wins = int(np.sum(d > TIE_TOLERANCE))
+    losses = int(np.sum(d < -TIE_TOLERANCE))
+    diff = float(d.mean())
+    # The same non-zero difference on every question: there is no spread to size a test by, and a
+    # detectable difference estimated from the systems' own spread would only mislead.
+    same_everywhere = n > 1 and float(np.ptp(d)) <= TIE_TOLERANCE and abs(diff) > TIE_TOLERANCE
+    mdd = None if same_everywhere else minimum_detectable_difference(sd, n, alpha=alpha, power=power)
+    needed = None if same_everywhere else questions_needed(diff, sd, alpha=alpha, power=power)
+    result = MetricComparison(
+        metric=metric, a=a, b=b, n=n, mean_a=float(av.mean()), mean_b=float(bv.mean()), diff=diff,
+        ci=[float(ci[0]), float(ci[1])], wins=wins, losses=losses, ties=n - wins - losses, test=test,
+        p=float(p), p_adjusted=float(p_adj), significant=bool(p_adj < alpha), mdd=mdd,
+        questions_needed=needed, verdict="", detectable="",
+    )
+    result.verdict = verdict_text(result, confidence)
+    result.detectable = detectable_text(result, power)
+    return result
+
+
+def is_binary_metric(metric: str, values: np.ndarray) -> bool:
+    """hit@k and precision@1 take only 0 and 1 per question: the exact McNemar test applies."""
+    name = metric.split("@")[0].lower()
+    named = name in ("hit", "success") or metric.lower() in ("precision@1", "p@1")
+    return named and bool(np.all((values == 0) | (values == 1)))
+
+
+def _pvalues(
+    diffs: np.ndarray, a_vals: np.ndarray, b_vals: np.ndarray, metrics: list[str], rounds: int, seed: int
+) -> tuple[np.ndarray, list[str]]:
+    binary = [is_binary_metric(m, a_vals[:, j]) and is_binary_metric(m, b_vals[:, j]) for j, m in enumerate(metrics)]
+    p = np.ones(diffs.shape[1])
+    for j in (j for j, is_bin in enumerate(binary) if is_bin):
+        p[j] = mcnemar_exact(a_vals[:, j], b_vals[:, j])
+    rest = [j for j, is_bin in enumerate(binary) if not is_bin]
+    if rest:
+        p[rest] = randomization_pvalues(diffs[:, rest], rounds=rounds, rng=rng_for(seed, 3))
+    return p, [MCNEMAR if is_bin else RANDOMIZATION for is_bin in binary]
+
+
+def _adjust(pvalues: np.ndarray, metrics: list[str], several: bool) -> list[float]:
+    if not several:
+        return pvalues.tolist()
+    out = pvalues.tolist()
+    for metric in dict.fromkeys(metrics):
+        idx = [j for j, m in enumerate(metrics) if m == metric]
+        for j, adjusted in zip(idx, holm([pvalues[j] for j in idx]), strict=True):
+            out[j] = adjusted
+    return out
+
+
+def _sd_of_differences(diffs: np.ndarray, a_vals: np.ndarray, b_vals: np.ndarray) -> np.ndarray:
+    """Per-question sd of the differences; when the two systems never differ, the sd two unrelated
+    systems would have (sqrt(var a + var b)), so the detectable difference is still stated."""
+    n = diffs.shape[0]
+    if n < 2:
+        return np.zeros(diffs.shape[1])
+    sd = diffs.std(axis=0, ddof=1)
+    fallback = np.sqrt(a_vals.var(axis=0, ddof=1) + b_vals.var(axis=0, ddof=1))
+    return np.asarray(np.where(sd > 0, sd, fallback))
+
+
+def _points(x: float) -> str:
+    return f"{abs(x) * 100:.1f}"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def format_p(p: float) -> str:
+    return "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
+
+
+def verdict_text(r: MetricComparison, confidence: float = 0.95) -> str:
+    """E.g. "base leads small by 2 questions of 33 on hit@5 (6.1 points, 95% CI -4 to +16, p = 0.5): within noise"."""
+    if r.n == 1:
+        return (f"{r.a} vs {r.b} on {r.metric}: one question: nothing can be tested "
+                f"({r.a} {r.mean_a:.3g}, {r.b} {r.mean_b:.3g})")
+    if r.wins == 0 and r.losses == 0:
+        return f"{r.a} and {r.b} tie on {r.metric}: the same value on all {r.n} questions"
+    leader, other, sign = (r.a, r.b, 1.0) if r.diff > 0 or (r.diff == 0 and r.wins >= r.losses) else (r.b, r.a, -1.0)
+    low, high = sorted((sign * r.ci[0] * 100, sign * r.ci[1] * 100))
+    p_text = format_p(r.p_adjusted) + (" after Holm" if r.p_adjusted != r.p else "")
+    stats = f"{round(confidence * 100)}% CI {low:+.1f} to {high:+.1f}, {p_text}"
+    if abs(r.diff) <= TIE_TOLERANCE:
+        return (f"{r.a} and {r.b} are level on {r.metric}: {r.a} better on {r.wins}, worse on {r.losses} "
+                f"of {r.n} questions, same mean ({stats}): within noise")
+    better, worse = (r.wins, r.losses) if sign > 0 else (r.losses, r.wins)
+    if r.test == MCNEMAR:
+        head = (f"{leader} leads {other} by {_count(better - worse, 'question')} of {r.n} on {r.metric} "
+                f"({_points(r.diff)} points")
+    else:
+        head = (f"{leader} leads {other} on {r.metric} by {_points(r.diff)} points (better on {better}, "
+                f"worse on {worse} of {r.n} questions")
+    outcome = "a real difference" if r.significant else "within noise"
+    return f"{head}, {stats}): {outcome}"
+
+
+def detectable_text(r: MetricComparison, power: float = 0.8) -> str:
+    """E.g. "with 33 questions, only differences of about 24 points are detectable at 80% power; ..."."""
+    if r.n == 1:
+        return f"with one question, nothing on {r.metric} can be tested"
+    if r.mdd is None and abs(r.diff) > TIE_TOLERANCE:
+        text = (f"with {r.n} questions, the difference on {r.metric} is the same on every question "
+                f"({r.diff * 100:+.1f} points)")
+        return text + ("" if r.significant else "; too few questions for a test to call it real")
+    if r.mdd is None:
+        return f"with {r.n} questions, both systems score the same on every question on {r.metric}"
+    text = (f"with {r.n} questions, only differences of about {r.mdd * 100:.0f} points on {r.metric} "
+            f"are detectable at {power:.0%} power")
+    if r.questions_needed is not None and not r.significant:
+        text += f"; detecting the observed {_points(r.diff)} points would take about {r.questions_needed} questions"
+    return text
+
+
+# --- building comparisons from scorecards -------------------------------------------------------
+
+
+def compare_scorecard(
+    scorecard: Scorecard, *, metrics: Sequence[str] | None = None, seed: int = 0,
+    resamples: int = 10_000, confidence: float = 0.95, power: float = 0.8,
+) -> Comparison:
+    """Compare the retrievers inside one scorecard (the first one is the reference of the others)."""
+    return compare_scorecards([scorecard], metrics=metrics, seed=seed, resamples=resamples,
+                              confidence=confidence, power=power)
+
+
+def compare_scorecards(
+    scorecards: Sequence[Scorecard], *, labels: Sequence[str] | None = None, metrics: Sequence[str] | None = None,
+    seed: int = 0, resamples: int = 10_000, confidence: float = 0.95, power: float = 0.8,
+) -> Comparison:
+    """Compare every retriever of several scorecards, which must hold the same questions and golden set.
+
+    Systems are named by retriever, or `label/retriever` when names would collide; `labels` default
+    to each scorecard's position (`#1`, `#2`, ...).
+    """
+    labels = list(labels) if labels is not None else [f"#{i + 1}" for i in range(len(scorecards))]
+    check_same_questions(scorecards, labels)
+    qids = [q.id for q in scorecards[0].retrievers[0].answerable] if scorecards[0].retrievers else []
+    values: dict[str, dict[str, np.ndarray]] = {}
+    n_errors: dict[str, int] = {}
+    common = _common_metrics(scorecards, metrics)
+    for sc, systems in zip(scorecards, system_names(scorecards, labels), strict=True):
+        for r, system in zip(sc.retrievers, systems, strict=True):
+            by_id = {q.id: q for q in r.answerable}
+            values[system] = {m: np.array([by_id[q].metrics.get(m, 0.0) for q in qids]) for m in common}
+            n_errors[system] = sum(1 for q in r.answerable if q.error)
+    comparison = compare_values(values, metrics=common, seed=seed, resamples=resamples,
+                                confidence=confidence, power=power)
+    comparison.n_errors = n_errors
+    return comparison
+
+
+def system_names(scorecards: Sequence[Scorecard], labels: Sequence[str]) -> list[list[str]]:
+    """The system name of each retriever of each scorecard: its name, or `label/name` when names collide."""
+    names = [r.name for sc in scorecards for r in sc.retrievers]
+    clash = len(set(names)) < len(names)
+    return [[f"{label}/{r.name}" if clash else r.name for r in sc.retrievers]
+            for label, sc in zip(labels, scorecards, strict=True)]
+
+
+@dataclass
+class GateCheck:
+    """One gated pair: is `a` (candidate) worse than `b` (baseline) beyond noise?"""
+
+    result: MetricComparison
+    p_adjusted: float
+    """Holm-adjusted over the gated pairs only (equal to the raw p when a single pair is gated)."""
+    worse: bool
+
+
+def gate_pairs(scorecards: Sequence[Scorecard], labels: Sequence[str]) -> tuple[list[tuple[str, str]], list[str]]:
+    """The (candidate, baseline) systems a `--fail-if-worse` gate checks, and notes on those it cannot.
+
+    One scorecard: every retriever against the first. Several: each retriever of a later scorecard
+    against the retriever of the same name in the first (when both hold a single retriever, against
+    it whatever its name). Measuring `new/dense` against `frozen/bm25` says nothing about a regression.
+    """
+    names = system_names(scorecards, labels)
+    if len(scorecards) == 1:
+        return [(s, names[0][0]) for s in names[0][1:]], []
+    baseline = {r.name: s for r, s in zip(scorecards[0].retrievers, names[0], strict=True)}
+    pairs: list[tuple[str, str]] = []
+    notes: list[str] = []
+    for sc, systems in zip(scorecards[1:], names[1:], strict=True):
+        for r, system in zip(sc.retrievers, systems, strict=True):
+            if r.name in baseline:
+                pairs.append((system, baseline[r.name]))
+            elif len(sc.retrievers) == 1 and len(names[0]) == 1:
+                pairs.append((system, names[0][0]))
+                notes.append(f"{system} is gated against {names[0][0]}, the only retriever of the baseline")
+            else:
+                notes.append(f"{system} is not gated: no retriever named {r.name} in the baseline "
+                             f"{labels[0]} ({', '.join(baseline)})")
+    return pairs, notes
+
+
+def gate(comparison: Comparison, pairs: Sequence[tuple[str, str]], metric: str) -> list[GateCheck]:
+    """Each gated pair on `metric`, with Holm's correction over the gated pairs only (not every pair)."""
+    results = [comparison.get(metric, a, b) for a, b in pairs]
+    raw = [r.p for r in results]
+    adjusted = holm(raw) if len(raw) > 1 else raw
+    return [GateCheck(r, float(p), bool(r.diff < -TIE_TOLERANCE and p < comparison.alpha))
+            for r, p in zip(results, adjusted, strict=True)]
+
+
+def _common_metrics(scorecards: Sequence[Scorecard], metrics: Sequence[str] | None) -> list[str]:
+    available = [m for m in scorecards[0].metrics if all(m in sc.metrics for sc in scorecards)]
+    if metrics is None:
+        return available
+    missing = [m for m in metrics if m not in available]
+    if missing:
+        raise InputError(f"metric(s) {', '.join(missing)} not in every results file", value=missing,
+                         hint="available: " + ", ".join(available))
+    return list(metrics)
+
+
+def check_same_questions(scorecards: Sequence[Scorecard], labels: Sequence[str]) -> None:
+    """Refuse to compare scorecards whose golden set or question sets differ, naming the questions."""
+    first_fp = scorecards[0].golden.get("fingerprint")
+    reference = _question_ids(scorecards[0])
+    for label, sc in zip(labels[1:], scorecards[1:], strict=True):
+        ids = _question_ids(sc)
+        if ids != reference:
+            only_a = sorted(reference - ids)
+            only_b = sorted(ids - reference)
+            parts = []
+            if only_a:
+                parts.append(f"only in {labels[0]}: {_few(only_a)}")
+            if only_b:
+                parts.append(f"only in {label}: {_few(only_b)}")
+            raise InputError(
+                f"{labels[0]} and {label} were evaluated on different questions ({'; '.join(parts)})",
+                value=label, hint="re-run both evaluations on the same golden set",
+            )
+        flipped = sorted(_answerable_ids(scorecards[0]) ^ _answerable_ids(sc))
+        if flipped:
+            raise InputError(
+                f"{labels[0]} and {label} disagree on which questions are off-topic ({_few(flipped)}): "
+                "the golden set changed between the evaluations",
+                value=label, hint="re-run both evaluations on the same golden set",
+            )
+        fp = sc.golden.get("fingerprint")
+        if first_fp and fp and fp != first_fp:
+            raise InputError(
+                f"{labels[0]} and {label} used different golden sets (fingerprint {first_fp} vs {fp}) "
+                "with the same question ids: the questions or expected answers changed",
+                value=label, hint="re-run both evaluations on the same golden set",
+            )
+    for label, sc in zip(labels, scorecards, strict=True):
+        for r in sc.retrievers[1:]:
+            if {(q.id, q.off_topic) for q in r.questions} != {(q.id, q.off_topic) for q in sc.retrievers[0].questions}:
+                raise InputError(f"retrievers of {label} were scored on different questions", value=r.name)
+
+
+def _question_ids(sc: Scorecard) -> set[str]:
+    return {q.id for r in sc.retrievers for q in r.questions}
+
+
+def _answerable_ids(sc: Scorecard) -> set[str]:
+    return {q.id for r in sc.retrievers for q in r.answerable}
+
+
+def _few(ids: list[str], limit: int = 10) -> str:
+    shown = ", ".join(ids[:limit])
+    return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
+
+
+def headline_metrics(metric_names: Sequence[str], ks: Sequence[int]) -> list[str]:
+    """The few metrics verdicts are shown for by default: hit@k at the largest k, MRR, nDCG@k."""
+    k = max(ks) if ks else 10
+    wanted = [f"hit@{k}", "mrr", f"ndcg@{k}"]
+    chosen = [m for m in wanted if m in metric_names]
+    return chosen or list(metric_names[:3])

@@ -1,0 +1,1 @@
+"""Store: goldeval's own workspace (.goldeval/): embedding cache, indexes, database backends."""

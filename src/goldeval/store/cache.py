@@ -1,0 +1,189 @@
+"""The embedding cache: vectors keyed by model and by the content hash of each text.
+
+Layout, under `<workspace>/embeddings/<model-slug>-<hash of the model key>/`:
+
+    model.json          what the key stands for (model name, weights, prefixes), for people
+    <entry>.gsemb       one write-once entry: a header line, the text hashes, the vectors
+
+An entry's file name is the hash of the model key and of the text hashes it holds, so two runs
+that embed the same texts write the same name with the same content (`os.replace` is atomic:
+whoever wins, the file is whole). A header records the count, the dimension and a SHA-256 of the
+payload; an entry whose size or checksum does not match (a truncated or corrupt file) is
+deleted and its texts are embedded again. Texts are hashed exactly as the model sees them (prefix
+included), so a query and a passage with the same text share a vector only if the model would
+give them the same one. Two models never share a folder; two corpora share vectors only for
+identical texts, which is correct.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from goldeval.store.atomic import write_atomic
+from goldeval.store.workspace import Workspace, file_lock
+
+MAGIC = b"GSEMB1 "
+HASH_BYTES = 16
+MAX_ENTRIES = 32
+"""Past this many entries in a model's folder, they are merged into one (`EmbeddingCache.compact`)."""
+
+Encode = Callable[[list[str]], np.ndarray]
+"""Embeds a list of texts into a float32 matrix, one row per text."""
+
+
+def text_hash(text: str) -> bytes:
+    """The cache key of one text: the first 16 bytes of SHA-256 of its UTF-8 bytes."""
+    return hashlib.sha256(text.encode("utf-8")).digest()[:HASH_BYTES]
+
+
+@dataclass
+class CacheStats:
+    """What the last `get_or_compute` did, for tests and progress lines."""
+
+    hits: int = 0
+    computed: int = 0
+    corrupt_entries: list[str] = field(default_factory=list)
+
+
+class EmbeddingCache:
+    """Vectors of one model, found by text hash, stored in write-once entries."""
+
+    def __init__(self, workspace: Workspace, model_key: str, *, slug: str = "model", about: dict[str, object] | None = None) -> None:
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in slug)[:48]
+        digest = hashlib.sha256(model_key.encode()).hexdigest()[:16]
+        self.folder = workspace.embeddings / f"{safe}-{digest}"
+        self.model_key = model_key
+        self.stats = CacheStats()
+        self._folder_ready = False
+        self._about = about or {}
+        # Entries are write-once, so one read per process is enough (passages, then queries).
+        self._memo: dict[str, tuple[list[bytes], np.ndarray]] = {}
+
+    def get_or_compute(self, texts: Sequence[str], encode: Encode, *, prefix: str = "") -> np.ndarray:
+        """Vectors for `texts`: cached ones read, the rest embedded once by `encode` (bare texts).
+
+        `prefix` is what the model puts before each text (e5's `query: `); it is part of the key.
+        """
+        self.stats = CacheStats()
+        hashes = [text_hash(prefix + t) for t in texts]
+        known = self._load(set(hashes))
+        missing: dict[bytes, int] = {}
+        for i, h in enumerate(hashes):
+            if h not in known and h not in missing:
+                missing[h] = i
+        if missing:
+            new_texts = [texts[i] for i in missing.values()]
+            vectors = np.ascontiguousarray(encode(new_texts), dtype=np.float32)
+            if vectors.shape[0] != len(new_texts):
+                raise ValueError(f"encoder returned {vectors.shape[0]} vectors for {len(new_texts)} texts")
+            self._write(list(missing), vectors)
+            known.update(zip(missing, vectors, strict=True))
+            if len(self.entries()) > MAX_ENTRIES:
+                self.compact()
+        self.stats.hits = len(texts) - len(missing)
+        self.stats.computed = len(missing)
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.stack([known[h] for h in hashes]).astype(np.float32, copy=False)
+
+    # --- entries ---------------------------------------------------------------------------------
+
+    def entries(self) -> list[Path]:
+        if not self.folder.is_dir():
+            return []
+        return sorted(self.folder.glob("*.gsemb"))
+
+    def _load(self, wanted: set[bytes]) -> dict[bytes, np.ndarray]:
+        found: dict[bytes, np.ndarray] = {}
+        for path in self.entries():
+            entry = self._memo.get(path.name) or read_entry(path)
+            if entry is None and not path.exists():
+                continue  # merged into a larger entry by another run's compaction meanwhile
+            if entry is None:
+                self.stats.corrupt_entries.append(path.name)
+                print(f"goldeval: cache entry {path} is corrupt or truncated; re-embedding its texts", file=sys.stderr)
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+                continue
+            self._memo[path.name] = entry
+            hashes, vectors = entry
+            for i, h in enumerate(hashes):
+                if h in wanted:
+                    found[h] = vectors[i]
+        return found
+
+    def _write(self, hashes: list[bytes], vectors: np.ndarray) -> None:
+        if not self._folder_ready:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            about = {"model_key": self.model_key, **self._about}
+            write_atomic(self.folder / "model.json", json.dumps(about, indent=2, default=str).encode())
+            self._folder_ready = True
+        hash_blob = b"".join(hashes)
+        name = hashlib.sha256(self.model_key.encode() + hash_blob).hexdigest()[:32] + ".gsemb"
+        write_entry(self.folder / name, hash_blob, vectors)
+        self._memo[name] = (list(hashes), vectors)
+
+    def compact(self) -> None:
+        """Merge every entry into one (under a lock), then delete the merged ones.
+
+        The merged entry is written before any old one is removed, so a concurrent reader finds each
+        vector in one file or the other; at worst it embeds a few texts again.
+        """
+        with file_lock(self.folder / ".compact.lock"):
+            paths = self.entries()
+            if len(paths) <= 1:
+                return
+            merged: dict[bytes, np.ndarray] = {}
+            for path in paths:
+                entry = self._memo.get(path.name) or read_entry(path)
+                if entry is not None:
+                    merged.update(zip(*entry, strict=True))
+            if merged:
+                self._write(list(merged), np.stack(list(merged.values())))
+            keep = hashlib.sha256(self.model_key.encode() + b"".join(merged)).hexdigest()[:32] + ".gsemb"
+            for path in paths:
+                if path.name != keep:
+                    with contextlib.suppress(FileNotFoundError):
+                        path.unlink()
+                    self._memo.pop(path.name, None)
+
+
+def write_entry(path: Path, hash_blob: bytes, vectors: np.ndarray) -> None:
+    """Write one entry: `GSEMB1 {json header}\\n`, then the hashes, then float32 rows."""
+    vec_blob = np.ascontiguousarray(vectors, dtype="<f4").tobytes()
+    digest = hashlib.sha256(hash_blob + vec_blob).hexdigest()
+    header = {"count": len(hash_blob) // HASH_BYTES, "dim": int(vectors.shape[1]), "sha256": digest}
+    write_atomic(path, [MAGIC + json.dumps(header).encode() + b"\n", hash_blob, vec_blob])
+
+
+def read_entry(path: Path) -> tuple[list[bytes], np.ndarray] | None:
+    """An entry's hashes and vectors, or None when it is truncated, corrupt or unreadable."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    end = data.find(b"\n")
+    if not data.startswith(MAGIC) or end < 0:
+        return None
+    try:
+        header = json.loads(data[len(MAGIC) : end])
+        count, dim, digest = int(header["count"]), int(header["dim"]), str(header["sha256"])
+    except (ValueError, KeyError, TypeError):
+        return None
+    payload = memoryview(data)[end + 1 :]
+    if len(payload) != count * HASH_BYTES + count * dim * 4:
+        return None
+    if hashlib.sha256(payload).hexdigest() != digest:
+        return None
+    hash_blob = bytes(payload[: count * HASH_BYTES])
+    vectors = np.frombuffer(payload[count * HASH_BYTES :], dtype="<f4").reshape(count, dim)
+    hashes = [hash_blob[i : i + HASH_BYTES] for i in range(0, len(hash_blob), HASH_BYTES)]
+    return hashes, vectors

@@ -1,0 +1,167 @@
+"""A localhost server for the live scorecard: the page, its assets, and the loaded results. Nothing else.
+
+Security model. The server answers GET and HEAD for a fixed set of exact paths (`ROUTES`); every other
+path, including any traversal attempt (`/../`, `%2e%2e`, absolute paths, backslashes), is a 404 because
+the path is looked up in a dict, never joined to a folder. The static files are read from package data
+(`goldeval/web/static/`), and the results come from the results files the user named (re-read when they
+change, see `live.py`) or from memory, so no other file can be read through it.
+It binds 127.0.0.1 by default; every response carries a strict Content-Security-Policy (scripts and
+styles only from the page's own origin), so even a document text that slipped past the page's escaping
+could not run a script. On a loopback address it also refuses requests whose Host header names another
+machine (403), so a web page that rebinds its own domain name to 127.0.0.1 (DNS rebinding) cannot read
+the results through the visitor's browser.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from goldeval.errors import InputError
+from goldeval.web.live import FixedResults, ResultsSource, version_body
+from goldeval.web.page import static_text
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+
+JSON = "application/json; charset=utf-8"
+# path -> (static file name, content type); `/results.json` and `/version` come from the results source
+ROUTES: dict[str, tuple[str, str]] = {
+    "/": ("index.html", "text/html; charset=utf-8"),
+    "/index.html": ("index.html", "text/html; charset=utf-8"),
+    "/app.js": ("app.js", "text/javascript; charset=utf-8"),
+    "/style.css": ("style.css", "text/css; charset=utf-8"),
+}
+DYNAMIC = ("/results.json", "/version")
+
+
+@dataclass
+class _Content:
+    body: bytes
+    content_type: str
+
+
+def _contents() -> dict[str, _Content]:
+    """The page's files, read once up front."""
+    return {path: _Content(static_text(name).encode("utf-8"), ctype) for path, (name, ctype) in ROUTES.items()}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server_version = "goldeval"
+    sys_version = ""
+    contents: dict[str, _Content] = {}
+    source: ResultsSource
+    quiet = True
+    allowed_hosts: frozenset[str] | None = None
+    """Host header names accepted (without port); None accepts any (when bound beyond loopback)."""
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        self._answer(send_body=True)
+
+    def do_HEAD(self) -> None:  # noqa: N802
+        self._answer(send_body=False)
+
+    def _answer(self, *, send_body: bool) -> None:
+        # Exact lookup of the raw path (query string dropped): no decoding, no joining, no file system.
+        path = self.path.split("?", 1)[0].split("#", 1)[0]
+        content = self.contents.get(path)
+        if path in DYNAMIC:
+            body, version, error = self.source.current()
+            content = _Content(body if path == "/results.json" else version_body(version, error), JSON)
+        if not self._host_allowed():
+            body = b"403 forbidden: unexpected Host header\n"
+            self.send_response(HTTPStatus.FORBIDDEN)
+            self._headers("text/plain; charset=utf-8", len(body))
+        elif content is None:
+            body = b"404 not found\n"
+            self.send_response(HTTPStatus.NOT_FOUND)
+            self._headers("text/plain; charset=utf-8", len(body))
+        else:
+            body = content.body
+            self.send_response(HTTPStatus.OK)
+            self._headers(content.content_type, len(body))
+        if send_body:
+            self.wfile.write(body)
+
+    def _host_allowed(self) -> bool:
+        host = self.headers.get("Host")
+        if self.allowed_hosts is None or host is None:
+            return True
+        name = host.strip().lower()
+        name = name[1 : name.find("]")] if name.startswith("[") else name.rsplit(":", 1)[0]
+        return name in self.allowed_hosts
+
+    def _headers(self, content_type: str, length: int) -> None:
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(length))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")
+        self.send_header("Content-Security-Policy", CSP)
+        self.end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's signature
+        if not self.quiet:
+            sys.stderr.write(f"goldeval serve: {self.address_string()} {format % args}\n")
+
+
+class ScorecardServer(ThreadingHTTPServer):
+    """A ThreadingHTTPServer that serves one payload; `url` is the address to open."""
+
+    daemon_threads = True
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        host = host.decode() if isinstance(host, bytes) else str(host)
+        shown = f"[{host}]" if ":" in host else host
+        return f"http://{shown}:{port}/"
+
+
+class _ScorecardServer6(ScorecardServer):
+    address_family = socket.AF_INET6
+
+
+def make_server(
+    results: Mapping[str, Any] | ResultsSource, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, quiet: bool = True
+) -> ScorecardServer:
+    """Bind a server for a payload (see `results_payload`) or a `ResultsFiles` source that follows its
+    files; port 0 picks a free port. Call `serve_forever()` on it, or `start_in_thread`."""
+    source = FixedResults(results) if isinstance(results, Mapping) else results
+    allowed = frozenset(LOOPBACK | {host.strip("[]").lower()}) if is_loopback(host) else None
+    handler = type("Handler", (_Handler,), {"contents": _contents(), "source": source, "quiet": quiet, "allowed_hosts": allowed})
+    server_class: type[ScorecardServer] = ScorecardServer
+    if ":" in host:
+        server_class = _ScorecardServer6
+    try:
+        return server_class((host, port), handler)
+    except OSError as exc:
+        raise InputError(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}",
+            value=port,
+            hint="choose another port with --port N (0 picks a free one)",
+        ) from None
+
+
+def start_in_thread(server: ScorecardServer) -> threading.Thread:
+    """Serve in a daemon thread (for tests and notebooks); stop with `server.shutdown()`."""
+    thread = threading.Thread(target=server.serve_forever, name="goldeval-serve", daemon=True)
+    thread.start()
+    return thread
+
+
+def is_loopback(host: str) -> bool:
+    host = host.strip("[]").lower()
+    return host in LOOPBACK or host.startswith("127.")

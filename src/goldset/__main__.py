@@ -1,3 +1,0 @@
-from goldset.cli import main
-
-raise SystemExit(main())

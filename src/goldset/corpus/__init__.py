@@ -1,7 +1,0 @@
-"""Corpus: load a folder, JSONL, BEIR or Cranfield collection; chunk it into passages."""
-
-from goldset.corpus.chunking import ChunkSpec, parse_chunk_spec
-from goldset.corpus.loaders import load_corpus
-from goldset.corpus.model import Corpus, Document, Passage
-
-__all__ = ["ChunkSpec", "Corpus", "Document", "Passage", "load_corpus", "parse_chunk_spec"]

@@ -1,1 +1,0 @@
-"""Store: goldset's own workspace (.goldset/): embedding cache, indexes, database backends."""
