@@ -16,7 +16,7 @@ import urllib.request
 import goldeval
 from goldeval.corpus.model import Corpus, Document
 from goldeval.golden.model import GoldenSet, Question
-from goldeval.web.page import results_payload
+from goldeval.report.page import results_payload
 from goldeval.web.server import make_server, start_in_thread
 
 DOCS = {

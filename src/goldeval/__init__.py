@@ -1,35 +1,48 @@
 """goldeval: tells you whether your retrieval is any good, and whether a change made it better.
 
-The product surface is a handful of nouns: `Corpus`, `GoldenSet`, `Run`, `evaluate`, `compare`,
-`Scorecard`. Heavy parts (models, the web server, databases) are imported lazily.
+The product surface is a handful of nouns, all importable from here:
+- the golden set: `GoldenSet` of `Question`s (with `Provenance`) and their `Judgment`s (`Qrels`);
+- the corpus: `Corpus`; a retriever's output: `Run`; what a metric is: `Metric`, `parse_metric`;
+- `evaluate(retrievers, golden, corpus=...)` -> `Scorecard` (scores, curves, the `RunIdentity`);
+- `compare(scorecard)` -> the same scorecard with intervals, paired tests and miss causes.
+Heavy parts (models, the web server, databases) are imported lazily.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
-__all__ = ["Corpus", "GoldenSet", "Question", "Run", "Metric", "parse_metric", "evaluate", "Scorecard", "__version__"]
+__all__ = [
+    "Corpus", "GoldenSet", "Question", "Provenance", "Judgment", "Qrels", "Run", "Metric", "parse_metric",
+    "evaluate", "compare", "Scorecard", "RunIdentity", "__version__",
+]
 
 _LAZY = {
     "Corpus": "goldeval.corpus",
-    "GoldenSet": "goldeval.golden",
-    "Question": "goldeval.golden",
+    "GoldenSet": "goldeval.golden.model",
+    "Question": "goldeval.golden.model",
+    "Provenance": "goldeval.golden.model",
+    "Judgment": "goldeval.golden.model",
+    "Qrels": "goldeval.golden.model",
     "Run": "goldeval.run",
     "Metric": "goldeval.metrics",
     "parse_metric": "goldeval.metrics",
     "evaluate": "goldeval.evaluation",
-    "Scorecard": "goldeval.report.scorecard",
+    "compare": "goldeval.stats.annotate",
+    "Scorecard": "goldeval.scorecard",
+    "RunIdentity": "goldeval.scorecard",
 }
 
 if TYPE_CHECKING:
     from goldeval.corpus import Corpus
     from goldeval.evaluation import evaluate
-    from goldeval.golden import GoldenSet, Question
+    from goldeval.golden.model import GoldenSet, Judgment, Provenance, Qrels, Question
     from goldeval.metrics import Metric, parse_metric
-    from goldeval.report.scorecard import Scorecard
     from goldeval.run import Run
+    from goldeval.scorecard import RunIdentity, Scorecard
+    from goldeval.stats.annotate import compare
 
 
 def __getattr__(name: str) -> Any:

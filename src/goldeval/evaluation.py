@@ -14,6 +14,8 @@ into the retrieval metrics.
 from __future__ import annotations
 
 import hashlib
+import os
+import platform
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -25,13 +27,15 @@ from goldeval import __version__
 from goldeval.corpus.model import Corpus, Passage
 from goldeval.errors import GoldevalError, InputError, InputErrors
 from goldeval.golden.model import GoldenSet, Question
+from goldeval.ids import DocumentOf, doc_part
 from goldeval.metrics.compute import evaluate_ranked
-from goldeval.metrics.definitions import Metric, default_metrics, parse_metric
+from goldeval.metrics.definitions import Metric, default_metrics, headline_metrics, parse_metric
 from goldeval.report.progress import progress_bar
-from goldeval.report.scorecard import Hit, QuestionResult, RetrieverResult, Scorecard
 from goldeval.retrievers.base import BuildContext, Retriever, build_retriever, needs_corpus
 from goldeval.retrievers.function import FunctionRetriever
 from goldeval.run import Run
+from goldeval.scorecard.curves import flips, metric_curves
+from goldeval.scorecard.model import Hit, QuestionResult, RetrieverResult, RunIdentity, Scorecard
 
 RetrieverLike = Retriever | Callable[[str, int], Any] | str
 """A Retriever, a `search_fn(question, k)`, or a spec string such as `bm25` or `dense:minilm`."""
@@ -46,24 +50,22 @@ def evaluate(
     corpus: Corpus | None = None,
     k: int | Sequence[int] = (1, 5, 10),
     metrics: Sequence[Metric | str] | None = None,
+    headline: Metric | str | None = None,
     level: str = "doc",
     depth: int = 100,
     chunking: Any = None,
     workspace: str | Path = ".goldeval",
     options: Mapping[str, object] | None = None,
     progress: bool = False,
-    stats: bool = True,
-    seed: int = 0,
-    resamples: int = 10_000,
 ) -> Scorecard:
-    """Evaluate one or more retrievers on a golden set; returns a Scorecard.
+    """Evaluate one or more retrievers on a golden set; returns a Scorecard of scores, no statistics.
 
     `goldeval.evaluate(search_fn, golden, k=10)` works with just a function `search_fn(question, k)`
     returning ids or (id, score) pairs. Spec strings (`bm25`, `dense:minilm`) need `corpus`.
     `depth` is how many results are retrieved per question (N): a miss reports the rank where an
-    expected answer finally appeared within it. With `stats` (the default), the scorecard also gets
-    seeded bootstrap intervals, comparisons, breakdowns, off-topic separability and a diagnosis of every
-    miss (`goldeval.stats.annotate_scorecard`, `seed` and `resamples`).
+    expected answer finally appeared within it, and the scorecard holds every metric curve for k = 1..depth.
+    Statistics (bootstrap intervals, paired tests, off-topic separability, miss causes) are a separate
+    step, `goldeval.compare(scorecard)`, as ranx keeps `evaluate` and `compare` apart.
     """
     if level not in ("doc", "chunk"):
         raise InputError(f"level must be doc or chunk, not {level!r}", value=level, hint="--level doc|chunk")
@@ -76,8 +78,12 @@ def evaluate(
     if not len(golden_set):
         raise InputError("the golden set has no questions", hint="add questions: id, question, expected")
     metric_list = _metrics(metrics, tuple(ks))
+    chosen = parse_metric(headline) if isinstance(headline, str) else headline
+    if chosen is not None and chosen not in metric_list:
+        metric_list.append(chosen)
     # retrieve deep enough for every cut-off asked for (recall@200 needs 200 results, not 100)
     depth = max(depth, ks[-1], *(m.k for m in metric_list if m.k is not None))
+    chunk_spec = chunking if isinstance(chunking, str) else None
     if isinstance(chunking, str):
         from goldeval.corpus.chunking import parse_chunk_spec
 
@@ -85,36 +91,50 @@ def evaluate(
     passages = corpus.passages(chunking) if corpus is not None else []
     if corpus is not None and level == "chunk":
         _check_chunk_ids(golden_set, passages, chunked=chunking is not None)
+    fingerprint = passages_fingerprint(passages) if corpus is not None else ""
     ctx = BuildContext(
         passages=passages,
         workspace=Path(workspace),
-        corpus_key=_passages_key(passages),
+        corpus_key=fingerprint[:16],
         options={"progress": progress, **(options or {})},  # encoders draw their bar only with progress
     )
     named = _named(retrievers)
     doc_of = {p.id: p.doc_id for p in passages}
+    document_of = DocumentOf(doc_of, None if passages else _judged_docs(golden_set))
     results = []
     try:
         for name, spec in named.items():
             started = time.perf_counter()
             retriever = _build(spec, name, ctx, corpus, progress)
             run = _search_isolating_errors(retriever, golden_set, depth, progress)
-            results.append(_score(name, run, golden_set, metric_list, level, doc_of, ks[-1], time.perf_counter() - started))
+            result = _score(name, run, golden_set, metric_list, level, document_of, ks[-1],
+                            time.perf_counter() - started)
+            result.config = {**dict(getattr(retriever, "config", None) or {"spec": spec if isinstance(spec, str) else name}),
+                             "depth": depth}
+            result.curves = metric_curves(result.questions, depth)
+            results.append(result)
     finally:
         _close_built(ctx)
-    snippets = _snippets(results, passages)
-    card = Scorecard(
+    created = datetime.now(UTC).isoformat(timespec="seconds")
+    return Scorecard(
         retrievers=results,
-        metrics=[str(m) for m in metric_list],
+        metrics=metric_list,
         k=ks,
         depth=depth,
+        headline=headline_metrics(metric_list, ks, chosen),
         level=level,
+        identity=RunIdentity(
+            corpus_fingerprint=fingerprint, golden_fingerprint=golden_set.fingerprint(),
+            golden_version=golden_set.version, chunking=chunk_spec or (str(chunking) if chunking else None),
+            goldeval_version=__version__, created=created, machine=machine(),
+        ),
         golden={
             "path": golden_set.path,
             "n_questions": len(golden_set),
             "n_answerable": len(golden_set.answerable),
             "n_off_topic": len(golden_set.off_topic),
             "fingerprint": golden_set.fingerprint(),
+            "version": golden_set.version,
         },
         corpus={
             "path": corpus.path if corpus else "",
@@ -122,16 +142,30 @@ def evaluate(
             "n_documents": len(corpus) if corpus else 0,
             "n_passages": len(passages),
             "warnings": len(corpus.warnings) if corpus else 0,
+            "fingerprint": fingerprint,
         },
-        snippets=snippets,
-        version=__version__,
-        created=datetime.now(UTC).isoformat(timespec="seconds"),
+        snippets=_snippets(results, passages),
+        flips=flips(results, depth),
     )
-    if stats:
-        from goldeval.stats.annotate import annotate_scorecard
 
-        annotate_scorecard(card, seed=seed, resamples=resamples, corpus_passages=passages or None)
-    return card
+
+def machine() -> dict[str, Any]:
+    """Where the run happened: enough to tell two timings apart, nothing that identifies a person."""
+    return {"cores": os.cpu_count() or 0, "python": platform.python_version(),
+            "platform": f"{platform.system()} {platform.machine()}"}
+
+
+def passages_fingerprint(passages: Sequence[Passage]) -> str:
+    """sha256 of the passages as indexed: ids and text in order, so chunking changes it."""
+    digest = hashlib.sha256()
+    for p in passages:
+        digest.update(p.id.encode("utf-8", "surrogatepass") + b"\x00" + p.text.encode("utf-8", "surrogatepass") + b"\x01")
+    return digest.hexdigest()
+
+
+def _judged_docs(golden: GoldenSet) -> set[str]:
+    """Without a corpus, the documents the golden set judges are the known ones (see goldeval.ids)."""
+    return {d for q in golden for d in golden.grades(q.id)}
 
 
 def _check_chunk_ids(golden: GoldenSet, passages: Sequence[Passage], *, chunked: bool) -> None:
@@ -142,10 +176,10 @@ def _check_chunk_ids(golden: GoldenSet, passages: Sequence[Passage], *, chunked:
         by_doc.setdefault(p.doc_id, []).append(p.id)
     problems = []
     for q in golden:
-        for e in q.expected:
+        for e in golden.grades(q.id):
             if "#" not in e or e in ids:
                 continue
-            near = ", ".join(f"`{c}`" for c in by_doc.get(_doc_part(e), [])[:4])
+            near = ", ".join(f"`{c}`" for c in by_doc.get(doc_part(e), [])[:4])
             problems.append(InputError(
                 f"question `{q.id}`: expected chunk `{e}` is not a chunk of this corpus",
                 path=golden.path or None, line=q.line, value=e,
@@ -253,67 +287,67 @@ def _search_isolating_errors(retriever: Retriever, golden: GoldenSet, depth: int
 
 def _score(
     name: str, run: Run, golden: GoldenSet, metrics: list[Metric], level: str,
-    doc_of: Mapping[str, str], keep: int, seconds: float,
+    document_of: DocumentOf, keep: int, seconds: float,
 ) -> RetrieverResult:
-    doc_ids = set(doc_of.values())
     rankings: dict[str, list[str]] = {}
     qrels: dict[str, dict[str, int]] = {}
     per_q: list[tuple[Question, dict[str, int], dict[str, int | None]]] = []
     for q in golden:
-        expected = _expected_at_level(q, level, doc_of, doc_ids)
-        keys = _ranking_keys(run.results.get(q.id, []), expected, level, doc_of)
+        judged = _judged_at_level(golden.grades(q.id), level, document_of)
+        expected = {e: g for e, g in judged.items() if g > 0}
+        keys = _ranking_keys(run.results.get(q.id, []), expected, level, document_of)
         rankings[q.id] = keys
-        qrels[q.id] = expected
+        qrels[q.id] = judged
         ranks: dict[str, int | None] = {e: None for e in expected}
         for position, key in enumerate(keys, start=1):
             if key in ranks and ranks[key] is None:
                 ranks[key] = position
-        per_q.append((q, expected, ranks))
+        per_q.append((q, judged, ranks))
     answerable = [q.id for q in golden if not q.off_topic]
     values = evaluate_ranked(qrels, rankings, metrics, qids=answerable) if answerable else {}
     row = {qid: i for i, qid in enumerate(answerable)}
     questions = []
-    for q, expected, ranks in per_q:
+    for q, judged, ranks in per_q:
         found = [r for r in ranks.values() if r is not None]
         hits = run.results.get(q.id, [])[:keep]
         questions.append(QuestionResult(
             id=q.id,
             question=q.question,
-            expected=expected,
+            expected={e: g for e, g in judged.items() if g > 0},
+            nonrelevant=[e for e, g in judged.items() if g <= 0],
             off_topic=q.off_topic,
             rank=min(found) if found and not q.off_topic else None,
             ranks=ranks,
-            top=[Hit(pid, float(score), doc_of.get(pid, _doc_part(pid))) for pid, score in hits],
-            metrics={} if q.off_topic else {str(m): float(values[m][row[q.id]]) for m in metrics},
+            top=[Hit(pid, float(score), document_of(pid)) for pid, score in hits],
+            metrics={} if q.off_topic else {m: float(values[m][row[q.id]]) for m in metrics},
             tags=list(q.tags),
             source=q.source,
             error=run.errors.get(q.id),
         ))
     # with no answerable question there is nothing to average: no value, never a zero
-    means = {str(m): float(sum(values[m]) / len(answerable)) for m in metrics} if answerable else {}
+    means = {m: float(values[m].mean()) for m in metrics} if answerable else {}
     return RetrieverResult(name=name, questions=questions, metrics=means, seconds=seconds)
 
 
-def _expected_at_level(q: Question, level: str, doc_of: Mapping[str, str], doc_ids: set[str]) -> dict[str, int]:
-    """Expected ids as the ranking keys of this level (doc level maps chunk ids to their documents)."""
+def _judged_at_level(grades: Mapping[str, int], level: str, document_of: DocumentOf) -> dict[str, int]:
+    """Judged ids as the ranking keys of this level (doc level maps chunk ids to their documents; a
+    document keeps its best grade). Judged-not-relevant ids stay, apart from unjudged ones."""
     if level == "chunk":
-        return {e: rel for e, rel in q.expected.items() if rel > 0}
+        return dict(grades)
     out: dict[str, int] = {}
-    for e, rel in q.expected.items():
-        if rel > 0:
-            # without a corpus, ids are taken as given: `https://x/a#install` stays itself
-            doc = doc_of.get(e, e if (e in doc_ids or not doc_ids) else _doc_part(e))
-            out[doc] = max(out.get(doc, 0), rel)
+    for e, grade in grades.items():
+        doc = document_of(e)
+        out[doc] = max(out.get(doc, grade), grade)
     return out
 
 
 def _ranking_keys(hits: list[tuple[str, float]], expected: Mapping[str, int], level: str,
-                  doc_of: Mapping[str, str]) -> list[str]:
+                  document_of: DocumentOf) -> list[str]:
     """The key each result position counts for; a key seen before becomes a never-relevant placeholder."""
     keys: list[str] = []
     seen: set[str] = set()
     for position, (pid, _) in enumerate(hits):
-        doc = doc_of.get(pid) or (_doc_part(pid) if _doc_part(pid) in expected else pid)
+        doc = document_of(pid)
         if level == "doc":
             key = doc
         else:
@@ -325,10 +359,6 @@ def _ranking_keys(hits: list[tuple[str, float]], expected: Mapping[str, int], le
     return keys
 
 
-def _doc_part(pid: str) -> str:
-    return pid.rsplit("#", 1)[0] if "#" in pid else pid
-
-
 def _snippets(results: list[RetrieverResult], passages: Sequence[Passage]) -> dict[str, dict[str, str]]:
     wanted = {h.id for r in results for q in r.questions for h in q.top}
     wanted |= {e for r in results for q in r.questions for e in q.expected}
@@ -337,11 +367,3 @@ def _snippets(results: list[RetrieverResult], passages: Sequence[Passage]) -> di
         if p.id in wanted:
             out[p.id] = {"doc": p.doc_id, "title": p.title, "text": p.text[:SNIPPET_CHARS]}
     return out
-
-
-def _passages_key(passages: Sequence[Passage]) -> str:
-    digest = hashlib.sha256()
-    for p in passages:
-        digest.update(p.id.encode("utf-8", "surrogatepass") + b"\x00" + p.text.encode("utf-8", "surrogatepass") + b"\x01")
-    return digest.hexdigest()[:16]
-

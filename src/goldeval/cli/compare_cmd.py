@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 from goldeval.errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_OK, InputError
 
 if TYPE_CHECKING:
-    from goldeval.report.scorecard import Scorecard
-    from goldeval.stats.compare import Comparison
+    from goldeval.metrics.definitions import Metric
+    from goldeval.scorecard.model import Scorecard
+    from goldeval.scorecard.statistics import Comparison
 
 EPILOG = """\
 examples:
@@ -55,55 +56,51 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from goldeval.metrics.definitions import headline_metrics, parse_metric
     from goldeval.report.markdown import comparison_markdown
-    from goldeval.report.scorecard import Scorecard, write_json_atomic
     from goldeval.report.sections import render_comparison, systems_table
-    from goldeval.stats.annotate import fill_intervals
-    from goldeval.stats.compare import compare_scorecards, headline_metrics
+    from goldeval.scorecard.io import dumps_strict
+    from goldeval.scorecard.model import Scorecard
+    from goldeval.stats.annotate import check_settings, fill_intervals
+    from goldeval.stats.compare import compare_scorecards
+    from goldeval.store.atomic import write_atomic
 
-    if args.resamples < 1:
-        raise InputError(f"--resamples must be at least 1, got {args.resamples}", value=args.resamples)
-    if not 0 < args.confidence < 1:
-        raise InputError(f"--confidence must be between 0 and 1, got {args.confidence}", value=args.confidence,
-                         hint="e.g. --confidence 0.95")
+    check_settings(resamples=args.resamples, confidence=args.confidence, power=0.8)
     cards = [Scorecard.load(path) for path in args.results]
     labels = _labels(args.results)
     n_systems = sum(len(c.retrievers) for c in cards)
     if n_systems < 2:
         raise InputError("this results file holds only one retriever: nothing to compare it with",
                          path=args.results[0], hint="pass a second results file, or evaluate several --retriever")
-    from goldeval.metrics.definitions import parse_metric
-
-    metrics = [str(parse_metric(m)) for m in args.metric] or None
-    if args.fail_if_worse:
-        args.fail_if_worse = str(parse_metric(args.fail_if_worse))
-        if metrics is not None and args.fail_if_worse not in metrics:
-            metrics.append(args.fail_if_worse)
-    planned = _plan_gate(args.fail_if_worse, cards, labels) if args.fail_if_worse else ([], [])
+    metrics = [parse_metric(m) for m in args.metric] or None
+    gated = parse_metric(args.fail_if_worse) if args.fail_if_worse else None
+    if gated is not None and metrics is not None and gated not in metrics:
+        metrics.append(gated)
+    planned = _plan_gate(gated, cards, labels) if gated is not None else ([], [])
     comparison = compare_scorecards(cards, labels=labels, metrics=metrics, seed=args.seed,
                                     resamples=args.resamples, confidence=args.confidence)
     for system, n_err in comparison.n_errors.items():
         if n_err:
             print(f"goldeval: warning: {system}: the retriever errored on {n_err} of {comparison.n_questions} "
                   "compared questions, which score 0: its numbers and comparisons understate it", file=sys.stderr)
-    shown = [m for m in (metrics or headline_metrics(comparison.metrics, cards[0].k)) if m in comparison.metrics]
+    shown = [m for m in (metrics or cards[0].headline or headline_metrics(comparison.metrics, cards[0].k))
+             if m in comparison.metrics]
     data = comparison.to_dict()
     data["files"] = [str(p) for p in args.results]
     if args.json:
-        write_json_atomic(args.json, data)
+        write_atomic(args.json, dumps_strict(data))
         print(f"goldeval: wrote {args.json}", file=sys.stderr)
     if args.markdown:
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(comparison_markdown(data, metrics=shown), encoding="utf-8")
+        write_atomic(args.markdown, comparison_markdown(comparison, metrics=shown))
         print(f"goldeval: wrote {args.markdown}", file=sys.stderr)
     for card in cards:
         if any(not r.intervals for r in card.retrievers):
             fill_intervals(card, seed=args.seed, resamples=args.resamples, confidence=args.confidence)
     console = Console()
     console.print(systems_table(cards, comparison.systems, shown, comparison.n_questions))
-    render_comparison(data, console, metrics=shown, details=args.details)
-    if args.fail_if_worse:
-        return _gate(comparison, planned, args.fail_if_worse)
+    render_comparison(comparison, console, metrics=shown, details=args.details)
+    if gated is not None:
+        return _gate(comparison, planned, gated)
     return EXIT_OK
 
 
@@ -114,7 +111,7 @@ def _labels(paths: list[Path]) -> list[str]:
     return labels
 
 
-def _plan_gate(metric: str, cards: list[Scorecard], labels: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
+def _plan_gate(metric: Metric, cards: list[Scorecard], labels: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
     """The gated pairs, checked before minutes of resampling: the metric exists and something is gated."""
     from goldeval.stats.compare import gate_pairs
 
@@ -122,16 +119,16 @@ def _plan_gate(metric: str, cards: list[Scorecard], labels: list[str]) -> tuple[
     if metric not in available:
         raise InputError(f"--fail-if-worse {metric}: not a metric of "
                          + ("these results" if len(cards) > 1 else "this results file"),
-                         value=metric, hint="available: " + ", ".join(available))
+                         value=str(metric), hint="available: " + ", ".join(str(m) for m in available))
     pairs, notes = gate_pairs(cards, labels)
     if not pairs:
         raise InputError(f"--fail-if-worse {metric}: no retriever of the later files has a baseline of the same "
-                         "name in the first file, so nothing can be gated", value=metric,
+                         "name in the first file, so nothing can be gated", value=str(metric),
                          hint="evaluate the candidate with the baseline's retriever names; " + "; ".join(notes))
     return pairs, notes
 
 
-def _gate(comparison: Comparison, planned: tuple[list[tuple[str, str]], list[str]], metric: str) -> int:
+def _gate(comparison: Comparison, planned: tuple[list[tuple[str, str]], list[str]], metric: Metric) -> int:
     from goldeval.stats.compare import format_p, gate
 
     pairs, notes = planned

@@ -35,10 +35,12 @@ def default_retrievers() -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from goldeval.cli.eval_cmd import parse_ks
-    from goldeval.corpus.stdlib import build_stdlib_corpus, demo_golden_path, drop_unavailable
+    from goldeval.corpus.stdlib import build_stdlib_corpus
     from goldeval.evaluation import evaluate
+    from goldeval.golden.demo import demo_golden_path, drop_unavailable
     from goldeval.golden.io import load_golden
     from goldeval.report.terminal import render
+    from goldeval.stats import compare
 
     started = time.perf_counter()
     corpus = build_stdlib_corpus(workspace=args.workspace)
@@ -48,14 +50,14 @@ def run(args: argparse.Namespace) -> int:
     golden.path = "demo_golden.jsonl (shipped with goldeval)"  # not this machine's site-packages path
     print(f"goldeval: demo corpus: {len(corpus)} stdlib modules; golden set: {len(golden.answerable)} "
           f"answerable + {len(golden.off_topic)} off-topic questions", file=sys.stderr)
-    card = evaluate(
+    card = compare(evaluate(
         args.retriever or default_retrievers(),
         golden,
         corpus=corpus,
         k=parse_ks(args.k),
         workspace=args.workspace,
         progress=sys.stderr.isatty(),
-    )
+    ), passages=corpus.passages())
     if args.json:
         card.save(args.json)
     render(card, show_misses=not args.no_misses)

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 from goldeval.errors import InputError
 
 if TYPE_CHECKING:
-    from goldeval.report.scorecard import Scorecard
+    from goldeval.metrics.definitions import Metric
+    from goldeval.scorecard.model import Scorecard
 
 EPILOG = """\
 retriever specs (docs/retrieval.md has the full grammar):
@@ -60,6 +61,7 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--retriever", metavar="SPEC", action="append", help="retriever to evaluate; repeat to compare (default: bm25)")
     parser.add_argument("--k", metavar="K,K,...", default="1,5,10", help="cut-offs for hit/recall/precision/nDCG (default: 1,5,10)")
     parser.add_argument("--metric", metavar="NAME", action="append", default=[], help="extra metric, e.g. recall@100 or map@10 (repeatable)")
+    parser.add_argument("--headline", metavar="METRIC", help="the metric verdicts lead with, in every view (default: hit@5, MRR and nDCG@5; set it to the k your LLM receives, e.g. hit@3)")
     parser.add_argument("--level", choices=("doc", "chunk"), default="doc", help="doc: a chunk counts for its document (default); chunk: expected chunk ids must be retrieved")
     parser.add_argument("--chunk", metavar="SIZE[:OVERLAP]", default="none", help="split documents into chunks of SIZE characters with OVERLAP, heading-aware (default: none, whole documents)")
     parser.add_argument("--depth", metavar="N", type=int, default=100, help="results retrieved per question; misses report ranks up to N (default: 100)")
@@ -96,29 +98,36 @@ def run_eval(args: argparse.Namespace) -> Scorecard:
     golden = load_golden(args.golden, corpus=corpus)
     for warning in golden.warnings:
         print(f"goldeval: warning: {args.golden}: {warning}", file=sys.stderr)
-    return evaluate(
+    chunking = parse_chunk_spec(args.chunk)
+    card = evaluate(
         specs,
         golden,
         corpus=corpus,
         k=parse_ks(args.k),
         metrics=_metrics(args),
+        headline=_headline(args),
         level=args.level,
         depth=args.depth,
-        chunking=parse_chunk_spec(args.chunk),
+        chunking=chunking,
         workspace=args.workspace,
         options=_options(args),
         progress=not args.quiet and sys.stderr.isatty(),
-        stats=not getattr(args, "no_stats", False),
-        seed=getattr(args, "seed", 0),
-        resamples=_resamples(args),
     )
+    if getattr(args, "no_stats", False):
+        return card
+    from goldeval.stats import compare
+
+    return compare(card, seed=getattr(args, "seed", 0), resamples=int(getattr(args, "resamples", 10_000)),
+                   passages=corpus.passages(chunking) if corpus is not None else None)
 
 
-def _resamples(args: argparse.Namespace) -> int:
-    resamples = int(getattr(args, "resamples", 10_000))
-    if resamples < 1:
-        raise InputError(f"--resamples must be at least 1, got {resamples}", value=resamples, hint="e.g. --resamples 10000")
-    return resamples
+def _headline(args: argparse.Namespace) -> Metric | None:
+    text = getattr(args, "headline", None)
+    if not text:
+        return None
+    from goldeval.metrics.definitions import parse_metric
+
+    return parse_metric(text)
 
 
 def parse_ks(text: str) -> list[int]:

@@ -47,8 +47,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def payload_from_args(args: argparse.Namespace) -> dict[str, object] | ResultsFiles:
     """What the page shows: the given results files (re-read when they change, so an open page follows
     re-runs of `goldeval eval --json`), or the payload of a fresh evaluation with eval's options."""
+    from goldeval.report.page import results_payload
     from goldeval.web.live import ResultsFiles
-    from goldeval.web.page import results_payload
 
     if args.results:
         if args.golden is not None or args.corpus is not None:

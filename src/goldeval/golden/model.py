@@ -1,45 +1,175 @@
-"""The golden set nouns: Question and GoldenSet."""
+"""The golden set nouns: Question, Provenance, Judgment, Qrels and GoldenSet.
+
+Questions and judgments are kept apart, as TREC keeps topics apart from qrels:
+- a `Question` is what a user asks, with an explicit `intent` (answerable or off-topic, never inferred
+  from grades), tags and open `Provenance` (who or what wrote it);
+- a `Judgment` is one (question, document) verdict with a graded relevance: `grade >= 1` relevant,
+  `grade <= 0` judged not relevant. A document with no judgment is *unjudged*, which is not the same as
+  judged not relevant (pooled judging and bpref need the difference);
+- `Qrels` holds every judgment of a golden set; `GoldenSet` holds both.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from goldeval.types import DocId, QuestionId
+
+Intent = Literal["answerable", "off_topic"]
+"""What a question is for: `answerable` (the corpus answers it) or `off_topic` (it does not)."""
+
+INTENTS: tuple[Intent, ...] = ("answerable", "off_topic")
+
+PROVENANCE_KINDS = ("hand", "synthetic", "log", "incident")
+"""Who or what wrote a question: a person, a language model, a production search log, an incident."""
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a question came from: `kind` plus open details.
+
+    The details are free-form so a generator can record what produced a question without a schema
+    change. Fields goldeval itself writes (docs/golden.md lists them): for `synthetic`, `generator`
+    (the backend), `model`, `prompt_hash`, `temperature`, `source_passage`, `source_offsets`
+    ([start, end] characters), `created`, `reviewed_by`, `history`; for `log`, `log` (the file) and
+    `count`; for `incident`, `incident` (a reference) and `created`.
+    """
+
+    kind: str = "hand"
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, **dict(self.details)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Provenance:
+        details = {k: v for k, v in data.items() if k != "kind"}
+        return cls(str(data.get("kind", "hand")), details)
+
+
+HAND = Provenance("hand")
 
 
 @dataclass(frozen=True)
 class Question:
-    """A question as users ask it, with every document or chunk that answers it.
-
-    `expected` maps each expected id to its graded relevance (1 when the golden set gives a plain
-    list). An empty `expected` marks an off-topic question: the corpus does not cover it.
-    """
+    """A question as users ask it. Its answers are judgments, kept in the golden set's `Qrels`."""
 
     id: QuestionId
     question: str
-    expected: dict[DocId, int] = field(default_factory=dict)
+    intent: Intent = "answerable"
     tags: tuple[str, ...] = ()
-    source: str = "hand"
-    """`hand` (written by a person) or `synthetic` (generated); reported apart, never pooled."""
+    provenance: Provenance = HAND
     notes: str = ""
     line: int | None = None
     """Line in the golden set file, for error messages."""
 
     @property
     def off_topic(self) -> bool:
-        return not any(rel > 0 for rel in self.expected.values())
+        return self.intent == "off_topic"
+
+    @property
+    def source(self) -> str:
+        """The provenance kind (`hand`, `synthetic`, `log`, `incident`): questions of different
+        sources are reported apart, never pooled in one number."""
+        return self.provenance.kind
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """One verdict on one (question, document or chunk) pair, with who or what judged it and when."""
+
+    question_id: QuestionId
+    doc_id: DocId
+    grade: int
+    """>= 1 relevant (higher is more relevant); 0 or less judged not relevant."""
+    judge: str = ""
+    """Who or what judged: a person's name, `golden-file` (the set as written), `pool:NAME`, a model."""
+    at: str = ""
+    """When, as ISO 8601; empty when the source does not say."""
+    note: str = ""
+
+    @property
+    def relevant(self) -> bool:
+        return self.grade > 0
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"doc": self.doc_id, "grade": self.grade}
+        if self.judge:
+            out["judge"] = self.judge
+        if self.at:
+            out["at"] = self.at
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+class Qrels:
+    """Every judgment of a golden set, by question then document, in the order they were given.
+
+    `grades(qid)` holds judged documents only (relevant and not); a document absent from it is unjudged.
+    Adding a judgment for a pair already judged replaces it (the newest verdict counts).
+    """
+
+    def __init__(self, judgments: Iterable[Judgment] = ()) -> None:
+        self._by_question: dict[QuestionId, dict[DocId, Judgment]] = {}
+        for j in judgments:
+            self.add(j)
+
+    @classmethod
+    def from_grades(cls, grades: Mapping[QuestionId, Mapping[DocId, int]], *, judge: str = "") -> Qrels:
+        return cls(Judgment(q, d, g, judge) for q, docs in grades.items() for d, g in docs.items())
+
+    def add(self, judgment: Judgment) -> None:
+        self._by_question.setdefault(judgment.question_id, {})[judgment.doc_id] = judgment
+
+    def judgments(self, qid: QuestionId) -> list[Judgment]:
+        return list(self._by_question.get(qid, {}).values())
+
+    def grades(self, qid: QuestionId) -> dict[DocId, int]:
+        """Judged documents of a question -> grade (relevant and judged not relevant)."""
+        return {d: j.grade for d, j in self._by_question.get(qid, {}).items()}
+
+    def relevant(self, qid: QuestionId) -> dict[DocId, int]:
+        """The relevant documents of a question (grade >= 1) -> grade."""
+        return {d: j.grade for d, j in self._by_question.get(qid, {}).items() if j.grade > 0}
+
+    def is_judged(self, qid: QuestionId, doc: DocId) -> bool:
+        return doc in self._by_question.get(qid, {})
+
+    def subset(self, qids: Iterable[QuestionId]) -> Qrels:
+        """The judgments of these questions only (a golden set with some questions dropped)."""
+        keep = set(qids)
+        return Qrels(j for j in self if j.question_id in keep)
+
+    def to_dict(self) -> dict[QuestionId, dict[DocId, int]]:
+        """Plain dicts, as pytrec_eval and ranx take them (judged documents only)."""
+        return {q: self.grades(q) for q in self._by_question}
+
+    def __iter__(self) -> Iterator[Judgment]:
+        for docs in self._by_question.values():
+            yield from docs.values()
+
+    def __len__(self) -> int:
+        return sum(len(d) for d in self._by_question.values())
+
+    def __contains__(self, qid: object) -> bool:
+        return qid in self._by_question
 
 
 @dataclass
 class GoldenSet:
-    """Questions in file order, keyed by id."""
+    """Questions in file order, keyed by id, and their judgments."""
 
     questions: list[Question]
+    qrels: Qrels = field(default_factory=Qrels)
     path: str = ""
     notes: str = ""
+    version: int | None = None
+    """The frozen version number, when the set was frozen (`goldeval golden freeze`)."""
     warnings: list[str] = field(default_factory=list)
     """Things dropped or assumed while loading (for example unjudged TREC topics), for the CLI to show."""
 
@@ -55,22 +185,33 @@ class GoldenSet:
     def by_id(self) -> dict[QuestionId, Question]:
         return {q.id: q for q in self.questions}
 
-    def qrels(self) -> dict[QuestionId, dict[DocId, int]]:
-        """Graded judgments for every question; off-topic questions map to an empty dict."""
-        return {q.id: dict(q.expected) for q in self.questions}
+    def grades(self, qid: QuestionId) -> dict[DocId, int]:
+        """The judged documents of one question -> grade (see `Qrels.grades`)."""
+        return self.qrels.grades(qid)
+
+    def relevant(self, qid: QuestionId) -> dict[DocId, int]:
+        """The relevant documents of one question (grade >= 1) -> grade."""
+        return self.qrels.relevant(qid)
 
     def fingerprint(self) -> str:
-        """A sha256 hex digest of the questions' ids, texts and expected judgments.
+        """A sha256 hex digest of the questions' ids, texts, intents and judged grades.
 
-        Stable across question order and the key order of `expected`; tags, sources and notes do not
+        Stable across question order and judgment order; tags, provenance, notes and who judged do not
         count. Comparisons refuse to compare results computed on golden sets with different
         fingerprints.
         """
-        canonical = sorted(
-            [q.id, q.question, sorted(q.expected.items())] for q in self.questions
-        )
+        canonical = sorted(self._canonical(q) for q in self.questions)
         payload = json.dumps(canonical, ensure_ascii=False, separators=(",", ":"))
-        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+        return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def _canonical(self, q: Question) -> list[Any]:
+        """A question as fingerprinted. Its intent is added only when it differs from what goldset 0.1
+        inferred from the grades (off-topic iff nothing relevant), so 0.1 results stay comparable."""
+        grades = self.qrels.grades(q.id)
+        out: list[Any] = [q.id, q.question, sorted(grades.items())]
+        if q.off_topic == any(g > 0 for g in grades.values()) or (not q.off_topic and not grades):
+            out.append(q.intent)
+        return out
 
     @property
     def answerable(self) -> list[Question]:

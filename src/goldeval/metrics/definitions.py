@@ -18,6 +18,7 @@ Definitions (binary relevance means a judgment >= 1; R is the number of relevant
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from goldeval.errors import InputError
@@ -84,3 +85,23 @@ def default_metrics(ks: tuple[int, ...] = (1, 5, 10)) -> list[Metric]:
         out.extend(Metric(name, k) for k in ks)
     out.extend([Metric("mrr"), Metric("map")])
     return out
+
+
+DEFAULT_HEADLINE_K = 5
+"""The cut-off verdicts lead with by default: about what a RAG pipeline hands its model. The largest k
+of a small corpus saturates (every retriever "ties on hit@10")."""
+
+
+def headline_metrics(metrics: Sequence[Metric], ks: Sequence[int], headline: Metric | None = None) -> list[Metric]:
+    """The metrics every view leads with (terminal verdicts, Markdown, the page's first k), chosen here only.
+
+    `headline` (from `--headline`) comes first; then hit@K, MRR and nDCG@K, where K is
+    `headline.k`, else DEFAULT_HEADLINE_K when computed, else the largest computed k. Only metrics
+    that were computed are returned.
+    """
+    k = headline.k if headline is not None and headline.k else (
+        DEFAULT_HEADLINE_K if DEFAULT_HEADLINE_K in ks or not ks else max(ks))
+    wanted = [headline] if headline is not None else []
+    wanted += [Metric("hit", k), Metric("mrr"), Metric("ndcg", k)]
+    chosen = [m for m in dict.fromkeys(wanted) if m in metrics]
+    return chosen or list(metrics[:3])

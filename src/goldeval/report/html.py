@@ -7,7 +7,7 @@ CDN, no external fonts, scripts or images). Inlining is done safely:
   (`</script><script>...`), can close the element or start markup; `JSON.parse` reads it back unchanged;
 - a Content-Security-Policy meta tag allows exactly the inlined script and style (by their SHA-256)
   and nothing else: no other script can run and no request can leave the page.
-The page itself puts every result string into the DOM as text (see `goldeval/web/static/app.js`).
+The page itself puts every result string into the DOM as text (see `goldeval/report/static/app.js`).
 """
 
 from __future__ import annotations
@@ -33,14 +33,14 @@ TITLE_TAG = "<title>goldeval scorecard</title>"
 
 def json_for_script(payload: Mapping[str, Any]) -> str:
     """The payload as JSON that is inert inside an HTML `<script>` element."""
-    from goldeval.web.page import payload_json
+    from goldeval.report.page import payload_json
 
     return _JSON_UNSAFE.sub(lambda m: _JSON_ESCAPES[m.group(0)], payload_json(payload))
 
 
 def render_html(payload: Mapping[str, Any], *, title: str | None = None) -> str:
-    """The single-file report for a results payload (`goldeval.web.page.results_payload`)."""
-    from goldeval.web.page import static_text
+    """The single-file report for a results payload (`goldeval.report.page.results_payload`)."""
+    from goldeval.report.page import static_text
 
     html = static_text("index.html")
     css = static_text("style.css")
@@ -79,8 +79,8 @@ def write_html_report(
     title: str | None = None,
 ) -> Path:
     """Read results files (or scorecard dicts) and write the self-contained report to `out`, atomically."""
+    from goldeval.report.page import results_payload
     from goldeval.store.atomic import write_atomic
-    from goldeval.web.page import results_payload
 
     out = Path(out)
     if out.suffix.lower() not in (".html", ".htm"):

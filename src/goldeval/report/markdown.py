@@ -1,7 +1,6 @@
 """Markdown for a pull-request comment: the headline table with intervals, verdicts, counts, details folded.
 
-Computes nothing: it formats a Scorecard (after `goldeval.stats.annotate_scorecard`) or a comparison
-dict (`goldeval.stats.compare.Comparison.to_dict()`). Details sit in `<details>` blocks, which GitHub
+Computes nothing: it formats a Scorecard (after `goldeval.compare`) or a `Comparison`. Details sit in `<details>` blocks, which GitHub
 and GitLab render folded.
 """
 
@@ -10,7 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from goldeval.report.scorecard import Scorecard
+from goldeval.metrics.definitions import Metric
+from goldeval.report.terminal import table_metrics
+from goldeval.scorecard.model import Scorecard
+from goldeval.scorecard.statistics import Comparison
 from goldeval.stats.diagnosis import CAUSES
 
 
@@ -27,16 +29,10 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[object]], right_from: 
     return [_row(header), "| " + " | ".join(align) + " |", *(_row(r) for r in rows)]
 
 
-def _headline(card: Scorecard) -> list[str]:
-    top = max(card.k) if card.k else 10
-    wanted = [f"hit@{k}" for k in card.k] + ["mrr", f"ndcg@{top}", f"recall@{top}"]
-    return [m for m in dict.fromkeys(wanted) if m in card.metrics]
-
-
 def scorecard_markdown(card: Scorecard, *, title: str = "goldeval scorecard") -> str:
     """The whole scorecard as Markdown."""
     lines = [f"### {title}", ""]
-    columns = _headline(card)
+    columns = table_metrics(card)
     rows = []
     for r in card.retrievers:
         cells: list[object] = [f"`{r.name}`", f"{len(r.answerable)} + {len(r.off_topic)} off-topic"]
@@ -44,43 +40,44 @@ def scorecard_markdown(card: Scorecard, *, title: str = "goldeval scorecard") ->
             value, ci = r.metrics.get(m), r.intervals.get(m)
             cells.append("-" if value is None else f"{value:.3f}" + (f" ({ci[0]:.2f}–{ci[1]:.2f})" if ci else ""))
         rows.append(cells)
-    lines += _table(["retriever", "questions", *columns], rows, right_from=2)
-    stats = card.extras.get("stats", {})
-    if stats:
-        lines += ["", f"_(low–high): {round(stats.get('confidence', 0.95) * 100)}% {stats.get('method', 'bootstrap')}, "
-                      f"{stats.get('resamples')} resamples, seed {stats.get('seed')}._"]
-    if card.extras.get("comparison"):
-        lines += ["", *comparison_lines(card.extras["comparison"], metrics=stats.get("headline_metrics") or columns)]
-    lines += breakdown_lines(card.extras.get("breakdown"), columns)
-    lines += off_topic_lines(card.extras.get("off_topic"))
+    lines += _table(["retriever", "questions", *(str(m) for m in columns)], rows, right_from=2)
+    stats = card.statistics
+    if stats is not None:
+        lines += ["", f"_(low–high): {round(stats.confidence * 100)}% {stats.method}, "
+                      f"{stats.resamples} resamples, seed {stats.seed}._"]
+        if stats.comparison:
+            lines += ["", *comparison_lines(stats.comparison, metrics=card.headline)]
+        lines += breakdown_lines(stats.breakdown, [str(m) for m in card.headline])
+        lines += off_topic_lines(stats.off_topic)
     lines += diagnosis_lines(card)
     return "\n".join(lines).rstrip() + "\n"
 
 
-def comparison_markdown(comparison: Mapping[str, Any], *, title: str = "goldeval compare",
-                        metrics: Sequence[str] | None = None) -> str:
+def comparison_markdown(comparison: Comparison, *, title: str = "goldeval compare",
+                        metrics: Sequence[Metric] | None = None) -> str:
     """A comparison alone (what `goldeval compare --markdown` writes)."""
-    chosen = list(metrics) if metrics else list(comparison.get("metrics", []))[:3]
+    chosen = list(metrics) if metrics else list(comparison.metrics)[:3]
     return "\n".join([f"### {title}", "", *comparison_lines(comparison, metrics=chosen)]).rstrip() + "\n"
 
 
-def comparison_lines(comparison: Mapping[str, Any], *, metrics: Sequence[str]) -> list[str]:
-    results = comparison.get("results", [])
+def comparison_lines(comparison: Comparison, *, metrics: Sequence[Metric]) -> list[str]:
+    results = comparison.results
     if not results:
         return []
-    holm = " Holm-corrected over the pairs of each metric." if comparison.get("correction") == "holm" else ""
-    lines = [f"**Comparison** over {comparison.get('n_questions')} answerable questions.{holm}", ""]
+    holm = " Holm-corrected over the pairs of each metric." if comparison.correction == "holm" else ""
+    lines = [f"**Comparison** over {comparison.n_questions} answerable questions.{holm}", ""]
     for r in results:
-        if r["metric"] in metrics:
-            lines.append(f"- **{r['verdict']}**" if r["significant"] else f"- {r['verdict']}")
-    first = next((r for r in results if r["metric"] in metrics), None)
+        if r.metric in metrics:
+            lines.append(f"- **{r.verdict}**" if r.significant else f"- {r.verdict}")
+    first = next((r for r in results if r.metric in metrics), None)
     if first:
-        lines += ["", f"_{first['detectable'][0].upper()}{first['detectable'][1:]}._"]
-    rows = [[r["metric"], f"`{r['a']}` vs `{r['b']}`", f"{r['wins']}/{r['losses']}/{r['ties']}",
-             f"{r['diff'] * 100:+.1f}", f"{r['ci'][0] * 100:+.1f} to {r['ci'][1] * 100:+.1f}", r["test"],
-             f"{r['p']:.3g}", f"{r['p_adjusted']:.3g}",
-             "-" if r["mdd"] is None else f"{r['mdd'] * 100:.1f}",
-             "-" if r["questions_needed"] is None else r["questions_needed"]] for r in results]
+        lines += ["", f"_{first.detectable[0].upper()}{first.detectable[1:]}._"]
+    lines += [f"_{note}_" for note in comparison.notes]
+    rows = [[str(r.metric), f"`{r.a}` vs `{r.b}`", f"{r.wins}/{r.losses}/{r.ties}",
+             f"{r.diff * 100:+.1f}", f"{r.ci[0] * 100:+.1f} to {r.ci[1] * 100:+.1f}", r.test,
+             f"{r.p:.3g}", f"{r.p_adjusted:.3g}",
+             "-" if r.mdd is None else f"{r.mdd * 100:.1f}",
+             "-" if r.questions_needed is None else r.questions_needed] for r in results]
     header = ["metric", "a vs b", "better/worse/tied", "diff (points)", "CI (points)", "test", "p", "p adj.",
               "MDD (points)", "questions needed"]
     return [*lines, "", "<details><summary>Every metric</summary>", "", *_table(header, rows, right_from=2),
@@ -126,7 +123,7 @@ def off_topic_lines(report: Mapping[str, Any] | None) -> list[str]:
 
 
 def diagnosis_lines(card: Scorecard) -> list[str]:
-    counts = card.extras.get("diagnosis_counts")
+    counts = card.statistics.diagnosis_counts if card.statistics else None
     if not counts:
         return []
     causes = [c for c in CAUSES if any(by.get(c) for by in counts.values())]

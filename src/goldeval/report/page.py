@@ -18,7 +18,7 @@ def static_text(name: str) -> str:
     """The text of one of the page's files shipped as package data (index.html, app.js, style.css)."""
     if name not in STATIC_FILES:
         raise KeyError(name)
-    return resources.files("goldeval.web").joinpath("static", name).read_text(encoding="utf-8")
+    return resources.files("goldeval.report").joinpath("static", name).read_text(encoding="utf-8")
 
 
 def results_payload(
@@ -30,7 +30,7 @@ def results_payload(
     (`Scorecard.to_dict()`); both go through `Scorecard` so the page always sees the documented keys.
     Several sources are several result files: the page can compare retrievers across them.
     """
-    from goldeval.report.scorecard import Scorecard
+    from goldeval.scorecard.model import Scorecard
 
     if not sources:
         raise InputError("no results to show", hint="pass RESULTS.json, or --corpus and --golden to run an evaluation")

@@ -1,7 +1,7 @@
 """Terminal rendering of the statistics sections: verdicts and counts by default, details on request.
 
-Computes nothing: it formats what `goldeval.stats.annotate_scorecard` stored in `Scorecard.extras`
-(`comparison`, `breakdown`, `off_topic`, `diagnosis_counts`) and in each question's `diagnosis`.
+Computes nothing: it formats what `goldeval.compare` stored in `Scorecard.statistics` (the comparison,
+breakdown, off-topic separability and miss counts) and in each question's `diagnosis`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from goldeval.report.scorecard import Scorecard
+from goldeval.metrics.definitions import Metric
+from goldeval.scorecard.model import Scorecard
+from goldeval.scorecard.statistics import Comparison, MetricComparison
 from goldeval.stats.diagnosis import CAUSES
 
 
@@ -21,25 +23,22 @@ def _say(console: Console, text: str, style: str | None = None) -> None:
     console.print(escape(text), style=style, highlight=False, soft_wrap=True)
 
 
-def _headline(card: Scorecard) -> list[str]:
-    stats = card.extras.get("stats", {})
-    return list(stats.get("headline_metrics", [])) or list(card.metrics[:3])
-
-
 def render_stats(card: Scorecard, console: Console, *, details: bool = False) -> None:
     """All stats sections of a scorecard, short unless `details`."""
-    comparison = card.extras.get("comparison")
-    if comparison:
-        render_comparison(comparison, console, metrics=_headline(card), details=details)
-    if card.extras.get("breakdown"):
-        render_breakdown(card.extras["breakdown"], console, metrics=_headline(card), details=details)
-    if card.extras.get("off_topic"):
-        render_off_topic(card.extras["off_topic"], console, details=details)
-    if card.extras.get("diagnosis_counts"):
-        render_diagnosis_counts(card.extras["diagnosis_counts"], console)
+    stats = card.statistics
+    if stats is None:
+        return
+    if stats.comparison:
+        render_comparison(stats.comparison, console, metrics=card.headline, details=details)
+    if stats.breakdown:
+        render_breakdown(stats.breakdown, console, metrics=[str(m) for m in card.headline], details=details)
+    if stats.off_topic:
+        render_off_topic(stats.off_topic, console, details=details)
+    if stats.diagnosis_counts:
+        render_diagnosis_counts(stats.diagnosis_counts, console)
 
 
-def systems_table(cards: Sequence[Scorecard], systems: Sequence[str], metrics: Sequence[str], n: int) -> Table:
+def systems_table(cards: Sequence[Scorecard], systems: Sequence[str], metrics: Sequence[Metric], n: int) -> Table:
     """Metrics as rows, compared systems as columns: mean and interval, as stored in the scorecards."""
     table = Table(title=f"{len(systems)} systems on {n} answerable questions", title_justify="left",
                   show_edge=False, pad_edge=False)
@@ -53,32 +52,39 @@ def systems_table(cards: Sequence[Scorecard], systems: Sequence[str], metrics: S
             value, ci = r.metrics.get(metric), r.intervals.get(metric)
             cell = "-" if value is None else f"{value:.3f}"
             cells.append(cell + (f" [dim]({ci[0]:.2f}–{ci[1]:.2f})[/dim]" if ci and value is not None else ""))
-        table.add_row(metric, *cells)
+        table.add_row(str(metric), *cells)
     return table
 
 
-def render_comparison(comparison: Mapping[str, Any], console: Console, *, metrics: Sequence[str],
+def render_comparison(comparison: Comparison, console: Console, *, metrics: Sequence[Metric],
                       details: bool = False) -> None:
     """Verdicts: the first headline metric for every pair, other headline metrics when the difference is
-    real; with `details`, every metric in a table."""
-    results = comparison.get("results", [])
+    real; with `details`, every metric in a table. Says how many pairs were left out as within noise."""
+    results = comparison.results
     if not results:
         return
-    primary = metrics[0] if metrics else results[0]["metric"]
-    console.print("\n[bold]Comparison[/bold]" + (" (Holm-corrected over the pairs)" if comparison.get("correction") == "holm" else ""))
-    shown = [r for r in results if r["metric"] == primary or (r["metric"] in metrics and r["significant"])]
+    primary = metrics[0] if metrics else results[0].metric
+    holm = " (Holm-corrected over the pairs)" if comparison.correction == "holm" else ""
+    console.print("\n[bold]Comparison[/bold]" + holm)
+    shown = [r for r in results if r.metric == primary or (r.metric in metrics and r.significant)]
     for r in shown:
-        _say(console, "  " + r["verdict"], "green" if r["significant"] else None)
-    detectable = next((r["detectable"] for r in results if r["metric"] == primary), None)
+        _say(console, "  " + r.verdict, "green" if r.significant else None)
+    hidden = sum(1 for r in results if r.metric in metrics and r.metric != primary and not r.significant)
+    if hidden:
+        _say(console, f"  ({hidden} more verdict(s) on {', '.join(str(m) for m in metrics[1:])} within noise, "
+                      "not shown)", "dim")
+    detectable = next((r.detectable for r in results if r.metric == primary), None)
     if detectable:
         _say(console, "  " + detectable[0].upper() + detectable[1:] + ".", "dim")
+    for note in comparison.notes:
+        _say(console, "  " + note, "dim")
     if details:
         console.print(comparison_table(results))
     else:
         _say(console, "  (--details: every metric, with intervals, tests and detectable differences)", "dim")
 
 
-def comparison_table(results: Sequence[Mapping[str, Any]]) -> Table:
+def comparison_table(results: Sequence[MetricComparison]) -> Table:
     """Every metric and pair: better/worse/tied in questions, the difference in points with its interval,
     the test, raw and adjusted p, the minimum detectable difference and the questions needed."""
     table = Table(show_edge=False, pad_edge=False, box=None)
@@ -86,12 +92,12 @@ def comparison_table(results: Sequence[Mapping[str, Any]]) -> Table:
         table.add_column(name, justify="left" if name in ("metric", "a vs b", "test") else "right")
     for r in results:
         table.add_row(
-            r["metric"], escape(f"{r['a']} vs {r['b']}"), f"{r['wins']}/{r['losses']}/{r['ties']}",
-            f"{r['diff'] * 100:+.1f} [{r['ci'][0] * 100:+.0f}, {r['ci'][1] * 100:+.0f}]",
-            "McNemar" if "McNemar" in r["test"] else "random.",
-            f"{r['p']:.2g}" + (f" ({r['p_adjusted']:.2g})" if r["p_adjusted"] != r["p"] else ""),
-            "-" if r["mdd"] is None else f"{r['mdd'] * 100:.0f}",
-            "-" if r["questions_needed"] is None else str(r["questions_needed"]),
+            str(r.metric), escape(f"{r.a} vs {r.b}"), f"{r.wins}/{r.losses}/{r.ties}",
+            f"{r.diff * 100:+.1f} [{r.ci[0] * 100:+.0f}, {r.ci[1] * 100:+.0f}]",
+            "McNemar" if "McNemar" in r.test else "random.",
+            f"{r.p:.2g}" + (f" ({r.p_adjusted:.2g})" if r.p_adjusted != r.p else ""),
+            "-" if r.mdd is None else f"{r.mdd * 100:.0f}",
+            "-" if r.questions_needed is None else str(r.questions_needed),
         )
     return table
 

@@ -11,16 +11,17 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from goldeval.metrics.definitions import default_metrics
-from goldeval.report.scorecard import QuestionResult, RetrieverResult, Scorecard
+from goldeval.metrics.definitions import Metric, default_metrics
+from goldeval.scorecard.model import QuestionResult, RetrieverResult, Scorecard
 
 
-def headline_metrics(card: Scorecard) -> list[str]:
-    """The columns of the headline table: hit at every k, MRR, then nDCG, recall at the largest k,
-    precision@1 and MAP when computed."""
+def table_metrics(card: Scorecard) -> list[Metric]:
+    """The rows of the scorecard table (terminal and Markdown): the headline metrics first, then hit at
+    every k, nDCG and recall at the largest k, precision@1, MAP, and any metric asked for by name."""
     top = max(card.k) if card.k else 10
-    wanted = [f"hit@{k}" for k in card.k] + ["mrr", f"ndcg@{top}", f"recall@{top}", "precision@1", "map"]
-    defaults = {str(m) for m in default_metrics(tuple(card.k))} if card.k else set()
+    wanted = [*card.headline, *(Metric("hit", k) for k in card.k), Metric("mrr"), Metric("ndcg", top),
+              Metric("recall", top), Metric("precision", 1), Metric("map")]
+    defaults = set(default_metrics(tuple(card.k))) if card.k else set()
     asked = [m for m in card.metrics if m not in defaults]  # --metric extras, e.g. recall@100
     return [m for m in dict.fromkeys(wanted + asked) if m in card.metrics]
 
@@ -30,7 +31,7 @@ def render_table(card: Scorecard, console: Console) -> None:
     if not card.retrievers:
         console.print("goldeval: no retrievers were evaluated", style="bold red")
         return
-    columns = headline_metrics(card)
+    columns = table_metrics(card)
     console.print(f"[bold]{escape(_title(card))}[/bold]", highlight=False)
     table = Table(show_edge=False, pad_edge=False)
     table.add_column("metric", style="bold")
@@ -41,7 +42,7 @@ def render_table(card: Scorecard, console: Console) -> None:
         table.add_row("questions", *[f"{len(r.answerable)}" for r in card.retrievers], style="dim")
     for m in columns:
         best = max(r.metrics.get(m, 0.0) for r in card.retrievers)
-        table.add_row(m, *[_cell(r, m, bold=len(card.retrievers) > 1 and r.metrics.get(m) == best)
+        table.add_row(str(m), *[_cell(r, m, bold=len(card.retrievers) > 1 and r.metrics.get(m) == best)
                            for r in card.retrievers])
     console.print(table)
     notes = [_errors_line(r) for r in card.retrievers if r.n_errors]
@@ -61,7 +62,7 @@ def _title(card: Scorecard) -> str:
     return f"goldeval scorecard: {golden}{where} ({card.level} level, top {card.depth} retrieved)"
 
 
-def _cell(r: RetrieverResult, metric: str, *, bold: bool) -> str:
+def _cell(r: RetrieverResult, metric: Metric, *, bold: bool) -> str:
     value = r.metrics.get(metric)
     if value is None:
         return "-"
@@ -100,12 +101,17 @@ def misses(r: RetrieverResult, k: int) -> list[QuestionResult]:
 
 
 def render_misses(card: Scorecard, console: Console) -> None:
-    k = max(card.k)
+    k = headline_k(card)
     for r in card.retrievers:
         missed = misses(r, k)
         console.print(f"\n[bold]{escape(r.name)}[/bold]: {len(missed)} miss(es) at k={k} of {len(r.answerable)} answerable")
         for q in missed:
             console.print(escape(miss_line(q, k, card.depth)), highlight=False, soft_wrap=True)
+
+
+def headline_k(card: Scorecard) -> int:
+    """The cut-off misses are counted at: the headline metrics' k (one rule for every view)."""
+    return next((m.k for m in card.headline if m.k is not None), max(card.k) if card.k else 10)
 
 
 def render(card: Scorecard, *, show_misses: bool = False, console: Console | None = None,

@@ -1,67 +1,80 @@
-"""Fill a Scorecard's statistics in place: intervals, diagnoses, and the stats keys of `extras`.
+"""`compare`: the statistics step after `evaluate`, as ranx keeps `evaluate` and `compare` apart.
 
-Keys written (documented in docs/stats.md):
-- `RetrieverResult.intervals[metric] = [low, high]`: percentile bootstrap over answerable questions.
-- `QuestionResult.diagnosis` for every miss.
-- `extras["stats"]`: how the numbers were made (method, confidence, resamples, seed, power).
-- `extras["comparison"]`: `Comparison.to_dict()`, when the scorecard has two or more retrievers.
-- `extras["breakdown"]`: by tag and by source, with the synthetic-vs-hand warnings.
-- `extras["off_topic"]`: off-topic separability per retriever.
-- `extras["diagnosis_counts"]`: retriever -> cause -> number of misses.
+Returns a copy of the scorecard with (documented in docs/stats.md):
+- `RetrieverResult.intervals[metric] = (low, high)`: percentile bootstrap over answerable questions;
+- `QuestionResult.diagnosis` for every miss at the headline k;
+- `Scorecard.statistics`: how the numbers were made (method, confidence, resamples, seed, power), the
+  comparison of the retrievers when there are two or more, the breakdown by tag and by source,
+  off-topic separability per retriever, and the miss counts per cause.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from goldeval.corpus.model import Passage
-from goldeval.report.scorecard import RetrieverResult, Scorecard
+from goldeval.errors import InputError
+from goldeval.scorecard.model import RetrieverResult, Scorecard
+from goldeval.scorecard.statistics import Statistics
 from goldeval.stats.bootstrap import bootstrap_intervals
 from goldeval.stats.breakdown import breakdown_report
-from goldeval.stats.compare import compare_scorecard, headline_metrics
+from goldeval.stats.compare import compare_scorecard
 from goldeval.stats.diagnosis import diagnose_scorecard
 from goldeval.stats.offtopic import off_topic_report
 
 METHOD = "percentile bootstrap over answerable questions"
+MAX_RESAMPLES = 1_000_000
+"""More resamples than this buys no precision a golden set can use, and costs memory and minutes."""
 
 
-def annotate_scorecard(
+def compare(
     scorecard: Scorecard,
     *,
     seed: int = 0,
     resamples: int = 10_000,
-    corpus_passages: Sequence[Passage] | None = None,
     confidence: float = 0.95,
     power: float = 0.8,
+    passages: Sequence[Passage] | None = None,
     kinds: Mapping[str, str] | None = None,
-) -> None:
-    """Compute every statistic of issue 4 and store it on the scorecard (seeded, reproducible)."""
-    fill_intervals(scorecard, seed=seed, resamples=resamples, confidence=confidence)
-    headline = headline_metrics(scorecard.metrics, scorecard.k)
-    scorecard.extras["stats"] = {
-        "method": METHOD,
-        "confidence": confidence,
-        "resamples": resamples,
-        "seed": seed,
-        "power": power,
-        "headline_metrics": headline,
-        "k": max(scorecard.k) if scorecard.k else None,
-    }
-    if len(scorecard.retrievers) >= 2:
-        comparison = compare_scorecard(scorecard, seed=seed, resamples=resamples, confidence=confidence, power=power)
-        scorecard.extras["comparison"] = comparison.to_dict()
-    else:
-        scorecard.extras.pop("comparison", None)
-    scorecard.extras["breakdown"] = breakdown_report(scorecard, headline, resamples=resamples, seed=seed,
-                                                     confidence=confidence)
-    scorecard.extras["off_topic"] = off_topic_report(scorecard)
-    scorecard.extras["diagnosis_counts"] = diagnose_scorecard(scorecard, passages=corpus_passages, kinds=kinds)
+) -> Scorecard:
+    """A copy of `scorecard` with every statistic filled in (seeded, so reproducible).
+
+    `passages` (the corpus as indexed) lets the miss diagnosis read passage texts; `kinds` maps a
+    retriever name to `lexical` or `semantic` when its name does not say.
+    """
+    check_settings(resamples=resamples, confidence=confidence, power=power)
+    card = copy.deepcopy(scorecard)
+    fill_intervals(card, seed=seed, resamples=resamples, confidence=confidence)
+    comparison = None
+    if len(card.retrievers) >= 2:
+        comparison = compare_scorecard(card, seed=seed, resamples=resamples, confidence=confidence, power=power)
+    headline_k = next((m.k for m in card.headline if m.k is not None), max(card.k) if card.k else None)
+    card.statistics = Statistics(
+        method=METHOD, confidence=confidence, resamples=resamples, seed=seed, power=power,
+        comparison=comparison,
+        breakdown=breakdown_report(card, card.headline, resamples=resamples, seed=seed, confidence=confidence),
+        off_topic=off_topic_report(card),
+        diagnosis_counts=diagnose_scorecard(card, k=headline_k, passages=passages, kinds=kinds),
+    )
+    return card
+
+
+def check_settings(*, resamples: int, confidence: float, power: float) -> None:
+    """Refuse settings that cannot give a meaningful interval or would exhaust memory."""
+    if not 100 <= resamples <= MAX_RESAMPLES:
+        raise InputError(f"resamples must be between 100 and {MAX_RESAMPLES:,}, got {resamples}", value=resamples,
+                         hint="10,000 (the default) gives intervals stable to about 0.005")
+    if not 0.5 <= confidence < 1:
+        raise InputError(f"confidence must be in [0.5, 1), got {confidence}", value=confidence, hint="e.g. 0.95")
+    if not 0 < power < 1:
+        raise InputError(f"power must be in (0, 1), got {power}", value=power, hint="e.g. 0.8")
 
 
 def fill_intervals(scorecard: Scorecard, *, seed: int = 0, resamples: int = 10_000, confidence: float = 0.95) -> None:
-    """Set `intervals[metric] = [low, high]` on every retriever (empty when it has no answerable question).
+    """Set `intervals[metric] = (low, high)` on every retriever (empty when it has no answerable question).
 
     All retrievers share one set of resampled questions (one matrix product), so their intervals line
     up question for question and the resampling is done once.
@@ -73,9 +86,7 @@ def fill_intervals(scorecard: Scorecard, *, seed: int = 0, resamples: int = 10_0
         if r.answerable:
             groups.setdefault(tuple(q.id for q in r.answerable), []).append(r)
     for retrievers in groups.values():
-        columns: list[tuple[RetrieverResult, str]] = [
-            (r, m) for r in retrievers for m in ([m for m in scorecard.metrics if m in r.metrics] or list(r.metrics))
-        ]
+        columns = [(r, m) for r in retrievers for m in ([m for m in scorecard.metrics if m in r.metrics] or list(r.metrics))]
         if not columns:
             continue
         n = len(retrievers[0].answerable)
@@ -84,4 +95,4 @@ def fill_intervals(scorecard: Scorecard, *, seed: int = 0, resamples: int = 10_0
             values[:, j] = [q.metrics.get(m, 0.0) for q in r.answerable]
         ci = bootstrap_intervals(values, resamples=resamples, seed=seed, confidence=confidence, stream=0)
         for j, (r, m) in enumerate(columns):
-            r.intervals[m] = [float(ci[0, j]), float(ci[1, j])]
+            r.intervals[m] = (float(ci[0, j]), float(ci[1, j]))

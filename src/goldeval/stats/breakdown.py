@@ -14,14 +14,15 @@ from typing import Any
 
 import numpy as np
 
-from goldeval.report.scorecard import RetrieverResult, Scorecard
+from goldeval.metrics.definitions import Metric
+from goldeval.scorecard.model import RetrieverResult, Scorecard
 from goldeval.stats.bootstrap import bootstrap_intervals, unpaired_diff_intervals
 
 FLATTER = ("synthetic questions written while reading the answer flatter search; "
            "the hand-written number is the one to report")
 
 
-def _matrix(retrievers: Sequence[RetrieverResult], ids: Sequence[str], metrics: Sequence[str]) -> np.ndarray:
+def _matrix(retrievers: Sequence[RetrieverResult], ids: Sequence[str], metrics: Sequence[Metric]) -> np.ndarray:
     """Questions x (retriever, metric) values, every retriever's columns side by side."""
     out = np.zeros((len(ids), len(retrievers) * len(metrics)))
     for r_index, r in enumerate(retrievers):
@@ -32,7 +33,7 @@ def _matrix(retrievers: Sequence[RetrieverResult], ids: Sequence[str], metrics: 
     return out
 
 
-def _groups(retrievers: Sequence[RetrieverResult], ids: Sequence[str], metrics: Sequence[str], *, resamples: int,
+def _groups(retrievers: Sequence[RetrieverResult], ids: Sequence[str], metrics: Sequence[Metric], *, resamples: int,
             seed: int, stream: int, confidence: float) -> dict[str, dict[str, Any]]:
     """One group (a tag or a source) for every retriever: n, means and intervals, resampled once."""
     values = _matrix(retrievers, ids, metrics)
@@ -43,13 +44,13 @@ def _groups(retrievers: Sequence[RetrieverResult], ids: Sequence[str], metrics: 
         cols = range(r_index * len(metrics), (r_index + 1) * len(metrics))
         out[r.name] = {
             "n": len(ids),
-            "metrics": {m: float(means[j]) for m, j in zip(metrics, cols, strict=True)},
-            "intervals": {m: [float(ci[0, j]), float(ci[1, j])] for m, j in zip(metrics, cols, strict=True)},
+            "metrics": {str(m): float(means[j]) for m, j in zip(metrics, cols, strict=True)},
+            "intervals": {str(m): [float(ci[0, j]), float(ci[1, j])] for m, j in zip(metrics, cols, strict=True)},
         }
     return out
 
 
-def synthetic_warnings(retrievers: Sequence[RetrieverResult], metrics: Sequence[str], *, resamples: int = 10_000,
+def synthetic_warnings(retrievers: Sequence[RetrieverResult], metrics: Sequence[Metric], *, resamples: int = 10_000,
                        seed: int = 0, confidence: float = 0.95) -> list[dict[str, Any]]:
     """One warning per retriever and metric where synthetic questions beat hand-written ones beyond noise."""
     if not retrievers or not metrics:
@@ -71,7 +72,7 @@ def synthetic_warnings(retrievers: Sequence[RetrieverResult], metrics: Sequence[
             if low <= 0:
                 continue
             out.append({
-                "retriever": r.name, "metric": metric, "hand": hand_mean, "synthetic": synthetic_mean,
+                "retriever": r.name, "metric": str(metric), "hand": hand_mean, "synthetic": synthetic_mean,
                 "n_hand": len(hand), "n_synthetic": len(synthetic), "diff": diff, "ci": [low, high],
                 "text": (f"{r.name}: synthetic questions score {diff * 100:.1f} points higher than "
                          f"hand-written ones on {metric} ({round(confidence * 100)}% CI {low * 100:+.1f} to "
@@ -80,7 +81,7 @@ def synthetic_warnings(retrievers: Sequence[RetrieverResult], metrics: Sequence[
     return out
 
 
-def breakdown_report(scorecard: Scorecard, headline: Sequence[str], *, resamples: int = 10_000, seed: int = 0,
+def breakdown_report(scorecard: Scorecard, headline: Sequence[Metric], *, resamples: int = 10_000, seed: int = 0,
                      confidence: float = 0.95) -> dict[str, Any]:
     """The `breakdown` key of the scorecard JSON (documented in docs/stats.md)."""
     metrics = list(scorecard.metrics)
@@ -89,8 +90,8 @@ def breakdown_report(scorecard: Scorecard, headline: Sequence[str], *, resamples
     sources = sorted({q.source for q in reference})
     tags = sorted({t for q in reference for t in q.tags})
     report: dict[str, Any] = {
-        "metrics": metrics,
-        "mixed_sources": {"hand", "synthetic"} <= set(sources),
+        "metrics": [str(m) for m in metrics],
+        "mixed_sources": len(sources) > 1,
         "retrievers": {r.name: {"by_tag": {}, "by_source": {}} for r in retrievers},
         "warnings": [],
     }

@@ -11,13 +11,14 @@ number of questions needed to detect the observed difference, and a verdict in p
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
 from goldeval.errors import InputError
-from goldeval.report.scorecard import Scorecard
+from goldeval.metrics.definitions import Metric
+from goldeval.scorecard.model import Scorecard
+from goldeval.scorecard.statistics import Comparison, MetricComparison
 from goldeval.stats.bootstrap import bootstrap_means, percentile_interval, rng_for
 from goldeval.stats.paired import (
     holm,
@@ -32,79 +33,10 @@ MCNEMAR = "exact McNemar"
 RANDOMIZATION = "paired randomization"
 
 
-@dataclass
-class MetricComparison:
-    """One metric, one pair: `a` (candidate) against `b` (reference); diff = mean(a) - mean(b)."""
-
-    metric: str
-    a: str
-    b: str
-    n: int
-    mean_a: float
-    mean_b: float
-    diff: float
-    ci: list[float]
-    wins: int
-    """Questions where a scores higher than b."""
-    losses: int
-    ties: int
-    test: str
-    p: float
-    p_adjusted: float
-    """Holm-adjusted across the pairs of this metric when more than two systems; else equal to p."""
-    significant: bool
-    mdd: float | None
-    """Minimum detectable difference (as a fraction, 0.1 = 10 points) at the comparison's power."""
-    questions_needed: int | None
-    verdict: str
-    detectable: str
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> MetricComparison:
-        return cls(**{k: data[k] for k in cls.__dataclass_fields__})
-
-
-@dataclass
-class Comparison:
-    """Every metric comparison between a set of systems evaluated on the same questions."""
-
-    systems: list[str]
-    n_questions: int
-    metrics: list[str]
-    results: list[MetricComparison] = field(default_factory=list)
-    confidence: float = 0.95
-    alpha: float = 0.05
-    power: float = 0.8
-    seed: int = 0
-    resamples: int = 10_000
-    correction: str = "none"
-    n_errors: dict[str, int] = field(default_factory=dict)
-    """System -> compared questions on which its retriever errored (they score 0: the numbers are off)."""
-
-    def for_metric(self, metric: str) -> list[MetricComparison]:
-        return [r for r in self.results if r.metric == metric]
-
-    def get(self, metric: str, a: str, b: str) -> MetricComparison:
-        for r in self.results:
-            if r.metric == metric and r.a == a and r.b == b:
-                return r
-        raise KeyError((metric, a, b))
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["results"] = [asdict(r) for r in self.results]
-        return data
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Comparison:
-        fields = {k: data[k] for k in cls.__dataclass_fields__ if k in data and k != "results"}
-        return cls(**fields, results=[MetricComparison.from_dict(r) for r in data.get("results", [])])
-
-
 def compare_values(
-    values: Mapping[str, Mapping[str, Sequence[float] | np.ndarray]],
+    values: Mapping[str, Mapping[Metric, Sequence[float] | np.ndarray]],
     *,
-    metrics: Sequence[str] | None = None,
+    metrics: Sequence[Metric] | None = None,
     seed: int = 0,
     resamples: int = 10_000,
     confidence: float = 0.95,
@@ -141,7 +73,7 @@ def compare_values(
 
 
 def _one(
-    metric: str, a: str, b: str, n: int, av: np.ndarray, bv: np.ndarray, d: np.ndarray, ci: np.ndarray,
+    metric: Metric, a: str, b: str, n: int, av: np.ndarray, bv: np.ndarray, d: np.ndarray, ci: np.ndarray,
     test: str, p: float, p_adj: float, sd: float, alpha: float, power: float, confidence: float,
 ) -> MetricComparison:
     wins = int(np.sum(d > TIE_TOLERANCE))
@@ -163,15 +95,14 @@ def _one(
     return result
 
 
-def is_binary_metric(metric: str, values: np.ndarray) -> bool:
+def is_binary_metric(metric: Metric, values: np.ndarray) -> bool:
     """hit@k and precision@1 take only 0 and 1 per question: the exact McNemar test applies."""
-    name = metric.split("@")[0].lower()
-    named = name in ("hit", "success") or metric.lower() in ("precision@1", "p@1")
+    named = metric.name == "hit" or metric == Metric("precision", 1)
     return named and bool(np.all((values == 0) | (values == 1)))
 
 
 def _pvalues(
-    diffs: np.ndarray, a_vals: np.ndarray, b_vals: np.ndarray, metrics: list[str], rounds: int, seed: int
+    diffs: np.ndarray, a_vals: np.ndarray, b_vals: np.ndarray, metrics: list[Metric], rounds: int, seed: int
 ) -> tuple[np.ndarray, list[str]]:
     binary = [is_binary_metric(m, a_vals[:, j]) and is_binary_metric(m, b_vals[:, j]) for j, m in enumerate(metrics)]
     p = np.ones(diffs.shape[1])
@@ -183,7 +114,7 @@ def _pvalues(
     return p, [MCNEMAR if is_bin else RANDOMIZATION for is_bin in binary]
 
 
-def _adjust(pvalues: np.ndarray, metrics: list[str], several: bool) -> list[float]:
+def _adjust(pvalues: np.ndarray, metrics: list[Metric], several: bool) -> list[float]:
     if not several:
         return pvalues.tolist()
     out = pvalues.tolist()
@@ -233,8 +164,8 @@ def verdict_text(r: MetricComparison, confidence: float = 0.95) -> str:
                 f"of {r.n} questions, same mean ({stats}): within noise")
     better, worse = (r.wins, r.losses) if sign > 0 else (r.losses, r.wins)
     if r.test == MCNEMAR:
-        head = (f"{leader} leads {other} by {_count(better - worse, 'question')} of {r.n} on {r.metric} "
-                f"({_points(r.diff)} points")
+        head = (f"{leader} leads {other} on {r.metric}: finds {better} that {other} misses and misses "
+                f"{worse} that it finds, of {r.n} questions ({_points(r.diff)} points")
     else:
         head = (f"{leader} leads {other} on {r.metric} by {_points(r.diff)} points (better on {better}, "
                 f"worse on {worse} of {r.n} questions")
@@ -263,7 +194,7 @@ def detectable_text(r: MetricComparison, power: float = 0.8) -> str:
 
 
 def compare_scorecard(
-    scorecard: Scorecard, *, metrics: Sequence[str] | None = None, seed: int = 0,
+    scorecard: Scorecard, *, metrics: Sequence[Metric] | None = None, seed: int = 0,
     resamples: int = 10_000, confidence: float = 0.95, power: float = 0.8,
 ) -> Comparison:
     """Compare the retrievers inside one scorecard (the first one is the reference of the others)."""
@@ -272,7 +203,7 @@ def compare_scorecard(
 
 
 def compare_scorecards(
-    scorecards: Sequence[Scorecard], *, labels: Sequence[str] | None = None, metrics: Sequence[str] | None = None,
+    scorecards: Sequence[Scorecard], *, labels: Sequence[str] | None = None, metrics: Sequence[Metric] | None = None,
     seed: int = 0, resamples: int = 10_000, confidence: float = 0.95, power: float = 0.8,
 ) -> Comparison:
     """Compare every retriever of several scorecards, which must hold the same questions and golden set.
@@ -283,7 +214,7 @@ def compare_scorecards(
     labels = list(labels) if labels is not None else [f"#{i + 1}" for i in range(len(scorecards))]
     check_same_questions(scorecards, labels)
     qids = [q.id for q in scorecards[0].retrievers[0].answerable] if scorecards[0].retrievers else []
-    values: dict[str, dict[str, np.ndarray]] = {}
+    values: dict[str, dict[Metric, np.ndarray]] = {}
     n_errors: dict[str, int] = {}
     common = _common_metrics(scorecards, metrics)
     for sc, systems in zip(scorecards, system_names(scorecards, labels), strict=True):
@@ -341,7 +272,7 @@ def gate_pairs(scorecards: Sequence[Scorecard], labels: Sequence[str]) -> tuple[
     return pairs, notes
 
 
-def gate(comparison: Comparison, pairs: Sequence[tuple[str, str]], metric: str) -> list[GateCheck]:
+def gate(comparison: Comparison, pairs: Sequence[tuple[str, str]], metric: Metric) -> list[GateCheck]:
     """Each gated pair on `metric`, with Holm's correction over the gated pairs only (not every pair)."""
     results = [comparison.get(metric, a, b) for a, b in pairs]
     raw = [r.p for r in results]
@@ -350,14 +281,14 @@ def gate(comparison: Comparison, pairs: Sequence[tuple[str, str]], metric: str) 
             for r, p in zip(results, adjusted, strict=True)]
 
 
-def _common_metrics(scorecards: Sequence[Scorecard], metrics: Sequence[str] | None) -> list[str]:
+def _common_metrics(scorecards: Sequence[Scorecard], metrics: Sequence[Metric] | None) -> list[Metric]:
     available = [m for m in scorecards[0].metrics if all(m in sc.metrics for sc in scorecards)]
     if metrics is None:
         return available
-    missing = [m for m in metrics if m not in available]
+    missing = [str(m) for m in metrics if m not in available]
     if missing:
         raise InputError(f"metric(s) {', '.join(missing)} not in every results file", value=missing,
-                         hint="available: " + ", ".join(available))
+                         hint="available: " + ", ".join(str(m) for m in available))
     return list(metrics)
 
 
@@ -410,11 +341,3 @@ def _answerable_ids(sc: Scorecard) -> set[str]:
 def _few(ids: list[str], limit: int = 10) -> str:
     shown = ", ".join(ids[:limit])
     return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
-
-
-def headline_metrics(metric_names: Sequence[str], ks: Sequence[int]) -> list[str]:
-    """The few metrics verdicts are shown for by default: hit@k at the largest k, MRR, nDCG@k."""
-    k = max(ks) if ks else 10
-    wanted = [f"hit@{k}", "mrr", f"ndcg@{k}"]
-    chosen = [m for m in wanted if m in metric_names]
-    return chosen or list(metric_names[:3])

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from goldeval.corpus.model import Passage
-from goldeval.report.scorecard import QuestionResult, RetrieverResult, Scorecard
+from goldeval.scorecard.model import QuestionResult, RetrieverResult, Scorecard
 
 CAUSES: dict[str, tuple[str, str]] = {
     "retriever_error": ("retriever error", "fix the retriever for this question; it raised or returned garbage"),

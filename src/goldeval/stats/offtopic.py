@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from goldeval.report.scorecard import QuestionResult, RetrieverResult, Scorecard
+from goldeval.scorecard.model import QuestionResult, RetrieverResult, Scorecard
 
 NOTE = ("Scores are not comparable across models: each retriever needs its own threshold, "
         "and a new model or a re-indexed corpus needs a new one.")
@@ -61,6 +61,13 @@ def best_threshold(
         "rejects_answerable": int(rejected[best]),
         "passes_off_topic": int(n_off - caught[best]),
         "youden_j": float(youden[best]),
+        "roc": {  # every candidate cut, ascending: the page's threshold slider looks these up
+            "thresholds": [float(c) for c in cuts],
+            "rejects_answerable": [int(x) for x in rejected],
+            "passes_off_topic": [int(n_off - x) for x in caught],
+            "tpr": [float(x) for x in caught / n_off],
+            "fpr": [float(x) for x in rejected / n_answerable],
+        },
     }
 
 
@@ -99,7 +106,7 @@ def separability(result: RetrieverResult) -> dict[str, Any]:
         "answerable": _summary(answerable),
         "off_topic": _summary(off_scores),
         "overlap": None, "auc": None, "threshold": None, "rejects_answerable": None, "passes_off_topic": None,
-        "youden_j": None, "rank_based": False, "highest": None,
+        "youden_j": None, "roc": None, "rank_based": False, "highest": None,
     }
     if not result.off_topic:
         out["verdict"] = ("no off-topic questions in the golden set: add questions the corpus does not cover "

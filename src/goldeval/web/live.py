@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from goldeval.errors import GoldevalError
-from goldeval.web.page import payload_json, results_payload
+from goldeval.report.page import payload_json, results_payload
 
 
 class ResultsSource(Protocol):

@@ -3,7 +3,7 @@
 Security model. The server answers GET and HEAD for a fixed set of exact paths (`ROUTES`); every other
 path, including any traversal attempt (`/../`, `%2e%2e`, absolute paths, backslashes), is a 404 because
 the path is looked up in a dict, never joined to a folder. The static files are read from package data
-(`goldeval/web/static/`), and the results come from the results files the user named (re-read when they
+(`goldeval/report/static/`), and the results come from the results files the user named (re-read when they
 change, see `live.py`) or from memory, so no other file can be read through it.
 It binds 127.0.0.1 by default; every response carries a strict Content-Security-Policy (scripts and
 styles only from the page's own origin), so even a document text that slipped past the page's escaping
@@ -24,8 +24,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from goldeval.errors import InputError
+from goldeval.report.page import static_text
 from goldeval.web.live import FixedResults, ResultsSource, version_body
-from goldeval.web.page import static_text
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765

@@ -1,0 +1,69 @@
+"""Metrics at every k from 1 to the depth, and flips between retrievers, from the stored ranks.
+
+hit@k, recall@k, precision@k and nDCG@k depend only on where the relevant answers landed and on
+their grades (trec_eval's definitions), and a QuestionResult keeps exactly that: each expected id's
+rank within the depth. So the curves are computed by the one metric engine
+(`goldeval.metrics.compute.evaluate_ranked`) from a ranking rebuilt with the relevant ids at their
+ranks, for new scorecards and for files read back alike. The page looks these values up; it has no
+formula of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from goldeval.metrics.compute import evaluate_ranked
+from goldeval.metrics.definitions import Metric
+from goldeval.scorecard.model import CURVE_METRICS, QuestionResult, RetrieverResult
+
+_FILLER = "\x00unjudged:"
+
+
+def rebuilt_ranking(q: QuestionResult, depth: int) -> list[str]:
+    """A ranking of `depth` positions with each expected id at its stored rank, fillers elsewhere."""
+    ranking = [f"{_FILLER}{i}" for i in range(depth)]
+    for doc, rank in q.ranks.items():
+        if rank is not None and 1 <= rank <= depth:
+            ranking[rank - 1] = doc
+    return ranking
+
+
+def metric_curves(questions: Sequence[QuestionResult], depth: int) -> dict[str, list[float]]:
+    """Mean over the answerable `questions` of each curve metric at k = 1..depth; {} without any."""
+    answerable = [q for q in questions if not q.off_topic]
+    if not answerable or depth < 1:
+        return {}
+    qrels = {q.id: dict(q.expected) for q in answerable}
+    rankings = {q.id: rebuilt_ranking(q, depth) for q in answerable}
+    metrics = [Metric(name, k) for name in CURVE_METRICS for k in range(1, depth + 1)]
+    values = evaluate_ranked(qrels, rankings, metrics, qids=[q.id for q in answerable])
+    return {name: [float(values[Metric(name, k)].mean()) for k in range(1, depth + 1)] for name in CURVE_METRICS}
+
+
+def flips(retrievers: Sequence[RetrieverResult], depth: int) -> dict[str, dict[str, list[int]]]:
+    """For every pair (A before B) and every k = 1..depth: answerable questions A hits and B misses
+    within the top k (`a_only`), and the reverse (`b_only`). Pairs scored on other questions are skipped."""
+    out: dict[str, dict[str, list[int]]] = {}
+    ks = np.arange(1, depth + 1)
+    for i, a in enumerate(retrievers):
+        for b in retrievers[i + 1 :]:
+            a_ranks, b_ranks = _ranks(a), _ranks(b)
+            if a_ranks.keys() != b_ranks.keys():
+                continue
+            ids = list(a_ranks)
+            ra = np.array([a_ranks[q] for q in ids], dtype=np.int64).reshape(-1, 1)
+            rb = np.array([b_ranks[q] for q in ids], dtype=np.int64).reshape(-1, 1)
+            hit_a, hit_b = ra <= ks, rb <= ks
+            out[f"{a.name}|{b.name}"] = {
+                "a_only": [int(x) for x in (hit_a & ~hit_b).sum(axis=0)],
+                "b_only": [int(x) for x in (hit_b & ~hit_a).sum(axis=0)],
+            }
+    return out
+
+
+def _ranks(r: RetrieverResult) -> dict[str, int]:
+    """Answerable question -> rank of its first correct result (beyond any depth when missed)."""
+    never = np.iinfo(np.int64).max
+    return {q.id: q.rank if q.rank is not None else never for q in r.answerable}

@@ -1,0 +1,303 @@
+"""The results JSON (docs/results-json.md): schema 2 written, schemas 1 (goldset 0.1) and 2 read.
+
+Reading validates every field it uses and names the first bad one by its JSON path, so a truncated
+or edited file is one clear error, never a traceback. Aggregates are recomputed from the per-question
+values and a file whose stored aggregate disagrees (an edited `mrr: 7.5`) is refused. Curves and flips
+are recomputed from the stored ranks, so a 0.1 file gets them too. Writing is strict JSON (no NaN or
+Infinity) through the one atomic writer.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+from goldeval.errors import InputError
+from goldeval.metrics.definitions import Metric, headline_metrics, parse_metric
+from goldeval.scorecard.model import Hit, QuestionResult, RetrieverResult, RunIdentity, Scorecard
+from goldeval.scorecard.statistics import Statistics
+from goldeval.store.atomic import write_atomic
+
+SCHEMA_VERSION = 2
+TOOL = "goldeval"
+STATS_KEYS_V1 = ("comparison", "breakdown", "off_topic", "diagnosis_counts")
+AGGREGATE_TOLERANCE = 1e-6
+T = TypeVar("T")
+
+
+class _Bad(Exception):
+    def __init__(self, where: str, message: str) -> None:
+        super().__init__(f"{where}: {message}")
+
+
+# --- writing -----------------------------------------------------------------------------------
+
+
+def scorecard_to_dict(card: Scorecard) -> dict[str, Any]:
+    return {
+        "schema": SCHEMA_VERSION,
+        "tool": TOOL,
+        "goldeval_version": card.identity.goldeval_version,
+        "created": card.identity.created,
+        "identity": card.identity.to_dict(),
+        "level": card.level,
+        "k": card.k,
+        "depth": card.depth,
+        "metric_names": [str(m) for m in card.metrics],
+        "headline": [str(m) for m in card.headline],
+        "golden": card.golden,
+        "corpus": card.corpus,
+        "retrievers": [_retriever_to_dict(r) for r in card.retrievers],
+        "flips": card.flips,
+        "snippets": card.snippets,
+        "statistics": card.statistics.to_dict() if card.statistics else None,
+        "notes": card.notes,
+    }
+
+
+def _retriever_to_dict(r: RetrieverResult) -> dict[str, Any]:
+    return {
+        "name": r.name,
+        "config": r.config,
+        "n_answerable": len(r.answerable),
+        "n_off_topic": len(r.off_topic),
+        "n_errors": r.n_errors,
+        "metrics": {str(m): v for m, v in r.metrics.items()},
+        "intervals": {str(m): list(v) for m, v in r.intervals.items()},
+        "curves": r.curves,
+        "seconds": round(r.seconds, 3),
+        "questions": [_question_to_dict(q) for q in r.questions],
+    }
+
+
+def _question_to_dict(q: QuestionResult) -> dict[str, Any]:
+    return {
+        "id": q.id, "question": q.question, "expected": q.expected, "nonrelevant": q.nonrelevant,
+        "off_topic": q.off_topic, "rank": q.rank, "ranks": q.ranks,
+        "top": [{"id": h.id, "doc": h.doc, "score": h.score} for h in q.top],
+        "top1_score": q.top1_score,
+        "metrics": {str(m): v for m, v in q.metrics.items()},
+        "tags": q.tags, "source": q.source, "error": q.error, "diagnosis": q.diagnosis,
+    }
+
+
+def dumps_strict(data: Any) -> str:
+    """JSON other parsers accept: a non-finite number is a bug upstream, refused here, never written."""
+    try:
+        return json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    except ValueError as exc:
+        raise ValueError(f"refusing to write a non-finite number into results JSON: {exc}") from None
+
+
+def save_scorecard(card: Scorecard, path: Path) -> None:
+    write_atomic(path, dumps_strict(scorecard_to_dict(card)))
+
+
+# --- reading -----------------------------------------------------------------------------------
+
+
+def load_scorecard(path: Path) -> Scorecard:
+    if not path.exists():
+        raise InputError("results file not found", path=path, hint="check the path")
+    if not path.is_file():
+        raise InputError("results path is not a file", path=path, hint="pass a results .json file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read results file: {exc}", path=path) from None
+    try:
+        data = json.loads(text, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as exc:
+        hint = "the file looks cut short; re-run the evaluation" if exc.pos >= len(text.rstrip()) - 1 else None
+        raise InputError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno, hint=hint) from None
+    except ValueError as exc:
+        raise InputError(str(exc), path=path, hint="results JSON must be strict JSON") from None
+    return scorecard_from_dict(data, source=str(path))
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"non-finite number {name} in results JSON")
+
+
+def scorecard_from_dict(data: Any, *, source: str = "<dict>") -> Scorecard:
+    if not isinstance(data, dict) or "retrievers" not in data:
+        raise InputError("not a goldeval results file (no 'retrievers' list)", path=source,
+                         hint="write one with `goldeval eval ... --json results.json`")
+    schema = data.get("schema", 1)
+    if schema not in (1, SCHEMA_VERSION):
+        newer = isinstance(schema, int) and schema > SCHEMA_VERSION
+        raise InputError(f"results schema {schema!r} is not one this goldeval reads (1 or {SCHEMA_VERSION})",
+                         path=source, value=schema, hint="upgrade goldeval" if newer else "re-run the evaluation")
+    try:
+        return _read(data, schema)
+    except _Bad as exc:
+        raise InputError(f"bad results file: {exc}", path=source,
+                         hint="the file was edited or cut short; re-run the evaluation") from None
+
+
+def _read(data: dict[str, Any], schema: int) -> Scorecard:
+    metrics = [_metric(m, f"metric_names[{i}]") for i, m in enumerate(_get(data, "metric_names", list, []))]
+    k = [_int(x, f"k[{i}]") for i, x in enumerate(_get(data, "k", list, []))]
+    depth = _int(data.get("depth", 0), "depth")
+    retrievers = [_retriever(r, f"retrievers[{i}]", depth) for i, r in enumerate(_get(data, "retrievers", list))]
+    headline = [_metric(m, "headline") for m in _get(data, "headline", list, [])]
+    notes = [str(n) for n in _get(data, "notes", list, [])]
+    if schema == 1:
+        version = str(data.get("goldset_version", data.get("goldeval_version", "")))
+        notes.append(f"read from a goldset {version or '0.1'} results file (schema 1)")
+        stats = _v1_statistics(data)
+        identity = RunIdentity(golden_fingerprint=str(_get(data, "golden", dict, {}).get("fingerprint", "")),
+                               goldeval_version=version, created=str(data.get("created", "")))
+    else:
+        stats_data = _get(data, "statistics", dict, None)
+        stats = Statistics.from_dict(stats_data) if stats_data else None
+        identity = _identity(_get(data, "identity", dict, {}))
+    card = Scorecard(
+        retrievers=retrievers, metrics=metrics, k=k, depth=depth,
+        headline=headline or headline_metrics(metrics, k),
+        level=str(data.get("level", "doc")), identity=identity,
+        golden=dict(_get(data, "golden", dict, {})), corpus=dict(_get(data, "corpus", dict, {})),
+        snippets=dict(_get(data, "snippets", dict, {})), statistics=stats, notes=notes,
+    )
+    from goldeval.scorecard.curves import flips, metric_curves
+
+    for r in card.retrievers:
+        r.curves = metric_curves(r.questions, depth)
+    card.flips = flips(card.retrievers, depth)
+    return card
+
+
+def _v1_statistics(data: dict[str, Any]) -> Statistics | None:
+    info = data.get("stats")
+    if not isinstance(info, dict):
+        return None
+    merged = {**info, **{key: data.get(key) for key in STATS_KEYS_V1}}
+    return Statistics.from_dict(merged)
+
+
+def _identity(data: Mapping[str, Any]) -> RunIdentity:
+    version = data.get("golden_version")
+    return RunIdentity(
+        corpus_fingerprint=str(data.get("corpus_fingerprint", "")),
+        golden_fingerprint=str(data.get("golden_fingerprint", "")),
+        golden_version=version if isinstance(version, int) else None,
+        chunking=data.get("chunking") if isinstance(data.get("chunking"), str) else None,
+        goldeval_version=str(data.get("goldeval_version", "")), created=str(data.get("created", "")),
+        machine=dict(data.get("machine") or {}),
+    )
+
+
+def _retriever(data: Any, where: str, depth: int) -> RetrieverResult:
+    if not isinstance(data, dict):
+        raise _Bad(where, "must be an object")
+    name = _get(data, "name", str, where=where)
+    questions = [_question(q, f"{where}.questions[{i}]") for i, q in enumerate(_get(data, "questions", list, where=where))]
+    metrics = _metric_values(_get(data, "metrics", dict, {}, where=where), f"{where}.metrics")
+    intervals: dict[Metric, tuple[float, float]] = {}
+    for key, value in _get(data, "intervals", dict, {}, where=where).items():
+        if not (isinstance(value, list) and len(value) == 2):
+            raise _Bad(f"{where}.intervals.{key}", "must be [low, high]")
+        intervals[_metric(key, f"{where}.intervals")] = (_float(value[0], key), _float(value[1], key))
+    result = RetrieverResult(name=name, questions=questions, metrics=metrics, intervals=intervals,
+                             config=dict(_get(data, "config", dict, {}, where=where)),
+                             seconds=_float(data.get("seconds", 0.0), f"{where}.seconds"))
+    _check_aggregates(result, where)
+    return result
+
+
+def _check_aggregates(r: RetrieverResult, where: str) -> None:
+    """Each stored mean must equal the mean of the per-question values it summarises."""
+    answerable = r.answerable
+    for metric, stored in r.metrics.items():
+        if not answerable:
+            raise _Bad(f"{where}.metrics.{metric}", "a mean without any answerable question")
+        values = [q.metrics.get(metric) for q in answerable]
+        if any(v is None for v in values):
+            raise _Bad(f"{where}.metrics.{metric}", "some questions have no value for it")
+        mean = math.fsum(v for v in values if v is not None) / len(values)
+        if abs(mean - stored) > AGGREGATE_TOLERANCE:
+            raise _Bad(f"{where}.metrics.{metric}",
+                       f"is {stored:g} but the mean of its {len(values)} questions is {mean:.6g}")
+
+
+def _question(data: Any, where: str) -> QuestionResult:
+    if not isinstance(data, dict):
+        raise _Bad(where, "must be an object")
+    ranks = _get(data, "ranks", dict, {}, where=where)
+    for key, rank in ranks.items():
+        if rank is not None and not (isinstance(rank, int) and not isinstance(rank, bool) and rank >= 1):
+            raise _Bad(f"{where}.ranks.{key}", f"must be a rank >= 1 or null, not {rank!r}")
+    expected = _get(data, "expected", dict, {}, where=where)
+    for key, grade in expected.items():
+        _int(grade, f"{where}.expected.{key}")
+    rank = data.get("rank")
+    if rank is not None:
+        _int(rank, f"{where}.rank")
+    top = []
+    for i, h in enumerate(_get(data, "top", list, [], where=where)):
+        if not isinstance(h, dict) or not isinstance(h.get("id"), str):
+            raise _Bad(f"{where}.top[{i}]", "must be an object with an `id`")
+        top.append(Hit(h["id"], _float(h.get("score", 0.0), f"{where}.top[{i}].score"), str(h.get("doc", h["id"]))))
+    error = data.get("error")
+    return QuestionResult(
+        id=str(_get(data, "id", (str, int), where=where)),
+        question=str(data.get("question", "")),
+        expected=dict(expected), off_topic=bool(_get(data, "off_topic", bool, where=where)),
+        rank=rank, ranks=dict(ranks), top=top,
+        metrics=_metric_values(_get(data, "metrics", dict, {}, where=where), f"{where}.metrics"),
+        tags=[str(t) for t in _get(data, "tags", list, [], where=where)],
+        source=str(data.get("source", "hand")),
+        nonrelevant=[str(x) for x in _get(data, "nonrelevant", list, [], where=where)],
+        error=str(error) if error is not None else None,
+        diagnosis=_get(data, "diagnosis", dict, None, where=where),
+    )
+
+
+def _metric_values(data: Mapping[str, Any], where: str) -> dict[Metric, float]:
+    return {_metric(key, where): _float(value, f"{where}.{key}") for key, value in data.items()}
+
+
+def _metric(text: Any, where: str) -> Metric:
+    if not isinstance(text, str):
+        raise _Bad(where, f"metric name must be a string, not {text!r}")
+    try:
+        return parse_metric(text)
+    except InputError:
+        raise _Bad(where, f"unknown metric {text!r}") from None
+
+
+_MISSING = object()
+
+
+def _get(data: Mapping[str, Any], key: str, kind: type[T] | tuple[type, ...], default: Any = _MISSING,
+         *, where: str = "") -> Any:
+    path = f"{where}.{key}" if where else key
+    if key not in data or data[key] is None:
+        if default is _MISSING:
+            raise _Bad(path, "is missing")
+        return default
+    value = data[key]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise _Bad(path, f"must be {_kind_name(kind)}, not {type(value).__name__}")
+    return value
+
+
+def _kind_name(kind: Any) -> str:
+    names: dict[Any, str] = {list: "a list", dict: "an object", str: "a string", bool: "true or false"}
+    return names.get(kind, "a string or an integer" if isinstance(kind, tuple) else str(kind))
+
+
+def _float(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise _Bad(where, f"must be a finite number, not {value!r}")
+    return float(value)
+
+
+def _int(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _Bad(where, f"must be an integer, not {value!r}")
+    return value
+

@@ -1,0 +1,178 @@
+"""The Scorecard: everything one evaluation produced, as typed data.
+
+Metrics are `Metric` objects in memory and strings only in JSON (`goldeval.scorecard.io`). Renderers
+(terminal, Markdown, HTML, the page) read a Scorecard and compute nothing: the per-k curves, the
+off-topic ROC points and the flips between retrievers are computed here in Python, once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from goldeval.metrics.definitions import Metric
+from goldeval.scorecard.statistics import Statistics
+
+CURVE_METRICS = ("hit", "recall", "precision", "ndcg")
+"""The metrics written for every k from 1 to the depth (the page's k slider looks them up)."""
+
+
+@dataclass
+class Hit:
+    """One retrieved result: the passage id, its document, its score."""
+
+    id: str
+    score: float
+    doc: str
+
+
+@dataclass
+class QuestionResult:
+    """One retriever's outcome on one golden question."""
+
+    id: str
+    question: str
+    expected: dict[str, int]
+    """Relevant ids (documents at doc level, chunks at chunk level) -> graded relevance (>= 1)."""
+    off_topic: bool
+    rank: int | None
+    """1-based rank of the first correct result within the retrieved depth; None if absent or off-topic."""
+    ranks: dict[str, int | None]
+    """Each expected id -> its 1-based rank within the depth, or None: metrics at any k follow from it."""
+    top: list[Hit]
+    metrics: dict[Metric, float]
+    """Metric -> value; empty for off-topic questions, which are never averaged in."""
+    tags: list[str] = field(default_factory=list)
+    source: str = "hand"
+    """The question's provenance kind: hand, synthetic, log or incident (reported apart, never pooled)."""
+    nonrelevant: list[str] = field(default_factory=list)
+    """Ids judged not relevant (grade <= 0) at this level: judged, unlike the ids nobody judged."""
+    error: str | None = None
+    diagnosis: dict[str, Any] | None = None
+    """Filled by goldeval.stats.diagnosis: {"cause", "evidence", "suggestion"}."""
+
+    @property
+    def top1_score(self) -> float | None:
+        return self.top[0].score if self.top else None
+
+    def hit_at(self, k: int) -> bool:
+        return self.rank is not None and self.rank <= k
+
+
+@dataclass
+class RetrieverResult:
+    """One retriever's scorecard: aggregates over answerable questions, and every question."""
+
+    name: str
+    questions: list[QuestionResult]
+    metrics: dict[Metric, float]
+    """Mean over answerable questions (off-topic ones are counted apart, never averaged in as zeros)."""
+    intervals: dict[Metric, tuple[float, float]] = field(default_factory=dict)
+    """Metric -> (low, high) confidence interval; filled by `goldeval.compare`."""
+    curves: dict[str, list[float]] = field(default_factory=dict)
+    """`hit`, `recall`, `precision`, `ndcg` -> mean over answerable questions at k = 1..depth."""
+    config: dict[str, Any] = field(default_factory=dict)
+    """The retriever's resolved configuration (spec, kind, model, options, backend, depth)."""
+    seconds: float = 0.0
+
+    @property
+    def answerable(self) -> list[QuestionResult]:
+        return [q for q in self.questions if not q.off_topic]
+
+    @property
+    def off_topic(self) -> list[QuestionResult]:
+        return [q for q in self.questions if q.off_topic]
+
+    @property
+    def n_errors(self) -> int:
+        return sum(1 for q in self.questions if q.error)
+
+
+@dataclass(frozen=True)
+class RunIdentity:
+    """Exactly what was run: enough to tell whether two scorecards can be compared, and to re-run one."""
+
+    corpus_fingerprint: str = ""
+    """sha256 of the passages as indexed (ids and text, chunking included); empty without a corpus."""
+    golden_fingerprint: str = ""
+    golden_version: int | None = None
+    chunking: str | None = None
+    goldeval_version: str = ""
+    created: str = ""
+    machine: dict[str, Any] = field(default_factory=dict)
+    """`cores`, `python`, `platform`."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "corpus_fingerprint": self.corpus_fingerprint, "golden_fingerprint": self.golden_fingerprint,
+            "golden_version": self.golden_version, "chunking": self.chunking,
+            "goldeval_version": self.goldeval_version, "created": self.created, "machine": self.machine,
+        }
+
+
+@dataclass
+class Scorecard:
+    """The result of `goldeval.evaluate`: one RetrieverResult per retriever, plus what was run.
+
+    `statistics` is None until `goldeval.compare(scorecard)` adds intervals, comparisons, breakdowns,
+    off-topic separability and miss causes.
+    """
+
+    retrievers: list[RetrieverResult]
+    metrics: list[Metric]
+    k: list[int]
+    depth: int
+    headline: list[Metric]
+    """The metrics verdicts lead with, chosen once (`goldeval.metrics.headline_metrics`) for every view."""
+    level: str = "doc"
+    identity: RunIdentity = field(default_factory=RunIdentity)
+    golden: dict[str, Any] = field(default_factory=dict)
+    """`path`, `n_questions`, `n_answerable`, `n_off_topic`, `fingerprint`, `version`."""
+    corpus: dict[str, Any] = field(default_factory=dict)
+    """`path`, `name`, `n_documents`, `n_passages`, `warnings`, `fingerprint`."""
+    snippets: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Passage id -> {"doc", "title", "text"} (text cut short) for every id in any `top` list."""
+    flips: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+    """`"A|B"` -> {"a_only": [...], "b_only": [...]}: for k = 1..depth, how many answerable questions A
+    finds in its top k and B does not, and the other way round (from `goldeval.scorecard.curves`)."""
+    statistics: Statistics | None = None
+    notes: list[str] = field(default_factory=list)
+    """Things the reader must know about this run (e.g. read from a goldset 0.1 file)."""
+
+    def retriever(self, name: str) -> RetrieverResult:
+        for r in self.retrievers:
+            if r.name == name:
+                return r
+        raise KeyError(name)
+
+    @property
+    def version(self) -> str:
+        return self.identity.goldeval_version
+
+    @property
+    def created(self) -> str:
+        return self.identity.created
+
+    def to_dict(self) -> dict[str, Any]:
+        from goldeval.scorecard.io import scorecard_to_dict
+
+        return scorecard_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: Any, *, source: str = "<dict>") -> Scorecard:
+        from goldeval.scorecard.io import scorecard_from_dict
+
+        return scorecard_from_dict(data, source=source)
+
+    def save(self, path: str | Path) -> None:
+        """Write the JSON atomically: a crash never leaves a half-written results file."""
+        from goldeval.scorecard.io import save_scorecard
+
+        save_scorecard(self, Path(path))
+
+    @classmethod
+    def load(cls, path: str | Path) -> Scorecard:
+        from goldeval.scorecard.io import load_scorecard
+
+        return load_scorecard(Path(path))
