@@ -12,7 +12,8 @@ import time
 from pathlib import Path
 
 import goldeval
-from goldeval.corpus.stdlib import build_stdlib_corpus, demo_golden_path, drop_unavailable
+from goldeval.corpus.stdlib import build_stdlib_corpus
+from goldeval.golden.demo import demo_golden_path, drop_unavailable
 from goldeval.golden.io import load_golden
 
 started = time.perf_counter()

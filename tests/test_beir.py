@@ -45,17 +45,25 @@ def test_load_corpus_reads_a_beir_folder(tmp_path: Path) -> None:
 def test_golden_takes_the_judged_queries_of_the_split_with_graded_relevance(tmp_path: Path) -> None:
     golden = load_beir_golden(_beir(tmp_path / "ds"))
     assert [q.id for q in golden] == ["q1", "q2"]  # queries.jsonl order; q3 is judged in dev only
-    assert golden["q1"].expected == {"d1": 1, "d2": 0}
-    assert golden["q2"].expected == {"d2": 2}
+    assert golden.grades("q1") == {"d1": 1, "d2": 0}  # the judged-non-relevant d2 is kept
+    assert golden.relevant("q1") == {"d1": 1}
+    assert golden.grades("q2") == {"d2": 2}
+    assert [(q.intent, q.tags) for q in golden] == [("answerable", ("beir:test",))] * 2
     assert golden["q2"].question == "change branch"
     assert golden["q1"].line == 1
     dev = load_beir_golden(tmp_path / "ds", split="dev")
-    assert [(q.id, q.expected) for q in dev] == [("q3", {"d3": 1})]
+    assert [(q.id, dev.grades(q.id)) for q in dev] == [("q3", {"d3": 1})]
+    assert golden.warnings == [] and dev.warnings == []
 
 
-def test_query_with_only_zero_scores_is_off_topic(tmp_path: Path) -> None:
+def test_regression_a_query_with_only_zero_scores_stays_answerable(tmp_path: Path) -> None:
+    # issue 8: intent is never inferred from grades for an import; a 0 is "judged not relevant"
     golden = load_beir_golden(_beir(tmp_path / "ds", test_qrels="query-id\tcorpus-id\tscore\nq1\td1\t0\n"))
-    assert golden["q1"].off_topic
+    assert not golden["q1"].off_topic and golden.off_topic == []
+    assert golden.grades("q1") == {"d1": 0}
+    (warning,) = golden.warnings
+    assert warning.endswith("have judged documents but none relevant (kept as answerable; nothing relevant can "
+                            "be found for them): `q1`")
 
 
 def test_unknown_split_lists_the_available_ones(tmp_path: Path) -> None:

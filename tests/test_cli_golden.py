@@ -19,7 +19,8 @@ def test_check_summarises_a_valid_set(capsys: pytest.CaptureFixture[str]) -> Non
     code = main(["golden", "check", str(EXAMPLES / "golden_example.jsonl"), "--corpus", str(EXAMPLES / "corpus")])
     assert code == 0
     out = capsys.readouterr().out
-    assert "ok: 9 answerable + 2 off-topic questions" in out
+    assert "ok: 9 answerable + 2 off-topic questions, every judged id found in" in out
+    assert "  11 judgments (0 judged not relevant); 2 question(s) with more than one relevant answer; sources: 10 hand, 1 synthetic" in out
 
 
 def test_check_reports_every_problem_and_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

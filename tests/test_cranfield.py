@@ -65,30 +65,31 @@ def test_225_queries_identified_by_position_not_by_I_number() -> None:
 def test_judgments_attach_to_query_positions() -> None:
     golden = load_cranfield_golden(CRANFIELD)
     # cranqrel lines 1-3: `1 184 2`, `1 29 2`, `1 31 2`; line 29: `1 486 -1`
-    first = golden["1"].expected
+    first = golden.grades("1")
     assert first["184"] == 3 and first["29"] == 3 and first["31"] == 3
     assert first["486"] == 0
     # cranqrel `3 5 3` .. `3 399 3`, `3 485 -1`: query 3 is cran.qry's `.I 004`
-    assert golden["3"].expected == {"5": 2, "6": 2, "90": 2, "91": 2, "119": 2, "144": 2, "181": 2, "399": 2,
+    assert golden.grades("3") == {"5": 2, "6": 2, "90": 2, "91": 2, "119": 2, "144": 2, "181": 2, "399": 2,
                                      "485": 0}
     # cranqrel `4 236 3`, `4 166 3`, `4 488 -1` belong to the 4th query (.I 008), not to `.I 004`
     fourth = golden["4"]
     assert fourth.notes == "cran.qry .I 008"
     assert fourth.question.startswith("can a criterion be developed to show empirically")
-    assert fourth.expected == {"236": 2, "166": 2, "488": 0}
+    assert golden.grades("4") == {"236": 2, "166": 2, "488": 0}
     # code 1 (complete answer) is the best grade: `2 12 1`; the last line: `225 1188 -1`
-    assert golden["2"].expected["12"] == 4
-    assert golden["225"].expected["1188"] == 0
+    assert golden.grades("2")["12"] == 4
+    assert golden.grades("225")["1188"] == 0
+    assert golden.qrels.is_judged("225", "1188") and not golden.qrels.is_judged("225", "1187")
 
 
 def test_every_judgment_line_is_mapped_with_the_graded_scale() -> None:
     golden = load_cranfield_golden(CRANFIELD)
-    grades = Counter(rel for q in golden for rel in q.expected.values())
+    grades = Counter(j.grade for j in golden.qrels)
     # cranqrel code counts: 1: 128, 2: 387, 3: 734, 4: 363, -1: 225 (1837 lines)
     assert grades == {4: 128, 3: 387, 2: 734, 1: 363, 0: 225}
-    assert not golden.off_topic
+    assert not golden.off_topic and golden.warnings == []
     corpus = load_corpus(CRANFIELD)
-    assert all(doc in corpus for q in golden for doc in q.expected)
+    assert all(j.doc_id in corpus for j in golden.qrels)
 
 
 def test_bm25_runs_end_to_end_on_cranfield() -> None:
@@ -98,7 +99,7 @@ def test_bm25_runs_end_to_end_on_cranfield() -> None:
     golden = load_cranfield_golden(CRANFIELD)
     run = BM25Retriever(corpus.passages()).search({q.id: q.question for q in golden}, top_k=10)
     assert len(run) == 225
-    hits = sum(any(golden[qid].expected.get(doc, 0) > 0 for doc, _ in run.results[qid]) for qid in run)
+    hits = sum(any(doc in golden.relevant(qid) for doc, _ in run.results[qid]) for qid in run)
     # BM25 finds a relevant abstract in the top 10 for most Cranfield queries (published P@10 ~ 0.3)
     assert hits / 225 > 0.7
 
@@ -134,6 +135,14 @@ def test_missing_cranfield_files(tmp_path: Path) -> None:
         load_cranfield_golden(tmp_path)
 
 
+def test_a_query_without_judgments_is_unjudged_and_dropped_with_a_warning(tmp_path: Path) -> None:
+    golden = load_cranfield_golden(_mini(tmp_path / "cran", "2 1 2\n"))
+    assert [(q.id, q.notes, q.intent) for q in golden] == [("2", "cran.qry .I 004", "answerable")]
+    assert golden.grades("2") == {"1": 3}
+    assert golden.warnings == ["1 query position(s) of cran.qry have no judgments in cranqrel and were dropped "
+                               "(unjudged): 1"]
+
+
 def test_text_before_first_record_is_an_error(tmp_path: Path) -> None:
     folder = tmp_path / "cran"
     folder.mkdir()
@@ -148,5 +157,7 @@ def test_cranfield_golden_round_trips_through_golden_jsonl(tmp_path: Path) -> No
     golden = load_cranfield_golden(CRANFIELD)
     write_golden_jsonl(golden, tmp_path / "cranfield.jsonl")
     again = load_golden(tmp_path / "cranfield.jsonl", corpus=load_corpus(CRANFIELD))
-    assert [(q.id, q.question, q.expected) for q in again] == [(q.id, q.question, q.expected) for q in golden]
-    assert again["4"].expected == {"236": 2, "166": 2, "488": 0}
+    assert [(q.id, q.question, q.intent, q.notes) for q in again] == [
+        (q.id, q.question, q.intent, q.notes) for q in golden]
+    assert list(again.qrels) == list(golden.qrels)
+    assert again.grades("4") == {"236": 2, "166": 2, "488": 0}

@@ -11,14 +11,10 @@ import pytest
 
 from goldeval.corpus import stdlib
 from goldeval.corpus.model import Corpus, Document
-from goldeval.corpus.stdlib import (
-    build_stdlib_corpus,
-    demo_golden_path,
-    drop_unavailable,
-    read_module_list,
-)
+from goldeval.corpus.stdlib import build_stdlib_corpus, read_module_list
 from goldeval.errors import GoldevalError
-from goldeval.golden.model import GoldenSet, Question
+from goldeval.golden.demo import demo_golden_path, drop_unavailable
+from goldeval.golden.model import GoldenSet, Qrels, Question
 
 HARD_KINDS = {"misspelling", "abbreviation", "other-language", "lexical-bait"}
 NOT_TOPICS = HARD_KINDS | {"hard", "off-topic"}
@@ -178,16 +174,15 @@ def test_module_list_file_format(tmp_path: Path) -> None:
 def test_drop_unavailable_warns_and_keeps_the_rest() -> None:
     corpus = Corpus({"json": Document("json", "text")})
     golden = GoldenSet(
-        [
-            Question("a", "parse json", {"json": 1}),
-            Question("b", "read a toml file", {"tomllib": 1, "json": 1}),
-            Question("c", "best pizza", {}),
-        ]
+        [Question("a", "parse json"), Question("b", "read a toml file"), Question("c", "best pizza", "off_topic")],
+        Qrels.from_grades({"a": {"json": 1}, "b": {"tomllib": 1, "json": 1}}),
     )
     with pytest.warns(UserWarning, match=r"demo question b dropped: expected module\(s\) tomllib not in"):
         kept = drop_unavailable(golden, corpus)
     assert [q.id for q in kept] == ["a", "c"]
+    assert kept.qrels.to_dict() == {"a": {"json": 1}}  # b's judgments go with it
     assert [q.id for q in golden] == ["a", "b", "c"]  # the input is not changed
+    assert golden.qrels.to_dict() == {"a": {"json": 1}, "b": {"tomllib": 1, "json": 1}}
 
 
 # --- the golden set -----------------------------------------------------------------------------
@@ -227,12 +222,15 @@ def test_every_expected_module_is_in_the_corpus(golden_records: list[dict], corp
     assert unknown == set()
 
 
-def test_golden_set_loads_with_goldeval_and_validates_against_the_corpus(corpus: Corpus) -> None:
+def test_golden_set_loads_with_goldeval_and_validates_against_the_corpus(
+    corpus: Corpus, golden_records: list[dict]
+) -> None:
     from goldeval.golden.io import load_golden
 
     golden = load_golden(demo_golden_path(), corpus=corpus)
     assert len(golden.answerable) >= 50 and len(golden.off_topic) >= 8
-    assert golden["q001"].expected == {"os.path": 1, "pathlib": 1}
+    assert golden.grades("q001") == {"os.path": 1, "pathlib": 1}
+    assert [q.id for q in golden.off_topic] == [r["id"] for r in golden_records if not r["expected"]]
     assert len(drop_unavailable(golden, corpus)) == len(golden)
 
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from goldeval.errors import InputError, InputErrors
-from goldeval.golden import GoldenSet, Question, load_golden, write_golden_jsonl
+from goldeval.golden import GoldenSet, Qrels, Question, load_golden, write_golden_jsonl
 
 
 def write(tmp_path: Path, text: str, name: str = "golden.jsonl") -> Path:
@@ -33,25 +34,31 @@ def test_jsonl_loads_fields_lines_and_header_notes(tmp_path: Path) -> None:
     assert [q.id for q in golden] == ["q1", "2", "q3"]
     assert [q.line for q in golden] == [4, 6, 7]
     q1, q2, q3 = golden.questions
-    assert q1.expected == {"git/git-stash.md": 1}
+    assert golden.grades("q1") == {"git/git-stash.md": 1}
     assert q1.tags == ("stash",)
-    assert q1.source == "hand"
-    assert q2.expected == {"git/git-reset.md": 2, "git/git-revert.md": 1}
-    assert (q3.source, q3.notes, q3.expected) == ("synthetic", "off-topic", {})
+    assert (q1.source, q1.intent) == ("hand", "answerable")
+    assert golden.grades("2") == {"git/git-reset.md": 2, "git/git-revert.md": 1}
+    assert (q3.source, q3.notes, q3.intent, golden.grades("q3")) == ("synthetic", "off-topic", "off_topic", {})
+    assert [(j.question_id, j.doc_id, j.grade, j.judge, j.at) for j in golden.qrels] == [
+        ("q1", "git/git-stash.md", 1, "", ""), ("2", "git/git-reset.md", 2, "", ""), ("2", "git/git-revert.md", 1, "", ""),
+    ]
 
 
 def test_off_topic_questions_are_kept_and_counted_apart(tmp_path: Path) -> None:
     golden = load_golden(write(tmp_path, GOOD))
     assert [q.id for q in golden.off_topic] == ["q3"]
     assert [q.id for q in golden.answerable] == ["q1", "2"]
-    assert golden.qrels()["q3"] == {}
+    assert "q3" not in golden.qrels and golden.grades("q3") == {}
 
 
-def test_graded_set_whose_grades_are_all_zero_is_off_topic(tmp_path: Path) -> None:
+def test_without_intent_all_zero_grades_are_off_topic_as_in_0_1_and_the_zeros_are_kept(tmp_path: Path) -> None:
     path = write(tmp_path, '{"id": "z", "question": "q?", "expected": {"a.md": 0}}\n')
-    (q,) = load_golden(path).questions
+    golden = load_golden(path)
+    (q,) = golden.questions
     assert q.off_topic
-    assert q.expected == {"a.md": 0}
+    assert golden.grades("z") == {"a.md": 0}
+    assert golden.relevant("z") == {}
+    assert golden.qrels.is_judged("z", "a.md") and not golden.qrels.is_judged("z", "b.md")
 
 
 def test_json_list_form_with_element_lines(tmp_path: Path) -> None:
@@ -67,7 +74,7 @@ def test_json_list_form_with_element_lines(tmp_path: Path) -> None:
 """
     golden = load_golden(write(tmp_path, text, "golden.json"))
     assert [(q.id, q.line) for q in golden] == [("a", 2), ("b", 4)]
-    assert golden["b"].expected == {"y.md": 3}
+    assert golden.grades("b") == {"y.md": 3}
 
 
 def test_json_list_header_object_sets_notes(tmp_path: Path) -> None:
@@ -153,7 +160,8 @@ def test_beir_style_underscore_id_is_not_silently_ignored(tmp_path: Path) -> Non
 
 
 def test_missing_expected_explains_off_topic(tmp_path: Path) -> None:
-    with pytest.raises(InputErrors, match=r'missing field `expected`\n  hint: .*"expected": \[\] for a question'):
+    with pytest.raises(InputErrors, match=r'missing field `expected`\n  hint: .*"expected": \[\] \(or "intent": '
+                                          r'"off_topic"\) for a question the corpus does not cover'):
         load_golden(write(tmp_path, '{"id": "a", "question": "q?"}\n'))
 
 
@@ -187,13 +195,13 @@ def test_missing_file(tmp_path: Path) -> None:
 
 
 def test_folder_instead_of_file(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match=r"expected a golden set file, found a folder"):
+    with pytest.raises(InputError, match=r"golden set is a folder, not a file"):
         load_golden(tmp_path)
 
 
 @pytest.mark.parametrize("text", ["", "\n  \n"])
 def test_empty_file(tmp_path: Path, text: str) -> None:
-    with pytest.raises(InputError, match=r"golden\.jsonl: the golden set file is empty\n  hint: add one JSON"):
+    with pytest.raises(InputError, match=r"golden\.jsonl: golden set: empty file\n  hint: add one JSON"):
         load_golden(write(tmp_path, text))
 
 
@@ -205,14 +213,15 @@ def test_only_comments_means_no_questions(tmp_path: Path) -> None:
 def test_non_utf8_file(tmp_path: Path) -> None:
     path = tmp_path / "golden.jsonl"
     path.write_bytes(b'{"id": "a", "question": "caf\xe9?", "expected": []}\n')
-    with pytest.raises(InputError, match=r"(?s)golden\.jsonl:1: golden set is not UTF-8: byte b'\\xe9'.*save the file as UTF-8"):
+    with pytest.raises(InputError, match=r"golden\.jsonl:1: golden set: not valid UTF-8 \(byte 0xe9 at offset 28\)\n"
+                                         r"  hint: save the file as UTF-8"):
         load_golden(path)
 
 
 def test_binary_file(tmp_path: Path) -> None:
     path = tmp_path / "golden.jsonl"
     path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00")
-    with pytest.raises(InputError, match=r"golden set is a binary file"):
+    with pytest.raises(InputError, match=r"golden set: binary file \(contains NUL bytes\)"):
         load_golden(path)
 
 
@@ -233,9 +242,8 @@ def test_write_then_load_round_trips(tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     write_golden_jsonl(golden, out)
     again = load_golden(out)
-    assert [(q.id, q.question, q.expected, q.tags, q.source, q.notes) for q in again] == [
-        (q.id, q.question, q.expected, q.tags, q.source, q.notes) for q in golden
-    ]
+    assert again.questions == [replace(q, line=n) for n, q in enumerate(golden.questions, 2)]
+    assert list(again.qrels) == list(golden.qrels)
     assert again.notes == golden.notes
     lines = out.read_text(encoding="utf-8").splitlines()
     assert json.loads(lines[0]) == {"_notes": "hand-written for the git docs"}
@@ -249,7 +257,7 @@ def test_write_then_load_round_trips(tmp_path: Path) -> None:
 def test_write_is_atomic_and_replaces(tmp_path: Path) -> None:
     out = tmp_path / "g.jsonl"
     out.write_text("old\n", encoding="utf-8")
-    golden = GoldenSet([Question("a", "¿dónde?", {"x.md": 1})])
+    golden = GoldenSet([Question("a", "¿dónde?")], Qrels.from_grades({"a": {"x.md": 1}}))
     write_golden_jsonl(golden, out)
     assert out.read_text(encoding="utf-8") == '{"id": "a", "question": "¿dónde?", "expected": ["x.md"]}\n'
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.jsonl"]
@@ -261,13 +269,15 @@ def test_write_into_missing_folder(tmp_path: Path) -> None:
 
 
 def test_fingerprint_ignores_order_and_notes_but_not_judgments() -> None:
-    a = GoldenSet([Question("1", "q one", {"x": 1, "y": 2}), Question("2", "q two", {})], notes="a")
-    b = GoldenSet([Question("2", "q two", {}, tags=("t",)), Question("1", "q one", {"y": 2, "x": 1})])
+    one, two = Question("1", "q one"), Question("2", "q two", "off_topic")
+    a = GoldenSet([one, two], Qrels.from_grades({"1": {"x": 1, "y": 2}}), notes="a")
+    b = GoldenSet([replace(two, tags=("t",)), one], Qrels.from_grades({"1": {"y": 2, "x": 1}}, judge="ann"))
     assert a.fingerprint() == b.fingerprint()
     assert len(a.fingerprint()) == 64
-    c = GoldenSet([Question("1", "q one", {"x": 1, "y": 1}), Question("2", "q two", {})])
-    d = GoldenSet([Question("1", "q one!", {"x": 1, "y": 2}), Question("2", "q two", {})])
-    assert len({a.fingerprint(), c.fingerprint(), d.fingerprint()}) == 3
+    c = GoldenSet([one, two], Qrels.from_grades({"1": {"x": 1, "y": 1}}))
+    d = GoldenSet([replace(one, question="q one!"), two], Qrels.from_grades({"1": {"x": 1, "y": 2}}))
+    e = GoldenSet([one, two], Qrels.from_grades({"1": {"x": 1, "y": 2, "z": 0}}))  # a judged 0 counts
+    assert len({a.fingerprint(), c.fingerprint(), d.fingerprint(), e.fingerprint()}) == 4
 
 
 def test_list_and_all_ones_mapping_have_one_fingerprint(tmp_path: Path) -> None:
@@ -278,7 +288,7 @@ def test_list_and_all_ones_mapping_have_one_fingerprint(tmp_path: Path) -> None:
 
 def test_integer_expected_ids_become_strings(tmp_path: Path) -> None:
     golden = load_golden(write(tmp_path, '{"id": 7, "question": "boundary layer?", "expected": [12, "13"]}\n'))
-    assert golden["7"].expected == {"12": 1, "13": 1}
+    assert golden.grades("7") == {"12": 1, "13": 1}
 
 
 def test_a_record_that_is_not_an_object(tmp_path: Path) -> None:

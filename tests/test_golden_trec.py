@@ -9,6 +9,7 @@ import pytest
 from goldeval.errors import InputError, InputErrors
 from goldeval.golden import (
     GoldenSet,
+    Qrels,
     Question,
     load_golden,
     load_trec_golden,
@@ -150,20 +151,26 @@ def test_trec_golden_from_sgml_topics_drops_unjudged_with_a_warning(tmp_path: Pa
         ("301", "International Organized Crime", 1),
         ("302", "Poliomyelitis and Post-Polio", 13),
     ]
-    assert len(golden["301"].expected) == 1708
-    assert sum(r > 0 for r in golden["302"].expected.values()) == 77
+    assert len(golden.grades("301")) == 1708  # judged-non-relevant documents are kept
+    assert len(golden.relevant("302")) == 77
+    assert golden.grades("301")["CR93E-10279"] == 0
+    assert [q.intent for q in golden] == ["answerable", "answerable"]
     assert len(golden.warnings) == 2
     assert "1 topic(s) of" in golden.warnings[0] and "unjudged in TREC terms): `399`" in golden.warnings[0]
     assert "missing from" in golden.warnings[1] and "`303`" in golden.warnings[1]
 
 
-def test_judged_topic_with_nothing_relevant_is_off_topic(tmp_path: Path) -> None:
-    qrels = write(tmp_path, "qrels", "1 0 a 2\n1 0 b 0\n2 0 a 0\n")
+def test_regression_a_topic_judged_with_nothing_relevant_stays_answerable(tmp_path: Path) -> None:
+    # issue 8: such a topic used to become an off-topic question and feed the threshold analysis
+    qrels = write(tmp_path, "qrels", "1 0 a 2\n1 0 b 0\n2 0 a 0\n2 0 c -1\n")
     topics = write(tmp_path, "topics.tsv", "1\tgraded one\n2\tnothing relevant\n")
     golden = load_trec_golden(qrels, topics)
-    assert golden["1"].expected == {"a": 2, "b": 0}
-    assert [q.id for q in golden.off_topic] == ["2"]
-    assert golden.warnings == []
+    assert golden.grades("1") == {"a": 2, "b": 0}
+    assert golden.off_topic == []
+    assert golden["2"].intent == "answerable"
+    assert golden.grades("2") == {"a": 0, "c": -1} and golden.relevant("2") == {}
+    assert golden.warnings == [f"1 answerable question(s) of {qrels} have judged documents but none relevant "
+                               "(kept as answerable; nothing relevant can be found for them): `2`"]
 
 
 def test_no_common_topic_ids(tmp_path: Path) -> None:
@@ -174,15 +181,16 @@ def test_no_common_topic_ids(tmp_path: Path) -> None:
         load_trec_golden(qrels, topics)
 
 
-def test_export_qrels(tmp_path: Path) -> None:
-    golden = GoldenSet([Question("a", "q?", {"x.md": 1, "y.md#2": 3}), Question("b", "off?", {})])
+def test_export_qrels_writes_every_judgment_grade_0_included(tmp_path: Path) -> None:
+    golden = GoldenSet([Question("a", "q?"), Question("b", "off?", "off_topic"), Question("c", "off too", "off_topic")],
+                       Qrels.from_grades({"a": {"x.md": 1, "y.md#2": 3, "z.md": 0}, "c": {"w.md": 0}}))
     out = tmp_path / "out.qrels"
     write_trec_qrels(golden, out)
-    assert out.read_text(encoding="utf-8") == "a 0 x.md 1\na 0 y.md#2 3\n"
+    assert out.read_text(encoding="utf-8") == "a 0 x.md 1\na 0 y.md#2 3\na 0 z.md 0\nc 0 w.md 0\n"
 
 
 def test_export_refuses_ids_with_whitespace(tmp_path: Path) -> None:
-    golden = GoldenSet([Question("my q", "q?", {"a b.md": 1})], path="g.jsonl")
+    golden = GoldenSet([Question("my q", "q?")], Qrels.from_grades({"my q": {"a b.md": 1}}), path="g.jsonl")
     with pytest.raises(InputErrors, match=r"(?s)cannot write .*2 id\(s\) not TREC-safe.*'my q'.*'a b.md'"):
         write_trec_qrels(golden, tmp_path / "out.qrels")
     assert not (tmp_path / "out.qrels").exists()
@@ -191,18 +199,29 @@ def test_export_refuses_ids_with_whitespace(tmp_path: Path) -> None:
 def test_round_trip_jsonl_to_qrels_and_back(tmp_path: Path) -> None:
     source = write(tmp_path, "golden.jsonl", "\n".join([
         '{"id": "q1", "question": "How do I\\tstash   changes?", "expected": ["git/stash.md", "git/wip.md#1"]}',
-        '{"id": "q2", "question": "Undo a commit", "expected": {"git/reset.md": 2, "git/revert.md": 1}}',
+        '{"id": "q2", "question": "Undo a commit", "expected": {"git/reset.md": 2, "git/revert.md": 1, "git/log.md": 0}}',
         '{"id": "q3", "question": "Weather in Paris?", "expected": []}',
     ]) + "\n")
     golden = load_golden(source)
     write_trec_qrels(golden, tmp_path / "qrels")
     write_trec_topics(golden, tmp_path / "topics.tsv")
     back = load_trec_golden(tmp_path / "qrels", tmp_path / "topics.tsv")
-    assert [(q.id, q.question, q.expected) for q in back] == [
+    assert [(q.id, q.question, back.grades(q.id)) for q in back] == [
         ("q1", "How do I stash changes?", {"git/stash.md": 1, "git/wip.md#1": 1}),
-        ("q2", "Undo a commit", {"git/reset.md": 2, "git/revert.md": 1}),
+        ("q2", "Undo a commit", {"git/reset.md": 2, "git/revert.md": 1, "git/log.md": 0}),
     ]
     assert "`q3`" in back.warnings[0]  # off-topic questions have no qrels line: dropped, with a warning
     write_golden_jsonl(back, tmp_path / "again.jsonl")
     again = load_golden(tmp_path / "again.jsonl")
-    assert again.qrels() == {"q1": golden["q1"].expected, "q2": golden["q2"].expected}
+    assert again.qrels.to_dict() == {"q1": golden.grades("q1"), "q2": golden.grades("q2")}
+
+
+def test_a_topic_with_nothing_relevant_round_trips_through_jsonl_as_answerable(tmp_path: Path) -> None:
+    qrels = write(tmp_path, "qrels", "1 0 a 1\n2 0 a 0\n")
+    golden = load_trec_golden(qrels, write(tmp_path, "topics.tsv", "1\tone\n2\tnothing relevant\n"))
+    write_golden_jsonl(golden, tmp_path / "g.jsonl")
+    lines = (tmp_path / "g.jsonl").read_text(encoding="utf-8").splitlines()[1:]
+    assert lines[1] == '{"id": "2", "question": "nothing relevant", "intent": "answerable", "expected": {"a": 0}}'
+    again = load_golden(tmp_path / "g.jsonl")
+    assert again["2"].intent == "answerable" and again.grades("2") == {"a": 0}
+    assert len(again.warnings) == 1 and again.warnings[0].endswith("nothing relevant can be found for them): `2`")

@@ -8,7 +8,7 @@ import pytest
 
 from goldeval.corpus.model import Corpus, Document
 from goldeval.errors import InputErrors
-from goldeval.golden import GoldenSet, Question, load_golden, validate_golden
+from goldeval.golden import GoldenSet, Provenance, Qrels, Question, load_golden, validate_golden
 from goldeval.golden.validate import IdSuggester, resolve_doc_id
 
 
@@ -64,7 +64,7 @@ def test_parse_and_corpus_problems_come_together(tmp_path: Path) -> None:
 def test_chunk_id_accepted_when_its_document_exists(tmp_path: Path) -> None:
     path = write(tmp_path, '{"id": "a", "question": "q?", "expected": ["git/git-stash#3", "git/git-reset"]}')
     golden = load_golden(path, corpus=GIT)
-    assert golden["a"].expected == {"git/git-stash#3": 1, "git/git-reset": 1}
+    assert golden.grades("a") == {"git/git-stash#3": 1, "git/git-reset": 1}
 
 
 def test_chunk_id_of_a_missing_document_suggests_a_chunk_id(tmp_path: Path) -> None:
@@ -84,8 +84,8 @@ def test_doc_id_containing_hash_is_matched_exactly() -> None:
 
 def test_extension_and_case_slips_are_suggested() -> None:
     corpus = make_corpus("guide/Install.md", "guide/upgrade.md", "api/json.rst.txt")
-    golden = GoldenSet([Question("a", "q?", {"guide/install.md": 1}, line=1),
-                        Question("b", "q?", {"api/json": 1}, line=2)], path="g.jsonl")
+    golden = GoldenSet([Question("a", "q?", line=1), Question("b", "q?", line=2)],
+                       Qrels.from_grades({"a": {"guide/install.md": 1}, "b": {"api/json": 1}}), path="g.jsonl")
     problems = validate_golden(golden, corpus)
     assert [p.reason for p in problems] == [
         "question `a`: expected id `guide/install.md` is not in the corpus; did you mean `guide/Install.md`?",
@@ -95,11 +95,11 @@ def test_extension_and_case_slips_are_suggested() -> None:
 
 def test_validate_golden_in_memory_finds_structural_problems() -> None:
     golden = GoldenSet([
-        Question("a", "fine?", {"git/git-stash": 1}, line=1),
-        Question("b", "   ", {}, line=2),
-        Question("a", "dup?", {}, source="llm", line=3),
-        Question("c", "graded?", {"git/git-reset": 1.5}, line=4),  # type: ignore[dict-item]
-    ], path="mem")
+        Question("a", "fine?", line=1),
+        Question("b", "   ", "off_topic", line=2),
+        Question("a", "dup?", provenance=Provenance("llm"), line=3),
+        Question("c", "graded?", line=4),
+    ], Qrels.from_grades({"a": {"git/git-stash": 1}, "c": {"git/git-reset": 1.5}}), path="mem")  # type: ignore[dict-item]
     reasons = [(p.line, p.reason) for p in validate_golden(golden, GIT)]
     assert reasons == [
         (2, "question `b`: question is empty"),
@@ -109,14 +109,33 @@ def test_validate_golden_in_memory_finds_structural_problems() -> None:
     ]
 
 
+def test_validate_golden_checks_intent_against_the_judgments() -> None:
+    golden = GoldenSet([
+        Question("off", "weather?", "off_topic", line=1),
+        Question("never", "forgot the answers?", line=2),
+        Question("trec", "nothing relevant found", line=3),
+    ], Qrels.from_grades({"off": {"git/git-stash": 2}, "trec": {"git/git-reset": 0}, "gone": {"x": 1}}),
+        path="mem")
+    problems = validate_golden(golden)
+    assert [(p.line, p.reason, p.value) for p in problems] == [
+        (None, "judgments for question `gone`, which is not in the golden set", "gone"),
+        (1, "question `off`: intent is off_topic but `git/git-stash` is judged relevant (grade 2)", "git/git-stash"),
+        (2, "question `never`: intent is answerable but no document is judged for it", "answerable"),
+    ]
+    assert 'give these ids grade 0, or drop "intent": "off_topic"' in str(problems[1].hint)
+    assert 'or write "intent": "off_topic"' in str(problems[2].hint)
+
+
 def test_validate_golden_without_corpus_and_valid_set_is_empty() -> None:
-    golden = GoldenSet([Question("a", "q?", {"anything": 1}), Question("b", "off-topic?", {})])
+    golden = GoldenSet([Question("a", "q?"), Question("b", "off-topic?", "off_topic")],
+                       Qrels.from_grades({"a": {"anything": 1}}))
     assert validate_golden(golden) == []
     assert validate_golden(golden, {"anything"}) == []
 
 
 def test_wrong_corpus_is_called_out_once() -> None:
-    golden = GoldenSet([Question(str(n), "q?", {f"{n}": 1}, line=n) for n in range(1, 7)], path="g.jsonl")
+    golden = GoldenSet([Question(str(n), "q?", line=n) for n in range(1, 7)],
+                       Qrels.from_grades({str(n): {f"{n}": 1} for n in range(1, 7)}), path="g.jsonl")
     problems = validate_golden(golden, GIT)
     assert problems[0].line is None
     assert problems[0].reason == "6 of 6 expected ids are not in the corpus `docs/`"
@@ -125,7 +144,7 @@ def test_wrong_corpus_is_called_out_once() -> None:
 
 
 def test_empty_corpus_is_one_problem() -> None:
-    golden = GoldenSet([Question("a", "q?", {"x": 1})])
+    golden = GoldenSet([Question("a", "q?")], Qrels.from_grades({"a": {"x": 1}}))
     (problem,) = validate_golden(golden, Corpus({}))
     assert problem.reason == "the corpus is empty, so no expected id can be found in it"
 
@@ -146,9 +165,10 @@ def test_suggester_finds_the_typo_among_ten_thousand_ids() -> None:
 
 def test_many_questions_with_typos_against_a_large_corpus() -> None:
     ids = [f"docs/topic{n:05d}.md" for n in range(10_000)]
-    questions = [Question(f"q{n}", "q?", {f"docs/topic{n * 7:05d}.md": 1}, line=n + 1) for n in range(1000)]
-    questions += [Question(f"t{n}", "q?", {f"docs/topc{n * 31:05d}.md": 1}, line=2000 + n) for n in range(50)]
-    problems = validate_golden(GoldenSet(questions, path="big.jsonl"), set(ids))
+    grades = {f"q{n}": {f"docs/topic{n * 7:05d}.md": 1} for n in range(1000)}
+    grades |= {f"t{n}": {f"docs/topc{n * 31:05d}.md": 1} for n in range(50)}
+    questions = [Question(qid, "q?", line=n) for n, qid in enumerate(grades, 1)]
+    problems = validate_golden(GoldenSet(questions, Qrels.from_grades(grades), path="big.jsonl"), set(ids))
     assert len(problems) == 50
     assert problems[0].reason.endswith("did you mean `docs/topic00000.md`?")
     assert problems[-1].reason.startswith("question `t49`: expected id `docs/topc01519.md`")
@@ -161,17 +181,17 @@ def test_shipped_example_golden_set_matches_its_corpus() -> None:
     data = Path(__file__).resolve().parents[1] / "examples" / "data"
     golden = load_golden(data / "golden_example.jsonl", corpus=load_corpus(data / "corpus"))
     assert (len(golden.answerable), len(golden.off_topic)) == (9, 2)
-    assert golden["h02"].expected == {"git/git-reset.md": 2, "git/git-commit.md": 1}
+    assert golden.grades("h02") == {"git/git-reset.md": 2, "git/git-commit.md": 1}
 
 
 def test_regression_a_chunk_position_that_is_not_a_number_is_a_typo() -> None:
     from goldeval.corpus.model import Corpus, Document
     from goldeval.errors import InputErrors
-    from goldeval.golden.model import GoldenSet, Question
+    from goldeval.golden.model import GoldenSet, Qrels, Question
     from goldeval.golden.validate import validate_golden
 
     corpus = Corpus({"git/git-stash.md": Document("git/git-stash.md", "stash")})
-    golden = GoldenSet([Question("b", "x", {"git/git-stash.md#x": 1}, line=3)], path="g.jsonl")
+    golden = GoldenSet([Question("b", "x", line=3)], Qrels.from_grades({"b": {"git/git-stash.md#x": 1}}), path="g.jsonl")
     (problem,) = validate_golden(golden, corpus)
     assert "`x` after `#` is not a chunk number" in str(problem) and "g.jsonl:3" in str(problem)
     assert not isinstance(problem, InputErrors)
@@ -181,11 +201,12 @@ def test_ids_differing_only_in_unicode_normalisation_say_so() -> None:
     import unicodedata
 
     from goldeval.corpus.model import Corpus, Document
-    from goldeval.golden.model import GoldenSet, Question
+    from goldeval.golden.model import GoldenSet, Qrels, Question
     from goldeval.golden.validate import validate_golden
 
     nfd = unicodedata.normalize("NFD", "café.md")
     corpus = Corpus({nfd: Document(nfd, "coffee")})
-    golden = GoldenSet([Question("a", "coffee", {unicodedata.normalize("NFC", "café.md"): 1}, line=1)])
+    golden = GoldenSet([Question("a", "coffee", line=1)],
+                       Qrels.from_grades({"a": {unicodedata.normalize("NFC", "café.md"): 1}}))
     (problem,) = validate_golden(golden, corpus)
     assert "differ only in Unicode normalisation" in str(problem)

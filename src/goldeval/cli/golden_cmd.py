@@ -31,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     check = actions.add_parser("check", help="validate a golden set and summarise it")
     check.add_argument("golden", type=Path, help="the golden set (JSONL or a JSON list)")
-    check.add_argument("--corpus", type=Path, help="also check that every expected id is in this corpus")
+    check.add_argument("--corpus", type=Path, help="also check that every judged id is in this corpus")
     check.set_defaults(func=run_check)
 
     imp = actions.add_parser("import", help="write a golden set JSONL from TREC, BEIR or Cranfield")
@@ -60,11 +60,12 @@ def run_check(args: argparse.Namespace) -> int:
     golden = load_golden(args.golden, corpus=corpus)
     tags = Counter(t for q in golden for t in q.tags)
     sources = Counter(q.source for q in golden)
-    several = sum(1 for q in golden.answerable if len(q.expected) > 1)
+    several = sum(1 for q in golden.answerable if len(golden.relevant(q.id)) > 1)
+    not_relevant = sum(1 for j in golden.qrels if not j.relevant)
     print(f"{args.golden}: ok: {len(golden.answerable)} answerable + {len(golden.off_topic)} off-topic questions"
-          + (f", every expected id found in {args.corpus}" if corpus else ""))
-    print(f"  {several} question(s) with more than one expected answer; sources: "
-          + ", ".join(f"{n} {s}" for s, n in sources.most_common()))
+          + (f", every judged id found in {args.corpus}" if corpus else ""))
+    print(f"  {len(golden.qrels)} judgments ({not_relevant} judged not relevant); {several} question(s) with "
+          "more than one relevant answer; sources: " + ", ".join(f"{n} {s}" for s, n in sources.most_common()))
     if tags:
         print("  tags: " + ", ".join(f"{t} ({n})" for t, n in tags.most_common()))
     if not golden.off_topic:
@@ -105,9 +106,11 @@ def run_export(args: argparse.Namespace) -> int:
     write_trec_qrels(golden, args.qrels)
     if args.topics is not None:
         write_trec_topics(golden, args.topics)
-    skipped = len(golden.off_topic)
-    print(f"wrote {args.qrels}: judgments for {len(golden.answerable)} question(s)"
-          + (f"; {skipped} off-topic question(s) have no judgments to write" if skipped else ""))
+    judged = sum(1 for q in golden if golden.grades(q.id))
+    lost = sum(1 for q in golden.off_topic if not golden.grades(q.id))
+    print(f"wrote {args.qrels}: {len(golden.qrels)} judgments of {judged} question(s)"
+          + (f"; {lost} off-topic question(s) have no judgments to write (TREC files cannot hold them)"
+             if lost else ""))
     return 0
 
 

@@ -1,14 +1,17 @@
-"""Read one text file safely: the checks every corpus loader shares.
+"""Read one text file safely: the checks every loader shares, in one place.
 
 A file is usable when it is not too large, not binary (no NUL byte), valid UTF-8 and not blank.
-Otherwise the reader says why, so a folder loader can skip it with a warning instead of failing
-halfway through a corpus.
+`read_text` says why not, so a folder loader can skip a file with a warning instead of failing
+halfway through a corpus; `read_input_text` raises that reason as an `InputError` instead, for the
+one file a command was given (a golden set, qrels, topics, a collection file).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+
+from goldeval.errors import InputError
 
 DEFAULT_MAX_BYTES = 5_000_000
 """Files larger than this are skipped (5 MB: far above any single documentation page)."""
@@ -21,6 +24,8 @@ class Skipped:
     path: Path
     kind: str
     detail: str
+    offset: int | None = None
+    """For non-UTF-8 text: the offset of the first bad byte (to name its line)."""
 
     def message(self, shown: str) -> str:
         return f"skipped {shown}: {self.detail}"
@@ -39,6 +44,30 @@ def read_text(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str | Skippe
     return decode_text(path, data)
 
 
+def read_input_text(path: Path, what: str, *, empty_hint: str | None = None) -> str:
+    """A whole input file as text (UTF-8, BOM removed, newlines normalised), or an InputError.
+
+    `what` names the file in messages ("golden set", "qrels file"). No size limit: qrels of a test
+    collection run to hundreds of megabytes. Blank text is an error; `empty_hint` says what to write.
+    """
+    if not path.exists():
+        raise InputError(f"{what} not found", path=path, hint="check the path")
+    if path.is_dir():
+        raise InputError(f"{what} is a folder, not a file", path=path, hint="give the file's path")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{what} cannot be read ({exc.strerror or exc})", path=path,
+                         hint="check the file's permissions") from None
+    text = decode_text(path, data)
+    if not isinstance(text, Skipped):
+        return text
+    line = data.count(b"\n", 0, text.offset) + 1 if text.offset is not None else None
+    hint = empty_hint if text.kind == "empty" and empty_hint else "save the file as UTF-8 text"
+    raise InputError(f"{what}: {text.detail.removesuffix('; re-save it as UTF-8')}", path=path, line=line,
+                     hint=hint)
+
+
 def decode_text(path: Path, data: bytes) -> str | Skipped:
     """Decode bytes as a text document, or say why they are not one."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -49,7 +78,7 @@ def decode_text(path: Path, data: bytes) -> str | Skipped:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         return Skipped(path, "non-utf8", f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset "
-                       f"{exc.start}); re-save it as UTF-8")
+                       f"{exc.start}); re-save it as UTF-8", offset=exc.start)
     text = normalise_newlines(text.removeprefix("\ufeff"))
     if not text.strip():
         return Skipped(path, "empty", "empty file")

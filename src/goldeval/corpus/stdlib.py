@@ -11,8 +11,8 @@ It takes about 4 s of CPU, so the result is cached in the workspace as
 source. The cache is written atomically (temp file + os.replace) and carries a header with a
 SHA-256 of its body; a cache that fails the check is rebuilt, never trusted.
 
-The golden set for this corpus ships as `data/demo_golden.jsonl` (`demo_golden_path()`);
-`drop_unavailable()` removes (with a warning) the questions whose modules this Python lacks.
+The golden set for this corpus, and the rule that drops its questions whose modules this Python
+lacks, are in `goldeval.golden.demo` (the corpus layer does not import the golden layer).
 """
 
 from __future__ import annotations
@@ -23,15 +23,12 @@ import os
 import platform
 import subprocess
 import sys
-import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 
 from goldeval.corpus.model import Corpus, Document
 from goldeval.errors import GoldevalError
-from goldeval.golden.model import GoldenSet
 from goldeval.store.atomic import write_atomic
 
 _DATA = Path(__file__).resolve().parents[1] / "data"
@@ -45,11 +42,6 @@ _CHILD_TIMEOUT_S = 300
 
 Progress = Callable[[int, int], None]
 """Called as `progress(done, total)` with the number of modules rendered so far."""
-
-
-def demo_golden_path() -> Path:
-    """The packaged golden set for the demo corpus (JSONL, one question per line)."""
-    return _DATA / "demo_golden.jsonl"
 
 
 def read_module_list(path: Path | None = None) -> list[str]:
@@ -89,29 +81,6 @@ def build_stdlib_corpus(
     elif progress is not None:
         progress(len(names), len(names))
     return _to_corpus(records, problems, cache)
-
-
-def drop_unavailable(golden: GoldenSet, corpus: Corpus) -> GoldenSet:
-    """Remove the questions that expect a module missing from `corpus`, warning once for each.
-
-    Another Python version may lack a module the demo golden set names (a module removed in
-    3.13, say). Such a question is dropped, not scored: kept, it would be an unanswerable miss.
-    Each drop is reported with `warnings.warn` (a UserWarning, printed on stderr by default).
-    Returns the kept questions as a new GoldenSet; the input is not changed.
-    """
-    kept = []
-    for question in golden:
-        missing = sorted(doc_id for doc_id in question.expected if doc_id not in corpus)
-        if missing:
-            warnings.warn(
-                f"demo question {question.id} dropped: expected module(s) {', '.join(missing)} "
-                f"not in the demo corpus on Python {platform.python_version()}",
-                UserWarning,
-                stacklevel=2,
-            )
-        else:
-            kept.append(question)
-    return replace(golden, questions=kept)
 
 
 def _to_corpus(records: list[dict[str, str]], problems: list[str], cache: Path | None) -> Corpus:

@@ -2,18 +2,20 @@
 
 `queries.jsonl` holds `{"_id", "text"}` lines for every split; `qrels/<split>.tsv` holds
 `query-id<TAB>corpus-id<TAB>score` lines after that header. Scores are graded relevance as given
-(0 is judged non-relevant). Only the queries judged in the chosen split become questions, in
-queries.jsonl order; a judged query missing from queries.jsonl is an error.
+(0 is judged non-relevant, and kept). Only the queries judged in the chosen split become questions,
+in queries.jsonl order, all answerable (BEIR has no off-topic queries; a query judged with nothing
+relevant stays answerable, with a warning); a judged query missing from queries.jsonl is an error.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from goldeval.corpus.files import Skipped, read_text
+from goldeval.corpus.files import read_input_text
 from goldeval.corpus.jsonl import iter_json_lines
 from goldeval.errors import InputError, InputErrors
-from goldeval.golden.model import GoldenSet, Question
+from goldeval.golden.model import GoldenSet, Qrels, Question
+from goldeval.golden.validate import nothing_relevant_warning
 
 QUERIES_FILE = "queries.jsonl"
 QRELS_DIR = "qrels"
@@ -29,9 +31,12 @@ def load_beir_golden(folder: str | Path, split: str = "test") -> GoldenSet:
         shown = ", ".join(repr(q) for q in missing[:10]) + (" ..." if len(missing) > 10 else "")
         raise InputError(f"{len(missing)} judged queries are not in {QUERIES_FILE}: {shown}",
                          path=_qrels_path(folder, split), hint="qrels and queries.jsonl must come from the same dataset")
-    questions = [Question(qid, text, qrels[qid], tags=(f"beir:{split}",), source="hand", line=line)
+    questions = [Question(qid, text, "answerable", tags=(f"beir:{split}",), line=line)
                  for qid, (text, line) in queries.items() if qid in qrels]
-    return GoldenSet(questions, path=str(folder), notes=f"BEIR {folder.name}, split {split}")
+    judged = Qrels.from_grades({q.id: qrels[q.id] for q in questions})
+    warnings = nothing_relevant_warning(questions, judged, str(_qrels_path(folder, split)))
+    return GoldenSet(questions, judged, path=str(folder), notes=f"BEIR {folder.name}, split {split}",
+                     warnings=warnings)
 
 
 def _qrels_path(folder: Path, split: str) -> Path:
@@ -70,9 +75,7 @@ def read_beir_queries(path: Path) -> dict[str, tuple[str, int]]:
 
 def read_beir_qrels(path: Path) -> dict[str, dict[str, int]]:
     """{query id: {doc id: score}} from a BEIR qrels TSV with its `query-id corpus-id score` header."""
-    text = read_text(path, max_bytes=1 << 40)
-    if isinstance(text, Skipped):
-        raise InputError(f"cannot use this qrels file: {text.detail}", path=path)
+    text = read_input_text(path, "qrels file")
     qrels: dict[str, dict[str, int]] = {}
     problems: list[InputError] = []
     for lineno, line in enumerate(text.split("\n"), 1):

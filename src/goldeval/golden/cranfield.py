@@ -8,7 +8,9 @@ fourth query, `.I 008`) to the query numbered 004: a silent, wrong evaluation.
 Relevance: Cleverdon's codes run 1 (complete answer) to 4 (minimum interest), 5 (no interest) never
 appears, and each query has one -1 line. Graded relevance must grow with usefulness, so the scale
 is flipped: 1 -> 4, 2 -> 3, 3 -> 2, 4 -> 1. -1 (and 5) -> 0, judged non-relevant: the -1 lines
-carry no grade in the readme and match "no interest" in ir_datasets' definitions.
+carry no grade in the readme and match "no interest" in ir_datasets' definitions, and are kept as
+judged non-relevant. Every query is an answerable question; a query with no judgment at all would be
+unjudged, not off-topic, and is dropped with a warning (none is, in the distributed files).
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from pathlib import Path
 
 from goldeval.corpus.cranfield import read_records, read_whole
 from goldeval.errors import InputError, InputErrors
-from goldeval.golden.model import GoldenSet, Question
+from goldeval.golden.model import GoldenSet, Qrels, Question
+from goldeval.golden.validate import nothing_relevant_warning
 
 QUERIES_FILE = "cran.qry"
 QRELS_FILE = "cranqrel"
@@ -36,16 +39,21 @@ def load_cranfield_golden(folder: str | Path) -> GoldenSet:
     judgments = read_cranqrel(folder / QRELS_FILE, n_queries=len(queries))
     questions = []
     for position, record in enumerate(queries, 1):
-        qid = str(position)
         text = record.one_line("W")
         if not text:
             raise InputError(f"query .I {record.number} has no `.W` text", path=folder / QUERIES_FILE,
                              line=record.line, value=record.number)
-        questions.append(Question(qid, text, judgments.get(qid, {}), tags=("cranfield",),
-                                  source="hand", notes=f"cran.qry .I {record.number}", line=record.line))
+        questions.append(Question(str(position), text, "answerable", tags=("cranfield",),
+                                  notes=f"cran.qry .I {record.number}", line=record.line))
+    unjudged = [q.id for q in questions if q.id not in judgments]
+    questions = [q for q in questions if q.id in judgments]
+    qrels = Qrels.from_grades(judgments)
+    warnings = [f"{len(unjudged)} query position(s) of {QUERIES_FILE} have no judgments in {QRELS_FILE} and were "
+                f"dropped (unjudged): {', '.join(unjudged[:10])}"] if unjudged else []
+    warnings += nothing_relevant_warning(questions, qrels, str(folder / QRELS_FILE))
     notes = ("Cranfield 1400: question ids are query positions in cran.qry (cranqrel's numbering); "
              "relevance codes mapped 1->4, 2->3, 3->2, 4->1, -1->0")
-    return GoldenSet(questions, path=str(folder), notes=notes)
+    return GoldenSet(questions, qrels, path=str(folder), notes=notes, warnings=warnings)
 
 
 def read_cranqrel(path: Path, *, n_queries: int) -> dict[str, dict[str, int]]:

@@ -7,15 +7,22 @@ and the fix; see docs/golden.md for the format.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import Any
 
+from goldeval.corpus.files import read_input_text
 from goldeval.corpus.model import Corpus
 from goldeval.errors import InputError, InputErrors
-from goldeval.golden.model import GoldenSet, Question
+from goldeval.golden.model import GoldenSet, Judgment, Qrels, Question
 from goldeval.golden.records import EXAMPLE, clip, is_header, parse_header, parse_record
-from goldeval.golden.validate import corpus_problems, duplicate_problems, sort_problems, validate_golden
+from goldeval.golden.validate import (
+    corpus_problems,
+    duplicate_problems,
+    nothing_relevant_warning,
+    sort_problems,
+    validate_golden,
+)
 from goldeval.store.atomic import write_atomic
 
 __all__ = ["load_golden", "question_record", "validate_golden", "write_golden_jsonl"]
@@ -24,7 +31,7 @@ __all__ = ["load_golden", "question_record", "validate_golden", "write_golden_js
 def load_golden(path: str | Path, *, corpus: Corpus | Collection[str] | None = None) -> GoldenSet:
     """Read a golden set from a JSONL file or a JSON list, reporting every problem at once.
 
-    With `corpus` (a Corpus or a collection of doc ids), also checks that every expected id is a doc
+    With `corpus` (a Corpus or a collection of doc ids), also checks that every judged id is a doc
     id of the corpus or a chunk id (`doc#3`) of one of its documents, suggesting the closest ids.
     Raises InputError for an unreadable file and InputErrors listing every problem otherwise.
     A folder holding a test collection's questions is read in that collection's format: Cranfield
@@ -38,12 +45,32 @@ def load_golden(path: str | Path, *, corpus: Corpus | Collection[str] | None = N
             if found:
                 raise InputErrors(found, summary=f"{path}: {len(found)} problem(s)")
         return collection
-    text = _read_text(path)
+    text = read_input_text(path, "golden set", empty_hint=f"add one JSON object per line, e.g. {EXAMPLE}")
     records = _parse_json_list(text, path) if text.lstrip().startswith("[") else _parse_jsonl(text, path)
+    notes, questions, judgments, checkable, problems = _read_records(records, path)
+    if not questions and not problems:
+        raise InputError("the golden set has no questions", path=path,
+                         hint=f"add one JSON object per line, e.g. {EXAMPLE}")
+    problems.extend(duplicate_problems([q for q, _ in checkable], str(path)))
+    if corpus is not None:
+        problems.extend(corpus_problems([(q, [j.doc_id for j in js]) for q, js in checkable], corpus, str(path)))
+    if problems:
+        count = f"{len(problems)} problem" + ("s" if len(problems) != 1 else "")
+        raise InputErrors(sort_problems(problems), summary=f"{count} in golden set {path}")
+    qrels = Qrels(judgments)
+    warnings = nothing_relevant_warning(questions, qrels, str(path))
+    return GoldenSet(questions, qrels, path=str(path), notes=notes, warnings=warnings)
+
+
+def _read_records(records: list[Record], path: Path) -> tuple[
+    str, list[Question], list[Judgment], list[tuple[Question, list[Judgment]]], list[InputError]
+]:
+    """(header notes, valid questions, their judgments, every record's id and judgments, problems)."""
     problems: list[InputError] = []
     notes = ""
     questions: list[Question] = []
-    checkable: list[Question] = []
+    judgments: list[Judgment] = []
+    checkable: list[tuple[Question, list[Judgment]]] = []
     for index, (line, obj) in enumerate(records):
         if isinstance(obj, InputError):
             problems.append(obj)
@@ -57,45 +84,54 @@ def load_golden(path: str | Path, *, corpus: Corpus | Collection[str] | None = N
                     path=path, line=line, value=obj, hint="move it to the top of the file",
                 ))
         else:
-            question, partial, record_problems = parse_record(obj, path, line)
-            problems.extend(record_problems)
-            if question is not None:
-                questions.append(question)
-            if partial is not None:
-                checkable.append(partial)
-    if not questions and not problems:
-        raise InputError("the golden set has no questions", path=path,
-                         hint=f"add one JSON object per line, e.g. {EXAMPLE}")
-    problems.extend(duplicate_problems(checkable, str(path)))
-    if corpus is not None:
-        problems.extend(corpus_problems(checkable, corpus, str(path)))
-    if problems:
-        count = f"{len(problems)} problem" + ("s" if len(problems) != 1 else "")
-        raise InputErrors(sort_problems(problems), summary=f"{count} in golden set {path}")
-    return GoldenSet(questions, path=str(path), notes=notes)
+            parsed = parse_record(obj, path, line)
+            problems.extend(parsed.problems)
+            if parsed.question is not None:
+                questions.append(parsed.question)
+                judgments.extend(parsed.judgments)
+            if parsed.checkable is not None:
+                checkable.append((parsed.checkable, parsed.judgments))
+    return notes, questions, judgments, checkable, problems
 
 
 def write_golden_jsonl(golden: GoldenSet, path: str | Path) -> None:
     """Write `golden` as JSONL (header line first when it has notes), atomically: temp file, rename.
 
-    `expected` is written as a list when every relevance is 1, else as an id -> grade mapping;
-    `tags`, `source` and `notes` only when they differ from their defaults.
+    Each line is `question_record` of a question and its judgments: a set that says no more than
+    the 0.1 format could is written in the 0.1 format, line for line.
     """
     lines = [json.dumps({"_notes": golden.notes}, ensure_ascii=False)] if golden.notes else []
-    lines.extend(json.dumps(question_record(q), ensure_ascii=False) for q in golden)
+    lines.extend(json.dumps(question_record(q, golden.qrels.judgments(q.id)), ensure_ascii=False) for q in golden)
     atomic_write_text(path, "".join(line + "\n" for line in lines))
 
 
-def question_record(q: Question) -> dict[str, Any]:
-    """The JSON object of one question, as `write_golden_jsonl` writes it."""
+def question_record(q: Question, judgments: Iterable[Judgment] = ()) -> dict[str, Any]:
+    """The JSON object of one question and its judgments, as `write_golden_jsonl` writes it.
+
+    Fields are written only when they carry information: `intent` when the reader would not infer
+    it (off-topic iff nothing is judged relevant); judgments with only a grade go to `expected` (a
+    list when every grade is 1, else an id -> grade object), those saying who judged, when or why
+    go to `judgments`; `provenance` when it has details, else `source` when not `hand`; `tags` and
+    `notes` when not empty.
+    """
+    judged = list(judgments)
+    rich = [j for j in judged if j.judge or j.at or j.note]
+    plain = [j for j in judged if not (j.judge or j.at or j.note)]
     record: dict[str, Any] = {"id": q.id, "question": q.question}
-    if all(rel == 1 for rel in q.expected.values()):
-        record["expected"] = list(q.expected)
-    else:
-        record["expected"] = dict(q.expected)
+    if q.intent != ("answerable" if any(j.relevant for j in judged) else "off_topic"):
+        record["intent"] = q.intent
+    if plain or not rich:
+        if all(j.grade == 1 for j in plain):
+            record["expected"] = [j.doc_id for j in plain]
+        else:
+            record["expected"] = {j.doc_id: j.grade for j in plain}
+    if rich:
+        record["judgments"] = [j.to_dict() for j in rich]
     if q.tags:
         record["tags"] = list(q.tags)
-    if q.source != "hand":
+    if q.provenance.details:
+        record["provenance"] = q.provenance.to_dict()
+    elif q.source != "hand":
         record["source"] = q.source
     if q.notes:
         record["notes"] = q.notes
@@ -127,32 +163,6 @@ def _object(pairs: list[tuple[str, Any]]) -> _Object:
     obj = _Object(pairs)
     obj.repeated = [k for k in obj if sum(1 for key, _ in pairs if key == k) > 1] if len(obj) < len(pairs) else []
     return obj
-
-
-def read_text(path: Path, what: str) -> str:
-    """A UTF-8 text file's contents, or an InputError saying why it cannot be read as one."""
-    if not path.exists():
-        raise InputError(f"{what} not found", path=path, hint="check the path")
-    if path.is_dir():
-        raise InputError(f"expected a {what} file, found a folder", path=path, hint="give the file's path")
-    data = path.read_bytes()
-    if b"\x00" in data[:8192]:
-        raise InputError(f"{what} is a binary file (or UTF-16), not text", path=path,
-                         hint="save it as UTF-8 text")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise InputError(f"{what} is not UTF-8: byte {data[exc.start:exc.start + 1]!r} at offset {exc.start}",
-                         path=path, line=line, hint="save the file as UTF-8") from None
-
-
-def _read_text(path: Path) -> str:
-    text = read_text(path, "golden set")
-    if not text.strip():
-        raise InputError("the golden set file is empty", path=path,
-                         hint=f"add one JSON object per line, e.g. {EXAMPLE}")
-    return text
 
 
 def _parse_jsonl(text: str, path: Path) -> list[Record]:

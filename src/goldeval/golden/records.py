@@ -1,7 +1,11 @@
-"""One golden-set record (a JSON object) to a Question, with every problem of its fields.
+"""One golden-set record (a JSON object) to a Question and its Judgments, with every problem found.
 
 The field rules of the format in docs/golden.md live here; `goldeval.golden.io` reads the file and
 `goldeval.golden.validate` checks the set as a whole and against the corpus.
+
+The 0.1 format stays valid: `expected` (a list of ids, or id -> grade) and `source`. The optional
+`intent`, `provenance` and `judgments` fields say more. Without `intent`, a question is off-topic
+when nothing in it is judged relevant, as 0.1 read it.
 """
 
 from __future__ import annotations
@@ -9,29 +13,65 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from goldeval.errors import InputError
-from goldeval.golden.model import Question
-from goldeval.golden.validate import json_type, question_text_problem, source_problem
+from goldeval.golden.model import HAND, INTENTS, Intent, Judgment, Provenance, Question
+from goldeval.golden.validate import (
+    GRADE_HINT,
+    INTENT_HINT,
+    intent_problems,
+    json_type,
+    question_text_problem,
+    source_problem,
+)
 
-FIELDS = ("id", "question", "expected", "tags", "source", "notes")
+FIELDS = ("id", "question", "intent", "expected", "judgments", "tags", "source", "provenance", "notes")
 """The fields of a question record; keys starting with `_` are the user's own and are ignored."""
+
+JUDGMENT_FIELDS = ("doc", "grade", "judge", "at", "note")
+"""The fields of one item of `judgments`."""
 
 ALIASES = {
     "qid": "id", "query_id": "id", "question_id": "id", "_id": "id",
     "query": "question", "text": "question", "q": "question",
     "relevant": "expected", "answers": "expected", "answer": "expected", "expected_ids": "expected",
     "relevance": "expected", "qrels": "expected", "docs": "expected", "gold": "expected",
+    "judgements": "judgments", "judgment": "judgments", "judged": "judgments", "labels": "judgments",
+    "off_topic": "intent", "offtopic": "intent", "type": "intent",
+    "origin": "provenance", "generator": "provenance", "meta": "provenance", "metadata": "provenance",
     "tag": "tags", "note": "notes", "comment": "notes",
 }
 """Field names other tools use, mapped to ours, for the did-you-mean hint."""
+
+JUDGMENT_ALIASES = {
+    "id": "doc", "doc_id": "doc", "docid": "doc", "document": "doc", "docno": "doc",
+    "relevance": "grade", "rel": "grade", "score": "grade", "label": "grade",
+    "by": "judge", "judged_by": "judge", "assessor": "judge", "annotator": "judge",
+    "date": "at", "when": "at", "time": "at", "judged_at": "at",
+    "notes": "note", "comment": "note",
+}
 
 Report = Callable[[str, object, str | None], None]
 """Records one problem of the current record: (message, bad value, hint)."""
 
 EXAMPLE = '{"id": "q1", "question": "How do I undo a commit?", "expected": ["git/git-reset.md"]}'
+JUDGMENT_EXAMPLE = '{"doc": "git/git-reset.md", "grade": 2, "judge": "ann", "at": "2026-11-03"}'
+
+
+@dataclass
+class Parsed:
+    """What one record gave: the question (None when the record has a problem), the id and line for
+    the set-level checks, the judgments, and the problems."""
+
+    question: Question | None
+    checkable: Question | None
+    """Set whenever the judgments could be read, so that ids are checked even on a bad record."""
+    judgments: list[Judgment] = field(default_factory=list)
+    problems: list[InputError] = field(default_factory=list)
 
 
 def is_header(obj: Any) -> bool:
@@ -48,22 +88,18 @@ def parse_header(obj: dict[str, Any], path: Path, line: int) -> tuple[str, list[
                            hint='write the golden set\'s notes as {"_notes": "..."}')]
 
 
-def parse_record(obj: Any, path: Path, line: int) -> tuple[Question | None, Question | None, list[InputError]]:
-    """(the question if the record is valid, a partial question for the id checks, the problems)."""
+def parse_record(obj: Any, path: Path, line: int) -> Parsed:
+    """One question record: its Question and Judgments, or every problem of its fields."""
+    problems: list[InputError] = []
+
     def problem(message: str, value: object, hint: str | None) -> None:
         problems.append(InputError(message, path=path, line=line, value=value, hint=hint))
 
-    problems: list[InputError] = []
     if not isinstance(obj, dict):
         problem(f"expected a JSON object, found a JSON {json_type(obj)}", clip(json.dumps(obj)),
                 f"each record is an object, e.g. {EXAMPLE}")
-        return None, None, problems
-    for key in getattr(obj, "repeated", []):
-        problem(f"field `{key}` is given twice in this object (only the last one would count)", key,
-                "keep one")
-    for key in obj:
-        if key not in FIELDS and (not key.startswith("_") or key in ALIASES):
-            problem(f"unknown field `{key}`", key, _field_hint(key))
+        return Parsed(None, None, [], problems)
+    _check_keys(obj, FIELDS, ALIASES, "", problem)
     qid = _id(obj, problem)
     label = f"question `{qid}`: " if qid else ""
     text = obj.get("question")
@@ -71,20 +107,30 @@ def parse_record(obj: Any, path: Path, line: int) -> tuple[Question | None, Ques
         problem(f"{label}missing field `question`", None, "add the question as a user would ask it")
     elif (why := question_text_problem(text)) is not None:
         problem(label + why, text, "write the question as a user would ask it")
-    expected = _expected(obj, label, problem)
+    judgments = _judgments(obj, qid or "", label, problem)
+    intent = _intent(obj, judgments, label, problem)
     tags = _tags(obj.get("tags", []), label, problem)
-    source = obj.get("source", "hand")
-    if (bad := source_problem(source)) is not None:
-        problem(label + bad[0], source, bad[1])
+    provenance = _provenance(obj, label, problem)
     notes = obj.get("notes", "")
     if not isinstance(notes, str):
         problem(f"{label}`notes` must be a string, found {json_type(notes)}", notes, "write notes as text")
-    partial = None
-    if expected is not None:
-        partial = Question(qid or "", text if isinstance(text, str) else "", expected, line=line)
-    if problems or qid is None or expected is None or not isinstance(text, str):
-        return None, partial, problems
-    return Question(qid, text, expected, tags, source, notes, line), partial, problems
+    if judgments is None:
+        return Parsed(None, None, [], problems)
+    checkable = Question(qid or "", text if isinstance(text, str) else "", intent, line=line)
+    if problems or qid is None or not isinstance(text, str):
+        return Parsed(None, checkable, judgments, problems)
+    return Parsed(Question(qid, text, intent, tags, provenance, notes, line), checkable, judgments, problems)
+
+
+def _check_keys(obj: dict[str, Any], fields: tuple[str, ...], aliases: dict[str, str], label: str,
+                problem: Report) -> None:
+    """Keys given twice, and unknown keys (typo protection); `_` keys are the user's own."""
+    for key in getattr(obj, "repeated", []):
+        problem(f"{label}field `{key}` is given twice in this object (only the last one would count)", key,
+                "keep one")
+    for key in obj:
+        if key not in fields and (not key.startswith("_") or key in aliases):
+            problem(f"{label}unknown field `{key}`", key, _field_hint(key, fields, aliases))
 
 
 def _id(obj: dict[str, Any], problem: Report) -> str | None:
@@ -104,14 +150,41 @@ def _id(obj: dict[str, Any], problem: Report) -> str | None:
     return None
 
 
-def _expected(obj: dict[str, Any], label: str, problem: Report) -> dict[str, int] | None:
-    """The expected ids with their grades; None when the field is missing or not a list or object."""
-    if "expected" not in obj:
+def _judgments(obj: dict[str, Any], qid: str, label: str, problem: Report) -> list[Judgment] | None:
+    """`expected` and `judgments` merged, in that order; None when neither could be read.
+
+    A document in both must have one grade: its `judgments` entry (which says who judged) is kept.
+    """
+    if "expected" not in obj and "judgments" not in obj:
+        if "intent" in obj:
+            return []
         problem(f"{label}missing field `expected`", None,
-                'list every doc or chunk id that answers it; use "expected": [] for a question the '
-                "corpus does not cover (off-topic)")
+                'list every doc or chunk id that answers it; use "expected": [] (or "intent": "off_topic") '
+                "for a question the corpus does not cover")
         return None
-    value = obj["expected"]
+    expected = _expected(obj["expected"], label, problem) if "expected" in obj else {}
+    listed = _judgment_list(obj["judgments"], qid, label, problem) if "judgments" in obj else []
+    if expected is None or listed is None:
+        return None
+    merged = {doc: Judgment(qid, doc, grade) for doc, grade in expected.items()}
+    listed_docs: set[str] = set()
+    for j in listed:
+        before = merged.get(j.doc_id)
+        if before is not None and before.grade != j.grade and j.doc_id in listed_docs:
+            problem(f"{label}`{j.doc_id}` is judged twice in `judgments`, with grades {before.grade} and "
+                    f"{j.grade}", j.doc_id, "keep one judgment per document (the golden set holds one verdict "
+                    "per question and document)")
+        elif before is not None and before.grade != j.grade:
+            problem(f"{label}`{j.doc_id}` has grade {before.grade} in `expected` but {j.grade} in `judgments`",
+                    j.doc_id, "give it one grade: drop it from `expected` (the judgment says who judged it) or "
+                    "make the two grades agree")
+        merged[j.doc_id] = j
+        listed_docs.add(j.doc_id)
+    return list(merged.values())
+
+
+def _expected(value: Any, label: str, problem: Report) -> dict[str, int] | None:
+    """The expected ids with their grades; None when the field is not a list or object."""
     if isinstance(value, list):
         return _expected_list(value, label, problem)
     if isinstance(value, dict):
@@ -146,12 +219,123 @@ def _expected_graded(value: dict[str, Any], label: str, problem: Report) -> dict
         if not pid:
             problem(f"{label}expected id is empty", pid, "remove it or fill in the id")
         elif isinstance(rel, bool) or not isinstance(rel, int):
-            problem(f"{label}relevance of `{pid}` must be an integer, found {json.dumps(rel)}", rel,
-                    "graded relevance is an integer: 1 relevant, 2 or more more relevant, 0 judged "
-                    "not relevant")
+            problem(f"{label}relevance of `{pid}` must be an integer, found {json.dumps(rel)}", rel, GRADE_HINT)
         else:
             expected[pid] = rel
     return expected
+
+
+def _judgment_list(value: Any, qid: str, label: str, problem: Report) -> list[Judgment] | None:
+    """The items of `judgments` that are well formed (the others are reported)."""
+    if not isinstance(value, list):
+        problem(f"{label}`judgments` must be a list of objects, found {json_type(value)}", clip(json.dumps(value)),
+                f"e.g. \"judgments\": [{JUDGMENT_EXAMPLE}]")
+        return None
+    out = []
+    for n, item in enumerate(value, 1):
+        where = f"{label}judgment {n}: "
+        if not isinstance(item, dict):
+            problem(f"{where}expected an object, found {json_type(item)}", clip(json.dumps(item)),
+                    f"each judgment is an object, e.g. {JUDGMENT_EXAMPLE}")
+            continue
+        judgment = _judgment(item, qid, where, problem)
+        if judgment is not None:
+            out.append(judgment)
+    return out
+
+
+def _judgment(item: dict[str, Any], qid: str, where: str, problem: Report) -> Judgment | None:
+    count = _Counter(problem)
+    _check_keys(item, JUDGMENT_FIELDS, JUDGMENT_ALIASES, where, count)
+    doc = item.get("doc")
+    if isinstance(doc, int) and not isinstance(doc, bool):
+        doc = str(doc)
+    if not isinstance(doc, str) or not doc:
+        count(f"{where}`doc` must be a non-empty doc or chunk id", doc,
+              f"e.g. {JUDGMENT_EXAMPLE}" if "doc" not in item else "write the id as a string")
+    grade = item.get("grade")
+    if isinstance(grade, bool) or not isinstance(grade, int):
+        count(f"{where}`grade` must be an integer, found {json.dumps(grade) if 'grade' in item else 'none'}",
+              grade, GRADE_HINT)
+    texts = {}
+    for name in ("judge", "at", "note"):
+        texts[name] = item.get(name, "")
+        if not isinstance(texts[name], str):
+            count(f"{where}`{name}` must be a string, found {json_type(texts[name])}", texts[name], None)
+    if isinstance(texts["at"], str) and texts["at"] and not _is_iso_time(texts["at"]):
+        count(f"{where}`at` is not an ISO 8601 date or time", texts["at"],
+              'write when it was judged as e.g. "2026-11-03" or "2026-11-03T14:05:00Z"')
+    if count.n:
+        return None
+    return Judgment(qid, cast(str, doc), cast(int, grade), texts["judge"], texts["at"], texts["note"])
+
+
+class _Counter:
+    """A Report that counts what it passes on, to tell whether an item had a problem."""
+
+    def __init__(self, report: Report) -> None:
+        self.report, self.n = report, 0
+
+    def __call__(self, message: str, value: object, hint: str | None) -> None:
+        self.n += 1
+        self.report(message, value, hint)
+
+
+def _is_iso_time(text: str) -> bool:
+    try:
+        datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
+    except ValueError:
+        return False
+    return True
+
+
+def _intent(obj: dict[str, Any], judgments: list[Judgment] | None, label: str, problem: Report) -> Intent:
+    """The explicit intent, checked against the judgments; without one, 0.1's reading: off-topic when
+    nothing is judged relevant."""
+    inferred: Intent = "answerable" if any(j.relevant for j in judgments or []) else "off_topic"
+    if "intent" not in obj:
+        return inferred
+    value = obj["intent"]
+    if value not in INTENTS:
+        close = difflib.get_close_matches(str(value).lower().replace("-", "_"), INTENTS, n=1, cutoff=0.5)
+        problem(f"{label}unknown intent {json.dumps(value)}", value,
+                (f"did you mean `{close[0]}`? " if close else "") + INTENT_HINT)
+        return inferred
+    intent = cast(Intent, value)
+    if judgments is not None:
+        for message, bad, hint in intent_problems(label, intent, judgments):
+            problem(message, bad, hint)
+    return intent
+
+
+def _provenance(obj: dict[str, Any], label: str, problem: Report) -> Provenance:
+    """`provenance` (kind + open details), with `source` accepted as a shorthand for its kind."""
+    source = obj.get("source")
+    if "source" in obj and (bad := source_problem(source)) is not None:
+        problem(label + bad[0], source, bad[1])
+        source = None
+    if "provenance" not in obj:
+        return Provenance(source) if isinstance(source, str) else HAND
+    value = obj["provenance"]
+    if not isinstance(value, dict):
+        problem(f"{label}`provenance` must be an object with a `kind`, found {json_type(value)}",
+                clip(json.dumps(value)), 'e.g. "provenance": {"kind": "synthetic", "model": "...", '
+                '"prompt_hash": "..."}')
+        return HAND
+    for key in getattr(value, "repeated", []):
+        problem(f"{label}`provenance` field `{key}` is given twice", key, "keep one")
+    kind = value.get("kind", source)
+    if kind is None:
+        problem(f"{label}`provenance` has no `kind`", clip(json.dumps(value)),
+                'add "kind": "hand", "synthetic", "log" or "incident"')
+        return HAND
+    if (bad := source_problem(kind, "provenance kind")) is not None:
+        problem(label + bad[0], kind, bad[1])
+        return HAND
+    if isinstance(source, str) and source != kind:
+        problem(f"{label}`source` is {json.dumps(source)} but `provenance.kind` is {json.dumps(kind)}", source,
+                "they say the same thing: keep `provenance` and drop `source`, or make them agree")
+    return Provenance(kind, {k: v for k, v in value.items() if k != "kind"})
 
 
 def _tags(value: Any, label: str, problem: Report) -> tuple[str, ...]:
@@ -163,9 +347,9 @@ def _tags(value: Any, label: str, problem: Report) -> tuple[str, ...]:
     return ()
 
 
-def _field_hint(key: str) -> str:
-    known = ", ".join(f"`{f}`" for f in FIELDS)
-    guess = ALIASES.get(key.lower()) or next(iter(difflib.get_close_matches(key.lower(), FIELDS, n=1)), None)
+def _field_hint(key: str, fields: tuple[str, ...] = FIELDS, aliases: dict[str, str] = ALIASES) -> str:
+    known = ", ".join(f"`{f}`" for f in fields)
+    guess = aliases.get(key.lower()) or next(iter(difflib.get_close_matches(key.lower(), fields, n=1)), None)
     start = f"did you mean `{guess}`? " if guess else ""
     return f"{start}known fields: {known}; fields starting with `_` are ignored"
 

@@ -1,8 +1,9 @@
 """TREC golden sets: qrels (`qid 0 docno rel`) and topics (classic SGML or `qid<TAB>text`).
 
 In TREC a topic without judgments is unjudged, not off-topic: `load_trec_golden` drops it with a
-warning (kept in `GoldenSet.warnings`). A judged topic whose judgments are all 0 (nothing relevant)
-becomes an off-topic question.
+warning (kept in `GoldenSet.warnings`). Every imported topic is an answerable question: TREC has no
+off-topic intent, and intent is never inferred from grades, so a topic whose judged documents are
+all non-relevant stays answerable (with a warning). Judged-non-relevant grades are kept.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from goldeval.corpus.files import read_input_text
 from goldeval.errors import InputError, InputErrors
-from goldeval.golden.io import atomic_write_text, read_text
-from goldeval.golden.model import GoldenSet, Question
+from goldeval.golden.io import atomic_write_text
+from goldeval.golden.model import GoldenSet, Qrels, Question
+from goldeval.golden.validate import nothing_relevant_warning
 from goldeval.types import DocId, QuestionId
 
 TOPIC_FIELDS = ("title", "desc")
@@ -37,7 +40,7 @@ def load_trec_qrels(path: str | Path) -> dict[QuestionId, dict[DocId, int]]:
     path = Path(path)
     qrels: dict[str, dict[str, int]] = {}
     problems: list[InputError] = []
-    for lineno, line in enumerate(read_text(path, "qrels file").split("\n"), start=1):
+    for lineno, line in enumerate(read_input_text(path, "qrels file").split("\n"), start=1):
         parts = line.split()
         if not parts:
             continue
@@ -80,7 +83,7 @@ def load_trec_topics(path: str | Path, *, field: str = "title") -> dict[Question
         raise InputError(f"unknown topic field {field!r}", value=field,
                          hint="use " + " or ".join(repr(f) for f in TOPIC_FIELDS))
     path = Path(path)
-    text = read_text(path, "topics file")
+    text = read_input_text(path, "topics file")
     if re.search(r"<top>", text, re.I):
         topics, problems = _classic_topics(text, path, field)
     elif re.search(r"<topic\b", text, re.I):
@@ -98,8 +101,10 @@ def load_trec_topics(path: str | Path, *, field: str = "title") -> dict[Question
 def load_trec_golden(qrels_path: str | Path, topics_path: str | Path, *, field: str = "title") -> GoldenSet:
     """A golden set from TREC qrels and topics; topics keep the topics file's order and lines.
 
-    Graded relevance is kept. A topic with no judgments is unjudged in TREC: it is dropped with a
-    warning in `GoldenSet.warnings`, as are judgments for topics the topics file lacks.
+    Graded relevance is kept, judged-non-relevant (0 or less) included. Every topic is an answerable
+    question. A topic with no judgments is unjudged in TREC: it is dropped with a warning in
+    `GoldenSet.warnings`, as are judgments for topics the topics file lacks; a topic judged with
+    nothing relevant is kept, with a warning.
     """
     qrels = load_trec_qrels(qrels_path)
     topics = load_trec_topics(topics_path, field=field)
@@ -109,7 +114,8 @@ def load_trec_golden(qrels_path: str | Path, topics_path: str | Path, *, field: 
             "no topic of the topics file has judgments in the qrels file", path=topics_path,
             hint=f"topic ids look like {_sample(topics)}; qrels topic ids look like {_sample(qrels)}",
         )
-    questions = [Question(qid, topics[qid][0], dict(qrels[qid]), line=topics[qid][1]) for qid in common]
+    questions = [Question(qid, topics[qid][0], "answerable", line=topics[qid][1]) for qid in common]
+    judged = Qrels.from_grades({qid: qrels[qid] for qid in common})
     warnings = []
     unjudged = [qid for qid in topics if qid not in qrels]
     if unjudged:
@@ -119,15 +125,19 @@ def load_trec_golden(qrels_path: str | Path, topics_path: str | Path, *, field: 
     if textless:
         warnings.append(f"{len(textless)} judged topic(s) of {qrels_path} are missing from {topics_path} "
                         f"and were dropped: {_sample(textless, 10)}")
-    return GoldenSet(questions, path=str(topics_path), warnings=warnings,
+    warnings.extend(nothing_relevant_warning(questions, judged, str(qrels_path)))
+    return GoldenSet(questions, judged, path=str(topics_path), warnings=warnings,
                      notes=f"Imported from TREC qrels {qrels_path} and topics {topics_path} ({field}).")
 
 
 def write_trec_qrels(golden: GoldenSet, path: str | Path) -> None:
-    """Write `qid 0 docno rel` lines, atomically. Off-topic questions with no expected ids have no line
-    to write, so they do not survive the export (TREC has no notion of them)."""
+    """Write `qid 0 docno rel` lines for every judgment, grade 0 and below included, atomically.
+
+    TREC has no notion of intent: an off-topic question without judgments has no line to write, so
+    it does not survive the export, and one with judged-non-relevant documents comes back answerable.
+    """
     _check_tokens(golden, path)
-    lines = [f"{q.id} 0 {pid} {rel}\n" for q in golden for pid, rel in q.expected.items()]
+    lines = [f"{q.id} 0 {j.doc_id} {j.grade}\n" for q in golden for j in golden.qrels.judgments(q.id)]
     atomic_write_text(path, "".join(lines))
 
 
@@ -141,7 +151,7 @@ def _check_tokens(golden: GoldenSet, path: str | Path, *, expected: bool = True)
     """TREC files are whitespace-separated: an id containing whitespace cannot be written."""
     problems = []
     for q in golden:
-        ids = [q.id, *q.expected] if expected else [q.id]
+        ids = [q.id, *golden.grades(q.id)] if expected else [q.id]
         for value in ids:
             if not value or len(value.split()) != 1 or value.split()[0] != value:
                 problems.append(InputError(

@@ -1,6 +1,6 @@
 """Golden set validation: find every problem in one pass, each naming file, line, value and fix.
 
-A typo in an expected id must never score as a silent miss, so every expected id is checked against
+A typo in an expected id must never score as a silent miss, so every judged id is checked against
 the corpus and an unknown one is reported with the closest existing ids ("did you mean ...?").
 """
 
@@ -14,34 +14,39 @@ import numpy as np
 
 from goldeval.corpus.model import Corpus
 from goldeval.errors import InputError
-from goldeval.golden.model import GoldenSet, Question
+from goldeval.golden.model import INTENTS, PROVENANCE_KINDS, GoldenSet, Judgment, Qrels, Question
 from goldeval.types import DocId, PassageId
-
-SOURCES = ("hand", "synthetic")
-"""Allowed values of a question's `source`."""
 
 CHUNK_SEP = "#"
 """Chunk ids are `<doc id>#<position>`; the doc id is everything before the last `#`."""
+
+Problem = tuple[str, object, str]
+"""(message, bad value, hint) of one problem, before a file and line are attached."""
 
 
 def validate_golden(golden: GoldenSet, corpus: Corpus | Collection[str] | None = None) -> list[InputError]:
     """Every problem of an in-memory golden set, sorted by line; an empty list means it is valid.
 
-    Checks ids (non-empty, unique), question texts (non-empty), sources, relevance grades, and, when
-    `corpus` is given (a Corpus or a collection of doc ids), that every expected id is a doc id of the
-    corpus or a chunk id (`doc#3`) of one of its documents.
+    Checks ids (non-empty, unique), question texts (non-empty), intents against the judgments (an
+    off-topic question judged relevant, an answerable one never judged), provenance kinds, grades,
+    judgments of questions the set lacks, and, when `corpus` is given (a Corpus or a collection of
+    doc ids), that every judged id is a doc id of the corpus or a chunk id (`doc#3`) of one of its
+    documents.
     """
     problems: list[InputError] = []
     for q in golden:
-        problems.extend(question_problems(q, golden.path))
+        problems.extend(question_problems(q, golden.qrels.judgments(q.id), golden.path))
     problems.extend(duplicate_problems(golden.questions, golden.path))
+    problems.extend(_orphan_problems(golden))
     if corpus is not None:
-        problems.extend(corpus_problems(golden.questions, corpus, golden.path))
+        first = {q.id: q for q in reversed(golden.questions)}  # a repeated id's judgments: checked once
+        pairs = [(q, list(golden.grades(q.id))) for q in golden.questions if first[q.id] is q]
+        problems.extend(corpus_problems(pairs, corpus, golden.path))
     return sort_problems(problems)
 
 
-def question_problems(q: Question, path: str) -> list[InputError]:
-    """Problems of one question taken on its own (no corpus, no other questions)."""
+def question_problems(q: Question, judgments: Sequence[Judgment], path: str) -> list[InputError]:
+    """Problems of one question and its judgments taken on their own (no corpus, no other questions)."""
     out: list[InputError] = []
 
     def problem(message: str, value: object, hint: str) -> None:
@@ -56,15 +61,64 @@ def question_problems(q: Question, path: str) -> list[InputError]:
     bad_source = source_problem(q.source)
     if bad_source:
         problem(f"question `{q.id}`: {bad_source[0]}", q.source, bad_source[1])
-    for pid, rel in q.expected.items():
-        if not isinstance(pid, str) or not pid:
-            problem(f"question `{q.id}`: expected id {pid!r} is empty or not a string", pid,
-                    "expected ids are doc ids or chunk ids (strings)")
-        if isinstance(rel, bool) or not isinstance(rel, int):
-            problem(f"question `{q.id}`: relevance {rel!r} of `{pid}` is not an integer", rel,
-                    "graded relevance is an integer: 1 relevant, 2 or more more relevant, 0 judged "
-                    "not relevant")
+    if q.intent not in INTENTS:
+        problem(f"question `{q.id}`: unknown intent {q.intent!r}", q.intent, INTENT_HINT)
+    for j in judgments:
+        if not isinstance(j.doc_id, str) or not j.doc_id:
+            problem(f"question `{q.id}`: judged id {j.doc_id!r} is empty or not a string", j.doc_id,
+                    "judged ids are doc ids or chunk ids (strings)")
+        if isinstance(j.grade, bool) or not isinstance(j.grade, int):
+            problem(f"question `{q.id}`: relevance {j.grade!r} of `{j.doc_id}` is not an integer", j.grade,
+                    GRADE_HINT)
+    for message, value, hint in intent_problems(f"question `{q.id}`: ", q.intent, judgments):
+        problem(message, value, hint)
     return out
+
+
+INTENT_HINT = 'intent is "answerable" (the corpus answers it) or "off_topic" (it does not)'
+GRADE_HINT = "graded relevance is an integer: 1 relevant, 2 or more more relevant, 0 judged not relevant"
+
+
+def intent_problems(label: str, intent: str, judgments: Sequence[Judgment]) -> list[Problem]:
+    """An off-topic question judged relevant, or an answerable question with no judgment at all.
+
+    An answerable question whose judged documents are all not relevant is no problem here: TREC
+    topics often are, and `nothing_relevant_warning` reports them instead.
+    """
+    relevant = [j for j in judgments if isinstance(j.grade, int) and j.grade > 0]
+    if intent == "off_topic" and relevant:
+        j = relevant[0]
+        more = f" (and {len(relevant) - 1} more)" if len(relevant) > 1 else ""
+        return [(f"{label}intent is off_topic but `{j.doc_id}` is judged relevant (grade {j.grade}){more}",
+                 j.doc_id, 'an off-topic question has no relevant document: give these ids grade 0, or '
+                 'drop "intent": "off_topic" if the corpus does answer it')]
+    if intent == "answerable" and not judgments:
+        return [(f"{label}intent is answerable but no document is judged for it", intent,
+                 'add the doc or chunk ids that answer it to `expected`, or write "intent": "off_topic" '
+                 "if the corpus does not answer it")]
+    return []
+
+
+def nothing_relevant_warning(questions: Iterable[Question], qrels: Qrels, where: str) -> list[str]:
+    """A warning naming the answerable questions judged with nothing relevant, or none.
+
+    They stay answerable (intent is never inferred from grades for an import): a retriever can
+    find nothing right for them, which the evaluation reports rather than hides.
+    """
+    ids = [q.id for q in questions if not q.off_topic and qrels.grades(q.id) and not qrels.relevant(q.id)]
+    if not ids:
+        return []
+    shown = ", ".join(f"`{i}`" for i in ids[:10]) + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
+    return [f"{len(ids)} answerable question(s) of {where} have judged documents but none relevant (kept as "
+            f"answerable; nothing relevant can be found for them): {shown}"]
+
+
+def _orphan_problems(golden: GoldenSet) -> list[InputError]:
+    """Judgments of a question id the set does not hold: they would never be scored."""
+    known = {q.id for q in golden.questions}
+    orphans = sorted({j.question_id for j in golden.qrels} - known)
+    return [InputError(f"judgments for question `{qid}`, which is not in the golden set", path=golden.path or None,
+                       value=qid, hint="add the question, or drop its judgments") for qid in orphans]
 
 
 def question_text_problem(text: object) -> str | None:
@@ -86,14 +140,15 @@ def json_type(value: object) -> str:
     return type(value).__name__
 
 
-def source_problem(source: object) -> tuple[str, str] | None:
-    """(message, hint) when `source` is not one of SOURCES, else None."""
-    if isinstance(source, str) and source in SOURCES:
+def source_problem(source: object, name: str = "source") -> tuple[str, str] | None:
+    """(message, hint) when `source` (or a provenance `kind`) is not a known kind, else None."""
+    if isinstance(source, str) and source in PROVENANCE_KINDS:
         return None
-    close = difflib.get_close_matches(str(source).lower(), SOURCES, n=1, cutoff=0.5)
+    close = difflib.get_close_matches(str(source).lower(), PROVENANCE_KINDS, n=1, cutoff=0.5)
     hint = f"did you mean `{close[0]}`? " if close else ""
-    return (f"unknown source {source!r}",
-            hint + "source is `hand` (written by a person, the default) or `synthetic` (generated)")
+    return (f"unknown {name} {source!r}",
+            hint + f"{name} is `hand` (written by a person, the default), `synthetic` (generated), `log` "
+            "(taken from a search log) or `incident` (added after an incident)")
 
 
 def duplicate_problems(questions: Iterable[Question], path: str) -> list[InputError]:
@@ -117,9 +172,12 @@ def duplicate_problems(questions: Iterable[Question], path: str) -> list[InputEr
 
 
 def corpus_problems(
-    questions: Sequence[Question], corpus: Corpus | Collection[str], path: str
+    pairs: Sequence[tuple[Question, Collection[PassageId]]], corpus: Corpus | Collection[str], path: str
 ) -> list[InputError]:
-    """Every expected id that is neither a doc id of the corpus nor a chunk id of one of its docs."""
+    """Every judged id that is neither a doc id of the corpus nor a chunk id of one of its docs.
+
+    `pairs` holds each question with the ids judged for it (relevant or not: a typo is a typo).
+    """
     ids = corpus_ids(corpus)
     where = path or None
     if not ids:
@@ -127,8 +185,8 @@ def corpus_problems(
                            hint="check the corpus path and that it holds .md, .rst, .txt or .html files")]
     missing: list[tuple[Question, PassageId]] = []
     total = 0
-    for q in questions:
-        for pid in q.expected:
+    for q, judged in pairs:
+        for pid in judged:
             total += 1
             if resolve_doc_id(pid, ids) is None:
                 missing.append((q, pid))
