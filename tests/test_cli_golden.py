@@ -68,3 +68,22 @@ def test_trec_round_trip_through_the_cli(tmp_path: Path) -> None:
 def test_import_trec_needs_topics(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["golden", "import", "--qrels", str(TREC / "qrels.test"), "--out", str(tmp_path / "x.jsonl")]) == 2
     assert "--qrels needs --topics" in capsys.readouterr().err
+
+
+def test_import_keeps_a_topic_with_nothing_relevant_answerable_and_export_writes_its_zeros(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    qrels, topics = tmp_path / "in.qrels", tmp_path / "topics.tsv"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n2 0 a 0\n")
+    topics.write_text("1\tone\n2\tnothing relevant\n")
+    out = tmp_path / "g.jsonl"
+    assert main(["golden", "import", "--qrels", str(qrels), "--topics", str(topics), "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert f"wrote {out}: 2 answerable + 0 off-topic questions" in captured.out
+    assert "have judged documents but none relevant (kept as answerable" in captured.err
+    assert main(["golden", "check", str(out)]) == 0
+    assert "ok: 2 answerable + 0 off-topic questions" in capsys.readouterr().out
+    back = tmp_path / "back.qrels"
+    assert main(["golden", "export", str(out), "--qrels", str(back)]) == 0
+    assert back.read_text() == qrels.read_text()
+    assert f"wrote {back}: 3 judgments of 2 question(s)" in capsys.readouterr().out
