@@ -30,7 +30,7 @@ from goldeval.golden.model import GoldenSet, Question
 from goldeval.ids import DocumentOf, doc_part
 from goldeval.metrics.compute import evaluate_ranked
 from goldeval.metrics.definitions import Metric, default_metrics, headline_metrics, parse_metric
-from goldeval.report.progress import progress_bar
+from goldeval.progress import progress_bar
 from goldeval.retrievers.base import BuildContext, Retriever, build_retriever, needs_corpus
 from goldeval.retrievers.function import FunctionRetriever
 from goldeval.run import Run
