@@ -32,7 +32,7 @@ def main() -> None:
         print(f"\nre-imported {len(back)} of {len(golden)} questions")
         for warning in back.warnings:  # off-topic questions have no qrels line, so TREC drops them
             print(f"warning: {warning}")
-        same = all(back[q.id].expected == q.expected for q in golden.answerable)
+        same = all(back.grades(q.id) == golden.grades(q.id) for q in golden.answerable)
         print(f"judgments identical after the round trip: {same}")
 
         out = Path(tmp) / "from_trec.jsonl"

@@ -21,7 +21,7 @@ def main() -> None:
     print(f"{len(golden)} questions: {len(golden.answerable)} answerable, {len(golden.off_topic)} off-topic")
     print(f"fingerprint {golden.fingerprint()[:16]}")
     for q in golden.questions[:3]:
-        print(f"  {q.id}: {q.question!r} -> {q.expected}")
+        print(f"  {q.id} ({q.intent}, {q.source}): {q.question!r} -> {golden.grades(q.id)}")
 
     # The same set with two mistakes: a typo in an expected id and a repeated question id.
     text = (DATA / "golden_example.jsonl").read_text(encoding="utf-8")
