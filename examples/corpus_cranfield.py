@@ -21,7 +21,7 @@ def main() -> None:
     golden = load_cranfield_golden(folder)  # question ids are positions in cran.qry
     print(f"{len(corpus)} documents, {len(golden)} questions; {corpus.warnings[0] if corpus.warnings else ''}")
     q = golden["4"]
-    print(f"question 4 ({q.notes}): {q.question}\n  judged: {q.expected}")
+    print(f"question 4 ({q.notes}): {q.question}\n  judged: {golden.grades(q.id)}")
     card = evaluate("bm25", golden, corpus=corpus, k=(1, 10), workspace=".goldeval")
     for name, value in card.to_dict()["retrievers"][0]["metrics"].items():
         print(f"  {name:<14} {value:.4f}")
