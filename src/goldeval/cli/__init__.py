@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from goldeval import __version__
 from goldeval.errors import EXIT_BAD_INPUT, GoldevalError
 
-SUBCOMMANDS = ["eval", "demo", "golden", "trec", "compare", "models", "serve", "report"]
+SUBCOMMANDS = ["eval", "demo", "golden", "trec", "compare", "models", "serve", "report", "synth", "review"]
 
 
 def build_parser() -> argparse.ArgumentParser:

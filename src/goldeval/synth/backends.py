@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Protocol
 
 from goldeval.errors import InputError
-from goldeval.retrievers.spec import check_known, split_options
 from goldeval.synth.retry import Verdict
 
 KINDS = ("anthropic", "openai", "transformers")
@@ -114,14 +113,30 @@ def parse_backend(spec: str) -> BackendSpec:
         if "?" in spec or "/" in kind:
             raise InputError(f"unknown backend {kind!r} in {spec!r}", value=spec, hint=HINT)
         return BackendSpec(spec, "function", spec)
-    body, options = split_options(rest) if kind != "transformers" else (rest, {})
-    check_known(spec, options, OPTIONS[kind])
+    body, options = split_options(spec, rest) if kind != "transformers" else (rest, {})
+    unknown = sorted(set(options) - set(OPTIONS[kind]))
+    if unknown:
+        known = "; ".join(f"{k}: {v}" for k, v in OPTIONS[kind].items())
+        raise InputError(f"unknown option(s) {', '.join(unknown)} in backend {spec!r}", value=spec, hint=known)
     if not body:
         raise InputError(f"backend spec {spec!r} names no model", value=spec, hint=HINT)
     if kind == "transformers" and not Path(body).is_dir():
         raise InputError("transformers backend: model folder not found", path=body,
                          hint="give a folder holding config.json, the weights and the tokenizer files")
     return BackendSpec(spec, kind, body, options)
+
+
+def split_options(spec: str, rest: str) -> tuple[str, dict[str, str]]:
+    """`MODEL?key=value&key=value` -> (MODEL, options); values stay strings."""
+    body, sep, query = rest.partition("?")
+    options: dict[str, str] = {}
+    for part in filter(None, query.split("&")) if sep else ():
+        key, eq, value = part.partition("=")
+        if not eq or not key.strip():
+            raise InputError(f"cannot read option {part!r} in backend {spec!r}", value=spec,
+                             hint="options look like openai:MODEL?base_url=http://localhost:8000/v1&key_env=VAR")
+        options[key.strip()] = value.strip()
+    return body, options
 
 
 def folder_fingerprint(folder: Path) -> str:

@@ -23,6 +23,7 @@ from typing import Any
 
 from goldeval.corpus.model import Passage
 from goldeval.errors import InputError
+from goldeval.golden.model import GoldenSet, Judgment, Provenance, Qrels, Question
 from goldeval.store.atomic import write_atomic
 
 STATUSES = ("unreviewed", "accepted", "rejected")
@@ -116,3 +117,18 @@ def golden_record(record: Record) -> Record:
     out = {k: v for k, v in record.items() if not k.startswith("_")}
     out["provenance"] = {k: v for k, v in record["provenance"].items() if k != "status"}
     return out
+
+
+def as_golden(records: Sequence[Record], *, statuses: Sequence[str] = ("accepted", "unreviewed")) -> GoldenSet:
+    """Candidates as a GoldenSet (provenance `synthetic`), for evaluating them beside the hand-written set:
+    by default the accepted and the not yet reviewed ones (the demo's generated set), never the rejected."""
+    questions: list[Question] = []
+    qrels = Qrels()
+    for r in records:
+        if status(r) not in statuses:
+            continue
+        details = {k: v for k, v in r["provenance"].items() if k != "kind"}
+        questions.append(Question(r["id"], r["question"], "answerable", provenance=Provenance("synthetic", details)))
+        for doc in r["expected"]:
+            qrels.add(Judgment(r["id"], doc, 1))
+    return GoldenSet(questions, qrels, path="generated candidates")

@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from goldeval.errors import InputError, require
-from goldeval.retrievers.spec import float_option
 from goldeval.synth.backends import BackendSpec, Settings
 from goldeval.synth.keys import key_from_env, redact
 from goldeval.synth.retry import Verdict, classify_status, retry_after_seconds
@@ -21,7 +20,7 @@ TOKENS_FIELDS = ("max_tokens", "max_completion_tokens")
 
 
 def build_client_backend(spec: BackendSpec, settings: Settings) -> AnthropicBackend | OpenAIBackend:
-    timeout = float_option(spec.spec, spec.options, "timeout", DEFAULT_TIMEOUT)
+    timeout = _timeout(spec)
     base_url = spec.options.get("base_url") or None
     if spec.kind == "anthropic":
         key = key_from_env(spec.options.get("key_env", "ANTHROPIC_API_KEY"), backend="anthropic")
@@ -100,3 +99,17 @@ def _classify(sdk: Any, exc: BaseException) -> Verdict:
     if isinstance(exc, sdk.APIConnectionError):
         return Verdict("transient", redact(f"{type(exc).__name__}: {exc}"))
     return Verdict("skip", redact(f"{type(exc).__name__}: {exc}"))
+
+
+def _timeout(spec: BackendSpec) -> float:
+    raw = spec.options.get("timeout")
+    if raw is None:
+        return DEFAULT_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < float("inf"):
+        raise InputError(f"timeout={raw!r} in {spec.spec!r} is not a positive number of seconds", value=raw,
+                         hint="e.g. timeout=60")
+    return value

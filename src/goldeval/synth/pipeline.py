@@ -16,8 +16,9 @@ from pathlib import Path
 
 from goldeval.corpus.model import Corpus, Passage
 from goldeval.golden.model import GoldenSet
+from goldeval.store.workspace import Workspace
 from goldeval.synth.backends import BackendSpec, Settings
-from goldeval.synth.candidates import Record, new_candidate, status
+from goldeval.synth.candidates import Record, merge, new_candidate, read_candidates, status, write_candidates
 from goldeval.synth.generate import Estimate, Job, Outcome, estimate, make_jobs, run_jobs
 from goldeval.synth.leakage import LeakageReport, Target, golden_targets, leakage_report
 from goldeval.synth.others import other_answers
@@ -25,6 +26,9 @@ from goldeval.synth.prompt import PromptTemplate, clean_reply, default_prompt
 from goldeval.synth.replies import ReplyCache
 from goldeval.synth.retry import RetryPolicy
 from goldeval.synth.sampling import MIN_CHARS, Sample, sample_passages
+
+DEFAULT_CHUNK = (1500, 200)
+"""Passages are sections of at most 1500 characters (heading-aware, 200 overlap): one section, one question."""
 
 
 @dataclass(frozen=True)
@@ -144,3 +148,29 @@ def _passages_of(record: Record, ids: set[str], passages: Sequence[Passage]) -> 
 
 def _leak_fields(data: dict[str, object]) -> dict[str, object]:
     return {k: v for k, v in data.items() if k not in ("question_id", "kind", "passages")}
+
+
+@dataclass
+class SynthResult:
+    """What a synth run did: its plan, every candidate now in the output file, how many are new."""
+
+    plan: Plan
+    records: list[Record]
+    new: int
+    outcome: Outcome
+    report: LeakageReport
+
+
+def synthesize(corpus: Corpus, passages: Sequence[Passage], golden: GoldenSet | None, config: SynthConfig, *,
+               out: Path, workspace: Path, the_plan: Plan | None = None,
+               progress: Callable[[str], None] | None = None) -> SynthResult:
+    """Plan (unless given), generate, merge into `out` (earlier candidates keep their review state),
+    annotate, and write `out` atomically."""
+    cache = ReplyCache(Workspace(workspace))
+    the_plan = the_plan or plan(corpus, passages, golden, config, cache)
+    fresh, outcome = generate(the_plan, config, cache, progress)
+    existing = read_candidates(out) if out.exists() else []
+    records = merge(existing, fresh)
+    report = annotate(records, passages, golden, config, workspace)
+    write_candidates(out, records)
+    return SynthResult(the_plan, records, len(records) - len(existing), outcome, report)
