@@ -62,6 +62,7 @@ def best_threshold(
         "passes_off_topic": int(n_off - caught[best]),
         "youden_j": float(youden[best]),
         "roc": {  # every candidate cut, ascending: the page's threshold slider looks these up
+            "n_answerable": int(n_answerable), "n_off_topic": int(n_off),  # the counts' denominators
             "thresholds": [float(c) for c in cuts],
             "rejects_answerable": [int(x) for x in rejected],
             "passes_off_topic": [int(n_off - x) for x in caught],
