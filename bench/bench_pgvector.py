@@ -50,7 +50,7 @@ def _data() -> tuple[list[str], np.ndarray, np.ndarray]:
 
 
 def _goldeval(dsn: str, ids: list[str], vectors: np.ndarray, queries: np.ndarray) -> tuple[float, float, list[list[str]]]:
-    from goldeval.store.pgvector import PgVectorIndex
+    from goldeval.retrievers.backends.pgvector import PgVectorIndex
 
     start = time.perf_counter()
     index = PgVectorIndex(dsn)

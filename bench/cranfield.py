@@ -123,9 +123,9 @@ def check_bm25(folder: Path = DATA) -> dict[str, Any]:
 
 def ann_check(model: str = "minilm", folder: Path = DATA, top_k: int = 10) -> dict[str, float]:
     """Recall@k of the usearch index against exact search, for the 225 real queries."""
+    from goldeval.retrievers.backends import recall_against_exact
     from goldeval.retrievers.dense import DenseRetriever
     from goldeval.retrievers.encoders.registry import load_encoder
-    from goldeval.store.index import recall_against_exact
 
     corpus, golden = load(folder)
     retriever = DenseRetriever(corpus.passages(), load_encoder(model, progress=False), backend="ann")

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from goldeval.errors import InputError
-from goldeval.store.pgvector import PgVectorIndex
+from goldeval.retrievers.backends.pgvector import PgVectorIndex
 
 
 def throwaway_server() -> str:

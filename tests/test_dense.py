@@ -9,10 +9,10 @@ import pytest
 
 from goldeval.corpus.model import Passage
 from goldeval.errors import InputError
+from goldeval.retrievers.backends.index import AnnIndex, ExactIndex, ann_recall
 from goldeval.retrievers.base import BuildContext, build_retriever
 from goldeval.retrievers.dense import DenseRetriever
 from goldeval.retrievers.encoders import FunctionEncoder
-from goldeval.store.index import AnnIndex, ExactIndex, ann_recall
 from goldeval.store.workspace import Workspace
 
 TEXTS = {
@@ -124,5 +124,5 @@ def test_spec_errors(tmp_path: Path) -> None:
         build_retriever("dense:", ctx)
     with pytest.raises(InputError, match="batch_size='many'.*is not a whole number"):
         build_retriever("dense:minilm?batch_size=many", ctx)
-    with pytest.raises(InputError, match="unknown vector backend 'faiss'"):
+    with pytest.raises(InputError, match="option backend='faiss' in 'dense:minilm\\?backend=faiss' is not one of exact, ann, pgvector"):
         build_retriever("dense:minilm?backend=faiss", ctx)

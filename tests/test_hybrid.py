@@ -84,7 +84,7 @@ def test_parenthesised_parts_keep_their_own_options(tmp_path: Path) -> None:
     [
         ("hybrid:fixed:a", "needs two or more retrievers joined by '\\+'"),
         ("hybrid:fixed:a+", "needs two or more retrievers"),
-        ("hybrid:fixed:a+fixed:b?method=max", "unknown fusion method 'max'"),
+        ("hybrid:fixed:a+fixed:b?method=max", "option method='max' .* is not one of rrf, norm"),
         ("hybrid:fixed:a+fixed:b?wieght=0.3", "unknown option\\(s\\) wieght"),
         ("hybrid:fixed:a+fixed:b?weight=1.3", "weight=1.3 .* is outside \\[0, 1\\]"),
         ("hybrid:fixed:a+fixed:b+fixed:a?weight=0.3", "weight= is for two parts"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from goldeval.store.index import ExactIndex
+from goldeval.retrievers.backends.index import ExactIndex
 
 
 def test_ties_at_the_cut_keep_the_ids_the_ranking_rule_keeps() -> None:

@@ -11,12 +11,15 @@ import psycopg
 import pytest
 
 from goldeval.errors import InputError
-from goldeval.retrievers.base import BuildContext
-from goldeval.store.pgvector import CleanupError, PgVectorIndex, list_eval_schemas
+from goldeval.metrics.definitions import parse_metric
+from goldeval.retrievers.backends import make_index
+from goldeval.retrievers.backends.pgvector import CleanupError, PgVectorIndex, list_eval_schemas
 
 try:  # tests/ is on sys.path in pytest's default import mode; a package if tests/__init__.py exists
+    from golden_factory import make_golden
     from pg_fixtures import bare_dsn, eval_schemas, pg_server, production_dsn, snapshot  # noqa: F401
 except ImportError:  # pragma: no cover
+    from tests.golden_factory import make_golden
     from tests.pg_fixtures import bare_dsn, eval_schemas, pg_server, production_dsn, snapshot  # noqa: F401
 
 pytestmark = pytest.mark.postgres
@@ -55,9 +58,9 @@ def test_guard_refuses_a_prefix_outside_the_eval_namespace() -> None:
 
 def test_guard_refusal_through_the_dense_backend_options(production_dsn: str) -> None:
     before = snapshot(production_dsn)
-    ctx = BuildContext(passages=[], options={"backend": "pgvector", "dsn": production_dsn, "schema": "public"})
+    options = {"backend": "pgvector", "dsn": production_dsn, "schema": "public"}
     with pytest.raises(InputError, match=r"refusing to write to schema 'public'") as info:
-        PgVectorIndex.from_options(ctx)
+        make_index("pgvector", 8, options)
     assert "leave the schema option out" in str(info.value)
     assert snapshot(production_dsn) == before
 
@@ -79,7 +82,7 @@ def test_an_existing_eval_schema_is_neither_used_nor_dropped(production_dsn: str
 
 def test_missing_dsn_and_unreachable_server_are_clear_errors() -> None:
     with pytest.raises(InputError, match=r"needs a PostgreSQL connection string"):
-        PgVectorIndex.from_options(BuildContext(passages=[], options={"backend": "pgvector"}))
+        make_index("pgvector", 8, {"backend": "pgvector"})
     dsn = "postgresql://alice:s3cret@/db?host=/nonexistent-socket-dir"
     with pytest.raises(InputError, match=r"cannot connect to PostgreSQL at .*user=alice") as info:
         PgVectorIndex(dsn)
@@ -221,8 +224,9 @@ def test_evaluation_leaves_production_byte_identical(production_dsn: str) -> Non
     vectors = unit_rows(rng, 200, 8)  # same dimension as the production table's vectors
     ids = [f"doc{i}" for i in range(200)]
     for hnsw in (False, True):
-        ctx = BuildContext(passages=[], options={"backend": "pgvector", "dsn": production_dsn, "hnsw": str(hnsw)})
-        with PgVectorIndex.from_options(ctx) as index:
+        index = make_index("pgvector", 8, {"backend": "pgvector", "dsn": production_dsn, "hnsw": str(hnsw)})
+        assert isinstance(index, PgVectorIndex) and index.hnsw is hnsw
+        with index:
             assert index.schema.startswith("goldeval_eval_")
             index.add(ids, vectors)
             got, _ = index.search(vectors[:20], top_k=5)
@@ -270,20 +274,19 @@ def test_full_evaluation_on_pgvector_matches_exact_and_leaves_production_identic
 ) -> None:
     from goldeval.corpus.model import Corpus, Document
     from goldeval.evaluation import evaluate
-    from goldeval.golden.model import GoldenSet, Question
     from goldeval.retrievers.dense import DenseRetriever
     from goldeval.retrievers.encoders.function import FunctionEncoder
     from goldeval.store.workspace import Workspace
 
     corpus = Corpus({d: Document(d, text) for d, text in _DOCS.items()}, name="kitchen")
-    golden = GoldenSet([Question(q, text, expected) for q, text, expected in _QUESTIONS])
+    golden = make_golden(_QUESTIONS)
     encoder = FunctionEncoder(_bag_of_words, name="bow64")
     workspace = Workspace.at(tmp_path / ".goldeval")
-    ctx = BuildContext(passages=corpus.passages(), options={"backend": "pgvector", "dsn": production_dsn})
     before = snapshot(production_dsn)
 
     exact = DenseRetriever(corpus.passages(), encoder, workspace=workspace, name="dense:exact")
-    on_pg = DenseRetriever(corpus.passages(), encoder, workspace=workspace, backend="pgvector", ctx=ctx, name="dense:pg")
+    on_pg = DenseRetriever(corpus.passages(), encoder, workspace=workspace, backend="pgvector",
+                           options={"dsn": production_dsn}, name="dense:pg")
     try:
         assert isinstance(on_pg.index, PgVectorIndex)
         assert on_pg.index.schema in eval_schemas(production_dsn)
@@ -310,10 +313,9 @@ def test_spec_dense_minilm_on_pgvector_cleans_up_when_evaluate_returns(productio
     # site-packages. evaluate() builds the retriever itself; its schema must be gone when it returns.
     from goldeval.corpus.model import Corpus, Document
     from goldeval.evaluation import evaluate
-    from goldeval.golden.model import GoldenSet, Question
 
     corpus = Corpus({d: Document(d, text) for d, text in _DOCS.items()}, name="kitchen")
-    golden = GoldenSet([Question(q, text, expected) for q, text, expected in _QUESTIONS])
+    golden = make_golden(_QUESTIONS)
     before = snapshot(production_dsn)
     card = evaluate(
         ["dense:minilm?backend=pgvector", "dense:minilm"], golden, corpus=corpus, k=(1, 3),
@@ -323,7 +325,7 @@ def test_spec_dense_minilm_on_pgvector_cleans_up_when_evaluate_returns(productio
     assert snapshot(production_dsn) == before
     on_pg, exact = card.retrievers
     assert on_pg.metrics == pytest.approx(exact.metrics, abs=1e-6)
-    assert on_pg.metrics["hit@3"] >= 0.8  # a real model answers these kitchen questions
+    assert on_pg.metrics[parse_metric("hit@3")] >= 0.8  # a real model answers these kitchen questions
 
 
 def _write_kitchen(folder) -> tuple[str, str]:

@@ -68,7 +68,7 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workspace", metavar="DIR", type=Path, default=Path(".goldeval"), help="goldeval's own cache and index folder (default: .goldeval)")
     parser.add_argument("--backend", choices=("exact", "ann", "pgvector"), default=None, help="vector search backend for dense retrievers (default: exact)")
     parser.add_argument("--dsn", metavar="DSN", help="PostgreSQL connection string for --backend pgvector (goldeval only writes to its own eval schema)")
-    parser.add_argument("--option", metavar="KEY=VALUE", action="append", default=[], help="extra retriever option (repeatable), e.g. batch_size=64")
+    parser.add_argument("--option", metavar="KEY=VALUE", action="append", default=[], help="retriever option for every retriever that declares KEY (repeatable; a spec's own ?KEY=VALUE wins), e.g. k1=0.9 or batch_size=64")
     parser.add_argument("--timeout", metavar="SECONDS", type=float, help="time limit per question for module:function retrievers")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap intervals and paired tests (default: 0)")
@@ -149,12 +149,13 @@ def _metrics(args: argparse.Namespace) -> list[str] | None:
 
 
 def _options(args: argparse.Namespace) -> dict[str, object]:
-    options: dict[str, object] = {}
-    for item in args.option:
-        key, eq, value = item.partition("=")
-        if not eq or not key:
-            raise InputError(f"cannot read --option {item!r}", value=item, hint="write it as KEY=VALUE")
-        options[key] = value
+    """`--option`s plus the flags that set retriever options; every `--option` key must be declared
+    by a retriever of the run and every value must parse, checked before anything is built."""
+    from goldeval.retrievers.base import check_run_options
+    from goldeval.retrievers.options import parse_option_args
+
+    given = parse_option_args(args.option)
+    options: dict[str, object] = dict(given)
     if args.backend:
         options["backend"] = args.backend
     if args.dsn:
@@ -163,6 +164,7 @@ def _options(args: argparse.Namespace) -> dict[str, object]:
         if args.timeout <= 0:
             raise InputError(f"--timeout must be positive, got {args.timeout:g}", value=args.timeout, hint="seconds per question, e.g. --timeout 5")
         options["timeout"] = args.timeout
+    check_run_options(args.retriever or ["bm25"], options, given)
     return options
 
 

@@ -10,26 +10,36 @@ corpus is the job of a factory registered under a spec prefix:
     rerank:...                -> retrievers.rerank
     run:path/to/file.trec     -> retrievers.function (a saved TREC run)
     package.module:function   -> retrievers.function (the user's own search function)
+
+Each kind's module declares its options as data (`OPTIONS`, a `retrievers.options.OptionSet`) and,
+when its spec nests other specs (hybrid, rerank), a `split(rest) -> (own options, part specs)`, so
+the options of a whole run are checked before anything is built (`check_run_options`).
 """
 
 from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Protocol, runtime_checkable
 
 from goldeval.corpus.model import Passage
 from goldeval.errors import InputError
+from goldeval.retrievers.options import OptionSet, split_spec
 from goldeval.run import Run
 from goldeval.types import QuestionId
 
 
 @runtime_checkable
 class Retriever(Protocol):
-    """Search many questions at once; return a Run ranked by the one ranking rule."""
+    """Search many questions at once; return a Run ranked by the one ranking rule.
+
+    Retrievers goldeval builds also have `config: dict[str, object]`, their resolved configuration
+    (spec, kind, model, backend, every option's value), which the results record; it is optional.
+    """
 
     name: str
 
@@ -45,6 +55,8 @@ class BuildContext:
     corpus_key: str = ""
     """A content hash of the passages, so caches of two corpora never collide."""
     options: dict[str, object] = field(default_factory=dict)
+    """Options shared by the run: `--option KEY=VALUE` and the CLI's --backend, --dsn, --timeout
+    (plus `progress`); each retriever takes the keys it declares, and its spec's own values win."""
     built: dict[str, Retriever] = field(default_factory=dict)
     """Retrievers already built in this evaluation, by spec, so hybrid can reuse its parts."""
 
@@ -58,8 +70,11 @@ _FACTORIES: dict[str, str] = {
     "dense": "goldeval.retrievers.dense:build",
     "hybrid": "goldeval.retrievers.hybrid:build",
     "rerank": "goldeval.retrievers.rerank:build",
-    "run": "goldeval.retrievers.function:build_from_run_file",
+    "run": "goldeval.retrievers.runfile:build",
 }
+_FUNCTION = "goldeval.retrievers.function:build"
+"""`package.module:function`: the user's own search function."""
+_BUILTIN = dict(_FACTORIES)
 
 
 def register(prefix: str, target: str) -> None:
@@ -81,24 +96,92 @@ def build_retriever(spec: str, ctx: BuildContext) -> Retriever:
     """Build the retriever a CLI spec names, reusing one already built in `ctx`."""
     if spec in ctx.built:
         return ctx.built[spec]
-    prefix = spec_prefix(spec)
-    rest = spec[len(prefix) :]
-    rest = rest[1:] if rest.startswith(":") else rest  # `bm25?k1=1.2` keeps its `?options`
-    if prefix in _FACTORIES:
-        factory = _load(_FACTORIES[prefix])
-        retriever = factory(rest, ctx)
-    elif ":" in spec:
-        from goldeval.retrievers.function import build_from_callable_spec
-
-        retriever = build_from_callable_spec(spec, ctx)
-    else:
-        raise InputError(
-            f"unknown retriever {spec!r}",
-            value=spec,
-            hint="use bm25, dense:MODEL, hybrid:A+B, rerank:..., run:FILE.trec or module:function",
-        )
+    target, rest = _locate(spec)
+    retriever = _load(target)(rest, ctx)
     ctx.built[spec] = retriever
     return retriever
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One retriever of a run, before it is built: its spec, declared options and their values."""
+
+    spec: str
+    options: OptionSet
+    values: dict[str, object]
+
+
+def declared_options(spec: str, shared: Mapping[str, object]) -> list[Declared]:
+    """The retrievers `spec` builds, itself first, then its parts, each with its options resolved.
+
+    Nothing is built or imported from the user: a kind registered without `OPTIONS` is skipped.
+    """
+    target, rest = _locate(spec)
+    module = _module(target)
+    options: OptionSet | None = getattr(module, "OPTIONS", None)
+    if options is None:
+        return []
+    split: Callable[[str], tuple[dict[str, str], list[str]]] | None = getattr(module, "split", None)
+    own, parts = split(rest) if split else (split_spec(rest)[1], [])
+    found = [Declared(spec, options, options.resolve(own, shared, spec=spec))]
+    for part in parts:
+        found += declared_options(part, shared)
+    return found
+
+
+def check_run_options(specs: Sequence[str], shared: Mapping[str, object], keys: Iterable[str]) -> None:
+    """Check every spec's own options, and that each of `keys` (the `--option`s) is taken by at
+    least one retriever of the run, before anything is built (a model can take minutes to load)."""
+    found = [d for spec in specs for d in declared_options(spec, shared)]
+    for key in keys:
+        if not any(key in d.options and d.options[key].applies(d.values) for d in found):
+            raise _not_taken(key, shared.get(key), found)
+
+
+def _not_taken(key: str, value: object, found: list[Declared]) -> InputError:
+    """`--option typo=1`: name the retrievers of the run and the keys each one takes."""
+    declaring = [d for d in found if key in d.options]
+    if declaring:
+        other, wanted = declaring[0].options[key].when or ("", "")
+        uses = ", ".join(f"{d.spec} has {other}={d.values.get(other)}" for d in declaring)
+        problem = f"{key} is for {other}={wanted}, and {uses}"
+    else:
+        problem = "no retriever in this run declares it"
+    unique = {d.spec: d for d in found}.values()  # hybrid:bm25+dense:x and bm25 share a part
+    takes = "; ".join(f"{d.spec} takes {', '.join(_applicable(d)) or 'no options'}" for d in unique)
+    return InputError(
+        f"--option {key}={value}: {problem}", value=key,
+        hint=(takes or "the retrievers of this run take no options") + " (docs/retrieval.md says what each means)",
+    )
+
+
+def _applicable(declared: Declared) -> list[str]:
+    return [o.name for o in declared.options.options if o.applies(declared.values)]
+
+
+def option_tables() -> str:
+    """The Markdown tables of every built-in kind's options, as docs/retrieval.md shows them."""
+    targets = [*_BUILTIN.values(), _FUNCTION]
+    return "\n\n".join(_module(t).OPTIONS.markdown() for t in targets) + "\n"
+
+
+def _locate(spec: str) -> tuple[str, str]:
+    """The factory target of a spec and the part after its prefix (`?options` included)."""
+    prefix = spec_prefix(spec)
+    if prefix in _FACTORIES:
+        rest = spec[len(prefix) :]
+        return _FACTORIES[prefix], rest[1:] if rest.startswith(":") else rest  # `bm25?k1=1.2` keeps `?`
+    if ":" in spec:
+        return _FUNCTION, spec
+    raise InputError(
+        f"unknown retriever {spec!r}",
+        value=spec,
+        hint="use bm25, dense:MODEL, hybrid:A+B, rerank:..., run:FILE.trec or module:function",
+    )
+
+
+def _module(target: str) -> ModuleType:
+    return importlib.import_module(target.partition(":")[0])
 
 
 def _load(target: str) -> Factory:

@@ -4,7 +4,8 @@ scoring"), with a documented tokenizer.
 Tokenizer: lower-case; split on runs of two or more word characters (bm25s' default pattern, Unicode
 aware); drop English stopwords (`stopwords=none` keeps them); Snowball English stemming via PyStemmer
 (`stem=none` turns it off). The title, when present, is indexed with the text.
-Scoring: Lucene's BM25 variant with k1=1.5, b=0.75 by default (`bm25?k1=1.2&b=0.75`).
+Scoring: Lucene's BM25 variant with k1=1.5, b=0.75 by default (`bm25?k1=1.2&b=0.75`, or
+`--option k1=1.2`; `OPTIONS` declares them).
 Passages with no query term in common score 0 and are not returned.
 """
 
@@ -15,16 +16,16 @@ from collections.abc import Callable, Mapping, Sequence
 from goldeval.corpus.model import Passage
 from goldeval.errors import InputError
 from goldeval.retrievers.base import BuildContext
-from goldeval.retrievers.spec import check_known, float_option, split_options
+from goldeval.retrievers.options import Option, OptionSet, split_spec
 from goldeval.run import Run
 from goldeval.types import QuestionId
 
-OPTIONS = {
-    "stem": "english (default) or none",
-    "stopwords": "en (default) or none",
-    "k1": "term saturation, default 1.5",
-    "b": "length normalisation, default 0.75",
-}
+OPTIONS = OptionSet("bm25", "bm25[?stem=none&stopwords=none&k1=1.2&b=0.75]", (
+    Option("stem", "choice", "Snowball English stemming of passages and questions", "english", choices=("english", "none")),
+    Option("stopwords", "choice", "drop English stopwords", "en", choices=("en", "none")),
+    Option("k1", "float", "term-frequency saturation (0: a term counts once)", 1.5, low=0.0),
+    Option("b", "float", "length normalisation (0: none, 1: full)", 0.75, low=0.0, high=1.0),
+))
 
 
 class BM25Retriever:
@@ -44,6 +45,9 @@ class BM25Retriever:
         from bm25s.tokenization import Tokenizer
 
         self.name = name
+        self.config: dict[str, object] = config(
+            name, {"stem": "english" if stem else "none", "stopwords": "en" if stopwords else "none", "k1": k1, "b": b}
+        )
         self._ids = [p.id for p in passages]
         self._tokenizer = Tokenizer(
             lower=True, stopwords="english" if stopwords else [], stemmer=_stemmer() if stem else None
@@ -80,14 +84,6 @@ class BM25Retriever:
         return [[inverse[i] for i in row if i != self._unk and i in inverse] or [""] for row in token_ids]
 
 
-def _choice(spec: str, options: dict[str, str], key: str, allowed: tuple[str, ...]) -> str:
-    value = options.get(key, allowed[0])
-    if value not in allowed:
-        raise InputError(f"option {key}={value!r} in {spec!r} is not one of {', '.join(allowed)}",
-                         value=value, hint=f"{key}={allowed[0]} (default) or {key}={allowed[1]}")
-    return value
-
-
 def _stemmer() -> Callable[[str], str]:
     import Stemmer
 
@@ -95,17 +91,27 @@ def _stemmer() -> Callable[[str], str]:
     return stemmer
 
 
-def build(rest: str, ctx: BuildContext) -> BM25Retriever:
-    """Factory for the `bm25[?options]` spec."""
-    spec = "bm25" + rest
-    _, options = split_options(spec)
-    check_known(spec, options, OPTIONS)
-    return BM25Retriever(
-        ctx.passages,
-        stem=_choice(spec, options, "stem", ("english", "none")) == "english",
-        stopwords=_choice(spec, options, "stopwords", ("en", "none")) == "en",
-        k1=float_option(spec, options, "k1", 1.5),
-        b=float_option(spec, options, "b", 0.75),
-        name="bm25" if not options else spec,
-    )
+def config(spec: str, options: dict[str, object]) -> dict[str, object]:
+    """The resolved configuration the results record: spec, kind, implementation, every option."""
+    from importlib.metadata import version
 
+    return {"spec": spec, "kind": "bm25", "implementation": f"bm25s {version('bm25s')}", "options": dict(options)}
+
+
+def build(rest: str, ctx: BuildContext) -> BM25Retriever:
+    """Factory for the `bm25[?options]` spec; `--option` keys it declares apply too."""
+    spec = "bm25" + (f":{rest}" if rest and not rest.startswith("?") else rest)
+    body, own = split_spec(rest)
+    if body:
+        raise InputError(f"{spec!r}: bm25 takes options after '?', not a ':' part", value=spec, hint=OPTIONS.usage)
+    options = OPTIONS.resolve(own, ctx.options, spec=spec)
+    retriever = BM25Retriever(
+        ctx.passages,
+        stem=options["stem"] == "english",
+        stopwords=options["stopwords"] == "en",
+        k1=options.number("k1") or 0.0,
+        b=options.number("b") or 0.0,
+        name="bm25" if not own else spec,
+    )
+    retriever.config = config(spec, options)
+    return retriever

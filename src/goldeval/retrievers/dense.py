@@ -2,7 +2,9 @@
 
 Spec: `dense:MODEL[?backend=exact|ann|pgvector&batch_size=N&threads=N]`, where MODEL is a short
 name from the registry (`goldeval models`) or a path to a sentence-transformers folder. The same
-options may come from `BuildContext.options` (the CLI's `--backend`, `--dsn`); the spec wins.
+options may come from `BuildContext.options` (`--option`, the CLI's `--backend`, `--dsn`); the spec
+wins. The backend's own options (`hnsw=true`, `connectivity=32`) are declared by the backend and
+apply only with it (`retrievers.backends`).
 Passages are embedded as `title\\ntext` (the text alone when there is no title), like BM25 indexes.
 """
 
@@ -10,25 +12,35 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 
 from goldeval.corpus.model import Passage
 from goldeval.errors import InputError
+from goldeval.retrievers.backends import (
+    BACKENDS,
+    VectorIndex,
+    backend_options,
+    index_identity,
+    make_index,
+    recall_against_exact,
+)
 from goldeval.retrievers.base import BuildContext
-from goldeval.retrievers.encoders.base import Encoder
-from goldeval.retrievers.spec import check_known, split_options
+from goldeval.retrievers.encoders.base import Encoder, threads
+from goldeval.retrievers.options import Option, OptionSet, Values, split_spec
 from goldeval.run import Run
 from goldeval.store.cache import CacheStats, EmbeddingCache
-from goldeval.store.index import VectorIndex, make_index, recall_against_exact
 from goldeval.store.workspace import Workspace
 from goldeval.types import QuestionId
 
-OPTIONS = {
-    "backend": "vector index: exact (default, numpy), ann (usearch) or pgvector",
-    "batch_size": "texts per model call (default: the model's own)",
-    "threads": "CPU threads for the model (default: all cores), set once per process",
-}
+OPTIONS = OptionSet("dense", "dense:MODEL[?backend=exact|ann|pgvector&batch_size=N&threads=N]", (
+    Option("backend", "choice", "vector index: exact (numpy), ann (usearch HNSW) or pgvector (PostgreSQL)", "exact",
+           choices=BACKENDS),
+    Option("batch_size", "int", "texts per model call (unset: the model's own)", low=1),
+    Option("threads", "int", "CPU threads for the model (unset: all cores); taken when the model first loads", low=1),
+    *(replace(o, when=("backend", b)) for b in ("ann", "pgvector") for o in backend_options(b).options),
+))
 
 
 def passage_text(passage: Passage) -> str:
@@ -46,11 +58,13 @@ class DenseRetriever:
         *,
         workspace: Workspace | None = None,
         backend: str = "exact",
-        ctx: BuildContext | None = None,
+        options: Mapping[str, object] | None = None,
         name: str | None = None,
     ) -> None:
+        """`options`: the backend's (e.g. `{"dsn": ..., "hnsw": True}` for pgvector), strings or values."""
         self.name = name or f"dense:{encoder.name}"
         self.encoder = encoder
+        values = OPTIONS.resolve({}, {**(options or {}), "backend": backend}, spec=self.name)  # before embedding
         workspace = workspace or Workspace.at()
         self.cache = EmbeddingCache(workspace, encoder.key, slug=encoder.name, about={"model": encoder.name})
         self.passage_ids = [p.id for p in passages]
@@ -60,7 +74,8 @@ class DenseRetriever:
             prefix=encoder.prefix("passage"),
         )
         self.passage_stats: CacheStats = self.cache.stats
-        self.index: VectorIndex = make_index(backend, int(self.vectors.shape[1]) if passages else encoder.dim, ctx)
+        self.index: VectorIndex = make_index(backend, int(self.vectors.shape[1]) if passages else encoder.dim, values)
+        self.config: dict[str, object] = dense_config(self.name, encoder, self.index, values)
         if passages:
             self.index.add(self.passage_ids, self.vectors)
         self.ann_recall: float | None = None
@@ -99,37 +114,46 @@ class DenseRetriever:
         self.index.close()
 
 
+def dense_config(spec: str, encoder: Encoder, index: VectorIndex, values: Values) -> dict[str, object]:
+    """The resolved configuration: model (name, cache key, weights file, package versions), backend,
+    every option with the value in effect (the encoder's batch size, the thread count), no password."""
+    options = dict(values) | {"batch_size": getattr(encoder, "batch_size", None), "threads": threads()}
+    identity = index_identity(index)
+    if options.get("dsn") is not None:
+        options["dsn"] = identity.get("dsn", "<hidden>")
+    return {"spec": spec, "kind": "dense", **encoder_identity(encoder), "backend": values["backend"],
+            "index": identity, "options": options}
+
+
+def encoder_identity(encoder: Encoder) -> dict[str, object]:
+    """Which model embeds: its short name, its cache key and, where known, its file and packages."""
+    spec = getattr(encoder, "spec", None)
+    folder = getattr(encoder, "folder", None)
+    model_file = (spec.model or spec.folder or ",".join(spec.parts)) if spec is not None else None
+    versions = spec.identity()["versions"] if spec is not None else {}
+    return {"model": encoder.name, "model_key": encoder.key, "model_file": str(folder) if folder else model_file,
+            "model_packages": versions}
+
+
 def build(rest: str, ctx: BuildContext) -> DenseRetriever:
-    """Factory for `dense:MODEL[?options]`."""
+    """Factory for `dense:MODEL[?options]`; `--option` keys it declares apply too."""
     from goldeval.retrievers.encoders.registry import shared_encoder
 
     spec = f"dense:{rest}"
-    model, options = split_options(rest)
-    check_known(spec, options, OPTIONS)
+    model, own = split_spec(rest)
+    values = OPTIONS.resolve(own, ctx.options, spec=spec)
     if not model:
         raise InputError(f"{spec!r} names no model", value=spec, hint="e.g. dense:minilm; `goldeval models` lists them")
-    merged = {k: v for k, v in ctx.options.items() if k in OPTIONS} | options
-    backend = str(merged.get("backend", "exact"))
+    workspace = Workspace.at(ctx.workspace)
     encoder = shared_encoder(
         model,
-        workspace=Workspace.at(ctx.workspace),
-        batch_size=_int_option(spec, merged, "batch_size"),
-        threads=_int_option(spec, merged, "threads"),
+        workspace=workspace,
+        batch_size=values.whole("batch_size"),
+        threads=values.whole("threads"),
         progress=bool(ctx.options.get("progress", True)),
     )
-    return DenseRetriever(
-        ctx.passages, encoder, workspace=Workspace.at(ctx.workspace), backend=backend, ctx=ctx, name=f"dense:{model}"
-    )
-
-
-def _int_option(spec: str, options: Mapping[str, object], key: str) -> int | None:
-    value = options.get(key)
-    if value is None or value == "":
-        return None
-    try:
-        number = int(str(value))
-    except ValueError:
-        raise InputError(f"option {key}={value!r} in {spec!r} is not a whole number", value=value) from None
-    if number <= 0:
-        raise InputError(f"option {key}={value!r} in {spec!r} must be positive", value=value)
-    return number
+    backend = values.text("backend") or "exact"
+    retriever = DenseRetriever(ctx.passages, encoder, workspace=workspace, backend=backend, options=values,
+                               name=f"dense:{model}")
+    retriever.config["spec"] = spec
+    return retriever

@@ -4,7 +4,8 @@ A search function is called once per question as `search_fn(question, k)` and re
 (id, score) pairs, best first. Ids without scores get descending pseudo-scores (k, k-1, ...) so the
 order they came in is the order they are ranked in. A function that raises, exceeds its time limit
 or returns something unreadable for one question records an error for that question alone; the
-other questions keep their results.
+other questions keep their results. Spec: `package.module:function[?timeout=SECONDS]`; the CLI's
+`--timeout` sets the same option for every function of the run. Saved TREC runs: `retrievers.runfile`.
 """
 
 from __future__ import annotations
@@ -18,20 +19,36 @@ from typing import Any
 
 from goldeval.errors import InputError
 from goldeval.retrievers.base import BuildContext
+from goldeval.retrievers.options import Option, OptionSet, split_spec
 from goldeval.run import Run
 from goldeval.types import QuestionId
 
 SearchFn = Callable[[str, int], Iterable[Any]]
 """`search_fn(question, k)` -> ids, or (id, score) pairs, best first."""
 
+OPTIONS = OptionSet("module:function", "package.module:function[?timeout=SECONDS]", (
+    Option("timeout", "float", "time limit per question in seconds (unset: none); --timeout sets it", low=0.0,
+           low_open=True),
+))
+
 
 class FunctionRetriever:
     """Adapts a per-question search function to the Retriever protocol."""
 
-    def __init__(self, fn: SearchFn, *, name: str | None = None, timeout: float | None = None) -> None:
+    def __init__(self, fn: SearchFn, *, name: str | None = None, timeout: float | None = None,
+                 spec: str | None = None) -> None:
         self.fn = fn
         self.name: str = name or str(getattr(fn, "__name__", "search_fn"))
         self.timeout = timeout
+        self.spec = spec
+
+    @property
+    def config(self) -> dict[str, object]:
+        """Which function (`module:qualified name`) and its time limit."""
+        module, qualname = getattr(self.fn, "__module__", None), getattr(self.fn, "__qualname__", None)
+        target = f"{module}:{qualname}" if module and qualname else repr(self.fn)
+        return {"spec": self.spec, "kind": "function", "target": target, "timeout": self.timeout,
+                "options": {"timeout": self.timeout}}
 
     def search(self, queries: Mapping[QuestionId, str], *, top_k: int) -> Run:
         run = Run(self.name)
@@ -95,39 +112,12 @@ def _score(value: Any) -> float:
     return score
 
 
-class RunFileRetriever:
-    """A saved run: answers each question with what the file holds for its id."""
-
-    def __init__(self, run: Run) -> None:
-        self.run = run
-        self.name = run.name
-
-    def search(self, queries: Mapping[QuestionId, str], *, top_k: int) -> Run:
-        missing = [q for q in queries if q not in self.run.results]
-        if missing and len(missing) == len(queries) and len(queries) > 1:
-            raise InputError(
-                f"run {self.name!r} has results for none of the {len(queries)} questions",
-                value=", ".join(list(self.run.results)[:3]),
-                hint=f"its topic ids (e.g. {', '.join(list(self.run.results)[:3])}) must be the golden set's "
-                f"question ids (e.g. {', '.join(list(queries)[:3])})",
-            )
-        if missing:
-            print(f"goldeval: warning: run {self.name!r} has no results for {len(missing)} question(s), e.g. "
-                  f"{', '.join(missing[:5])}; they count as misses", file=sys.stderr)
-        out = Run(self.name)
-        for qid in queries:
-            out.results[qid] = self.run.results.get(qid, [])[:top_k]
-        return out
-
-
-def build_from_run_file(rest: str, ctx: BuildContext) -> RunFileRetriever:
-    """Factory for `run:path/to/file.trec`."""
-    return RunFileRetriever(Run.read_trec(rest))
-
-
-def build_from_callable_spec(spec: str, ctx: BuildContext) -> FunctionRetriever:
-    """Factory for `package.module:function` (the module is imported from the current directory too)."""
-    module_name, _, attr = spec.partition(":")
+def build(spec: str, ctx: BuildContext) -> FunctionRetriever:
+    """Factory for `package.module:function[?timeout=S]` (the module is imported from the current
+    directory too)."""
+    target, own = split_spec(spec)
+    values = OPTIONS.resolve(own, ctx.options, spec=spec)
+    module_name, _, attr = target.partition(":")
     if str(Path.cwd()) not in sys.path:
         sys.path.insert(0, str(Path.cwd()))
     try:
@@ -143,5 +133,4 @@ def build_from_callable_spec(spec: str, ctx: BuildContext) -> FunctionRetriever:
         raise InputError(
             f"{module_name} has no function {attr!r}", value=spec, hint="expected module:function with search(question, k)"
         )
-    timeout = ctx.options.get("timeout")
-    return FunctionRetriever(fn, name=attr, timeout=float(timeout) if timeout else None)  # type: ignore[arg-type]
+    return FunctionRetriever(fn, name=attr, timeout=values.number("timeout"), spec=spec)

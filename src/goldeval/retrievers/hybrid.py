@@ -19,19 +19,24 @@ from collections.abc import Mapping, Sequence
 
 from goldeval.errors import InputError
 from goldeval.retrievers.base import BuildContext, Retriever, build_retriever
-from goldeval.retrievers.fusion import FUSIONS, NORMALISERS, fuse
-from goldeval.retrievers.spec import check_known, float_option, split_options
+from goldeval.retrievers.fusion import FUSIONS, fuse
+from goldeval.retrievers.options import Option, OptionSet, Values, split_spec, split_top, unwrap
 from goldeval.run import Run
 from goldeval.types import QuestionId
 
-OPTIONS = {
-    "method": "rrf (default) or norm",
-    "k": "RRF constant, default 60",
-    "weight": "two parts: A's weight w, B gets 1 - w",
-    "weights": "one weight per part, comma-separated",
-    "norm": "score normalisation for method=norm: minmax (default) or zscore",
-    "depth": "results fetched from each part before fusing, default max(top_k, 100)",
-}
+__all__ = ["OPTIONS", "HybridRetriever", "build", "split", "split_top", "unwrap"]
+
+OPTIONS = OptionSet(
+    "hybrid", "hybrid:A+B[+C...][?method=rrf|norm&k=60&weight=W&weights=W1,W2,...&norm=minmax|zscore&depth=N]", (
+        Option("method", "choice", "rrf: reciprocal rank fusion; norm: weighted sum of normalised scores", "rrf",
+               choices=tuple(FUSIONS)),
+        Option("k", "float", "RRF constant: score = sum of w / (k + rank)", 60.0, low=0.0, when=("method", "rrf")),
+        Option("weight", "float", "two parts: the first gets W, the second 1 - W (unset: equal weights)",
+               low=0.0, high=1.0),
+        Option("weights", "floats", "one weight per part, comma-separated (unset: equal weights)", low=0.0),
+        Option("norm", "choice", "score normalisation", "minmax", choices=("minmax", "zscore"), when=("method", "norm")),
+        Option("depth", "int", "results fetched from each part before fusing (unset: max(top_k, 100))", low=1),
+    ))
 
 
 class HybridRetriever:
@@ -45,7 +50,9 @@ class HybridRetriever:
         params: Mapping[str, object] | None = None,
         depth: int | None = None,
         name: str | None = None,
+        options: Mapping[str, object] | None = None,
     ) -> None:
+        """`options`: the resolved spec options, recorded in `config` (derived from the rest if absent)."""
         if len(parts) < 2:
             raise InputError("a hybrid retriever needs at least two parts", hint="hybrid:bm25+dense:minilm")
         if method not in FUSIONS:
@@ -55,7 +62,16 @@ class HybridRetriever:
         self.params = dict(params or {})
         self.depth = depth
         self.name = name or "hybrid:" + "+".join(p.name for p in parts)
+        self.options = dict(options) if options is not None else {"method": method, **self.params, "depth": depth}
         self.last_runs: list[Run] = []
+
+    @property
+    def config(self) -> dict[str, object]:
+        """Spec, method, every option, the fused weights, and each part's own configuration."""
+        return {
+            "spec": self.name, "kind": "hybrid", "method": self.method, "options": dict(self.options),
+            "fusion": dict(self.params), "parts": [getattr(p, "config", None) or {"name": p.name} for p in self.parts],
+        }
 
     def search(self, queries: Mapping[QuestionId, str], *, top_k: int) -> Run:
         depth = self.depth or max(top_k, 100)
@@ -64,96 +80,52 @@ class HybridRetriever:
         return fused.top(top_k)
 
 
-def split_top(text: str, sep: str) -> list[str]:
-    """Split on `sep` outside parentheses; raises on unbalanced parentheses."""
-    parts: list[str] = []
-    current: list[str] = []
-    depth = 0
-    for char in text:
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-            if depth < 0:
-                raise InputError(f"unbalanced ')' in retriever spec {text!r}", value=text)
-        if char == sep and depth == 0:
-            parts.append("".join(current))
-            current = []
-        else:
-            current.append(char)
-    if depth != 0:
-        raise InputError(f"unbalanced '(' in retriever spec {text!r}", value=text)
-    parts.append("".join(current))
-    return parts
-
-
-def unwrap(part: str) -> str:
-    """`(bm25?k1=1.2)` -> `bm25?k1=1.2`; other parts are returned stripped."""
-    part = part.strip()
-    while part.startswith("(") and part.endswith(")") and len(split_top(part[1:-1], "\0")) == 1:
-        part = part[1:-1].strip()
-    return part
-
-
-def split_own_options(text: str) -> tuple[str, dict[str, str]]:
-    """Split `body?opts` at the first `?` outside parentheses (the options of this spec)."""
-    pieces = split_top(text, "?")
-    body = pieces[0]
-    if len(pieces) == 1:
-        return body, {}
-    _, options = split_options("x?" + "?".join(pieces[1:]))
-    return body, options
-
-
-def build(rest: str, ctx: BuildContext) -> HybridRetriever:
-    """Factory for `hybrid:A+B[?options]`."""
-    spec = f"hybrid:{rest}"
-    body, options = split_own_options(rest)
-    check_known(spec, options, OPTIONS)
+def split(rest: str) -> tuple[dict[str, str], list[str]]:
+    """`A+B?opts` -> (this hybrid's own options, the part specs); options after the first `?`
+    outside parentheses are the hybrid's, so a part with its own options is wrapped: `(bm25?k1=1.2)`."""
+    body, own = split_spec(rest)
     parts = [unwrap(p) for p in split_top(body, "+")]
     if len(parts) < 2 or any(not p for p in parts):
         raise InputError(
-            f"{spec!r} needs two or more retrievers joined by '+'", value=spec,
+            f"'hybrid:{rest}' needs two or more retrievers joined by '+'", value=f"hybrid:{rest}",
             hint="e.g. hybrid:bm25+dense:minilm?method=rrf&k=60",
         )
-    method = options.get("method", "rrf")
-    if method not in FUSIONS:
-        raise InputError(f"unknown fusion method {method!r} in {spec!r}", value=method, hint="use method=rrf or method=norm")
+    return own, parts
+
+
+def build(rest: str, ctx: BuildContext) -> HybridRetriever:
+    """Factory for `hybrid:A+B[?options]`; `--option` keys it declares apply too."""
+    spec = f"hybrid:{rest}"
+    own, parts = split(rest)
+    values = OPTIONS.resolve(own, ctx.options, spec=spec)
+    method = values.text("method") or "rrf"
     params: dict[str, object] = {}
-    weights = _weights(spec, options, len(parts))
+    weights = _weights(spec, values, own, len(parts))
     if weights is not None:
         params["weights"] = weights
     elif method == "norm":
         params["weights"] = [1.0 / len(parts)] * len(parts)
     if method == "rrf":
-        params["k"] = float_option(spec, options, "k", 60.0)
-    elif "k" in options:
-        raise InputError(f"option k is for method=rrf, not {method} ({spec!r})", value=spec)
-    if "norm" in options:
-        if method != "norm" or options["norm"] not in NORMALISERS:
-            raise InputError(f"option norm={options['norm']!r} needs method=norm and minmax or zscore", value=spec)
-        params["norm"] = options["norm"]
-    depth = int(float_option(spec, options, "depth", 0)) or None
+        params["k"] = values.number("k")
+    else:
+        params["norm"] = values["norm"]
     retrievers = [build_retriever(p, ctx) for p in parts]
-    return HybridRetriever(retrievers, method=method, params=params, depth=depth, name=spec)
+    return HybridRetriever(retrievers, method=method, params=params, depth=values.whole("depth"), name=spec,
+                           options=values)
 
 
-def _weights(spec: str, options: dict[str, str], n: int) -> list[float] | None:
-    if "weight" in options and "weights" in options:
-        raise InputError(f"give weight= or weights=, not both ({spec!r})", value=spec)
-    if "weight" in options:
+def _weights(spec: str, values: Values, own: Mapping[str, str], n: int) -> list[float] | None:
+    weight, weights = values.number("weight"), values["weights"]
+    if weight is not None and weights is not None:
+        if ("weight" in own) == ("weights" in own):
+            raise InputError(f"give weight= or weights=, not both ({spec!r})", value=spec)
+        weight, weights = (weight, None) if "weight" in own else (None, weights)  # the spec's own wins
+    if weight is not None:
         if n != 2:
             raise InputError(f"weight= is for two parts; {spec!r} has {n}", value=spec, hint="use weights=w1,w2,...")
-        w = float_option(spec, options, "weight", 0.5)
-        if not 0.0 <= w <= 1.0:
-            raise InputError(f"weight={w:g} in {spec!r} is outside [0, 1]", value=w, hint="A gets w, B gets 1 - w")
-        return [w, 1.0 - w]
-    if "weights" in options:
-        try:
-            values = [float(x) for x in options["weights"].split(",")]
-        except ValueError:
-            raise InputError(f"weights={options['weights']!r} in {spec!r} are not numbers", value=spec) from None
-        if len(values) != n:
-            raise InputError(f"{len(values)} weights for {n} parts in {spec!r}", value=spec)
-        return values
+        return [weight, 1.0 - weight]
+    if isinstance(weights, list):
+        if len(weights) != n:
+            raise InputError(f"{len(weights)} weights for {n} parts in {spec!r}", value=spec)
+        return [float(w) for w in weights]
     return None

@@ -14,6 +14,7 @@ Spec grammar:
   - `module:function` -- your `score(query, texts) -> list[float]`, higher is better.
 - `top`: how many base results to re-score (default 50). Results ranked below `top` keep the base
   order beneath the reranked ones (their scores are shifted below the lowest reranked score).
+- `batch_size`: pairs (cross-encoder) or texts (bi-encoder) per model call.
 """
 
 from __future__ import annotations
@@ -28,16 +29,19 @@ import numpy as np
 from goldeval.corpus.model import Passage
 from goldeval.errors import InputError, require
 from goldeval.retrievers.base import BuildContext, Retriever, build_retriever
-from goldeval.retrievers.dense import passage_text
+from goldeval.retrievers.dense import encoder_identity, passage_text
 from goldeval.retrievers.encoders.base import Encoder, threads
-from goldeval.retrievers.hybrid import split_own_options, split_top, unwrap
-from goldeval.retrievers.spec import check_known, float_option
+from goldeval.retrievers.options import Option, OptionSet, split_spec, split_top, unwrap
 from goldeval.run import Run
 from goldeval.store.cache import EmbeddingCache
 from goldeval.store.workspace import Workspace
 from goldeval.types import PassageId, QuestionId
 
-OPTIONS = {"top": "base results re-scored per question, default 50", "batch_size": "pairs per model call"}
+OPTIONS = OptionSet("rerank", "rerank:BASE>RERANKER[?top=50&batch_size=N]", (
+    Option("top", "int", "base results re-scored per question", 50, low=1),
+    Option("batch_size", "int", "pairs (ce:) or texts (dense:) per model call (unset: the model's own, 32 for ce:)",
+           low=1),
+))
 
 ScoreFn = Callable[[str, list[str]], Sequence[float]]
 """A user's reranker: `score(query, texts) -> one score per text`, higher is better."""
@@ -45,6 +49,7 @@ ScoreFn = Callable[[str, list[str]], Sequence[float]]
 
 class Scorer(Protocol):
     name: str
+    config: dict[str, object]
 
     def score(self, items: list[tuple[str, list[Passage]]]) -> list[list[float]]:
         """For each (query, candidates), one score per candidate."""
@@ -56,6 +61,7 @@ class FunctionScorer:
 
     def __init__(self, fn: ScoreFn, name: str = "function") -> None:
         self.fn, self.name = fn, name
+        self.config: dict[str, object] = {"kind": "function", "target": name}
 
     def score(self, items: list[tuple[str, list[Passage]]]) -> list[list[float]]:
         out = []
@@ -77,6 +83,8 @@ class BiEncoderScorer:
         self.encoder = encoder
         self.name = f"dense:{encoder.name}"
         self.cache = EmbeddingCache(workspace, encoder.key, slug=encoder.name, about={"model": encoder.name})
+        self.config: dict[str, object] = {"kind": "dense", **encoder_identity(encoder),
+                                          "batch_size": getattr(encoder, "batch_size", None)}
 
     def score(self, items: list[tuple[str, list[Passage]]]) -> list[list[float]]:
         unique = {p.id: p for _, passages in items for p in passages}
@@ -103,6 +111,7 @@ class CrossEncoderScorer:
             raise InputError("cross-encoder folder not found", path=folder, hint="pass a CrossEncoder folder saved with .save()")
         self.folder, self.batch_size = folder, batch_size
         self.name = f"ce:{folder.name}"
+        self.config: dict[str, object] = {"kind": "cross-encoder", "folder": str(folder), "batch_size": batch_size}
         self._model: Any = None
 
     def score(self, items: list[tuple[str, list[Passage]]]) -> list[list[float]]:
@@ -135,6 +144,15 @@ class RerankRetriever:
         self.passages: dict[PassageId, Passage] = {p.id: p for p in passages}
         self.name = name or f"rerank:{base.name}>{scorer.name}"
 
+    @property
+    def config(self) -> dict[str, object]:
+        """Spec, options, the base retriever's configuration and the reranker's."""
+        return {
+            "spec": self.name, "kind": "rerank",
+            "options": {"top": self.top, "batch_size": self.scorer.config.get("batch_size")},
+            "base": getattr(self.base, "config", None) or {"name": self.base.name}, "reranker": self.scorer.config,
+        }
+
     def search(self, queries: Mapping[QuestionId, str], *, top_k: int) -> Run:
         base_run = self.base.search(queries, top_k=max(top_k, self.top))
         qids = [q for q in queries if q in base_run.results]
@@ -155,8 +173,9 @@ class RerankRetriever:
         return run.top(top_k)
 
 
-def build(rest: str, ctx: BuildContext) -> RerankRetriever:
-    """Factory for `rerank:BASE>RERANKER[?top=N]`."""
+def parse(rest: str) -> tuple[str, str, dict[str, str]]:
+    """`BASE>RERANKER?opts` -> (base spec, reranker, this stage's options): the reranker is what
+    follows the last `>` outside parentheses, so the base may carry its own options."""
     spec = f"rerank:{rest}"
     pieces = split_top(rest, ">")
     if len(pieces) < 2 or not pieces[0].strip() or not pieces[-1].strip():
@@ -164,23 +183,34 @@ def build(rest: str, ctx: BuildContext) -> RerankRetriever:
             f"{spec!r} needs a base and a reranker joined by '>'", value=spec,
             hint="e.g. rerank:bm25>dense:mpnet-base?top=50 or rerank:hybrid:bm25+dense:minilm>ce:path/to/folder",
         )
-    base_spec = unwrap(">".join(pieces[:-1]))
-    reranker, options = split_own_options(pieces[-1])
-    check_known(spec, options, OPTIONS)
-    top = int(float_option(spec, options, "top", 50))
-    batch_size = int(float_option(spec, options, "batch_size", 32))
-    scorer = make_scorer(unwrap(reranker), ctx, batch_size=batch_size)
+    reranker, own = split_spec(pieces[-1])
+    return unwrap(">".join(pieces[:-1])), unwrap(reranker), own
+
+
+def split(rest: str) -> tuple[dict[str, str], list[str]]:
+    base, _, own = parse(rest)
+    return own, [base]
+
+
+def build(rest: str, ctx: BuildContext) -> RerankRetriever:
+    """Factory for `rerank:BASE>RERANKER[?top=N&batch_size=N]`; `--option` keys it declares apply too."""
+    spec = f"rerank:{rest}"
+    base_spec, reranker, own = parse(rest)
+    values = OPTIONS.resolve(own, ctx.options, spec=spec)
+    scorer = make_scorer(reranker, ctx, batch_size=values.whole("batch_size"))
     base = build_retriever(base_spec, ctx)
-    return RerankRetriever(base, scorer, ctx.passages, top=top, name=spec)
+    return RerankRetriever(base, scorer, ctx.passages, top=values.whole("top") or 50, name=spec)
 
 
-def make_scorer(reranker: str, ctx: BuildContext, *, batch_size: int = 32) -> Scorer:
+def make_scorer(reranker: str, ctx: BuildContext, *, batch_size: int | None = None) -> Scorer:
     """`dense:MODEL`, `ce:PATH`, a CrossEncoder folder, or `module:function`."""
     if reranker.startswith("dense:"):
         from goldeval.retrievers.encoders.registry import shared_encoder
 
         workspace = Workspace.at(ctx.workspace)
-        return BiEncoderScorer(shared_encoder(reranker[len("dense:"):], workspace=workspace), workspace)
+        encoder = shared_encoder(reranker[len("dense:"):], workspace=workspace, batch_size=batch_size)
+        return BiEncoderScorer(encoder, workspace)
+    batch_size = batch_size or 32
     if reranker.startswith("ce:"):
         return CrossEncoderScorer(Path(reranker[3:]).expanduser(), batch_size=batch_size)
     if Path(reranker).expanduser().is_dir():

@@ -178,7 +178,7 @@ def connect(dsn: str) -> psycopg.Connection[Any]:
     try:
         conn: psycopg.Connection[Any] = pg.connect(dsn, autocommit=True, application_name="goldeval-eval")
     except pg.Error as exc:
-        shown = _redact(dsn)
+        shown = redact_dsn(dsn)
         raise InputError(
             f"cannot connect to PostgreSQL at {shown}: {str(exc).strip()}",
             value=shown,
@@ -187,7 +187,7 @@ def connect(dsn: str) -> psycopg.Connection[Any]:
     return conn
 
 
-def _redact(dsn: str) -> str:
+def redact_dsn(dsn: str) -> str:
     """The DSN without its password, for messages."""
     from psycopg.conninfo import conninfo_to_dict, make_conninfo
 

@@ -3,23 +3,19 @@
 `ExactIndex` (numpy, inner product over L2-normalised rows = cosine) is the default and the
 reference; `AnnIndex` (usearch HNSW, extra `ann`) is for corpora past a few hundred thousand
 passages, and `ann_recall` measures how much of the exact top k it finds. The PostgreSQL +
-pgvector backend (`goldeval.store.pgvector.PgVectorIndex`) implements the same protocol.
+pgvector backend (`goldeval.retrievers.backends.pgvector.PgVectorIndex`) implements the same protocol;
+`goldeval.retrievers.backends.make_index` picks one by name from a dense retriever's options.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from goldeval.errors import InputError, require
+from goldeval.errors import require
 from goldeval.ranking import ranked
-
-if TYPE_CHECKING:
-    from goldeval.retrievers.base import BuildContext
-
-BACKENDS = ("exact", "ann", "pgvector")
 
 
 @runtime_checkable
@@ -154,22 +150,6 @@ def recall_against_exact(
     found = sum(len(set(t) & set(g)) for t, g in zip(truth, got, strict=True))
     total = sum(len(t) for t in truth)
     return found / total if total else 1.0
-
-
-def make_index(backend: str, dim: int, ctx: BuildContext | None = None) -> VectorIndex:
-    """The index a dense retriever uses: `exact` (default), `ann` (usearch) or `pgvector`."""
-    if backend == "exact":
-        return ExactIndex(dim)
-    if backend == "ann":
-        return AnnIndex(dim)
-    if backend == "pgvector":
-        from goldeval.store.pgvector import PgVectorIndex  # the PostgreSQL backend, extra `pg`
-
-        if ctx is None:
-            raise InputError("the pgvector backend needs the evaluation's options (dsn)", hint="pass --dsn")
-        index: VectorIndex = PgVectorIndex.from_options(ctx)
-        return index
-    raise InputError(f"unknown vector backend {backend!r}", value=backend, hint=f"use one of {', '.join(BACKENDS)}")
 
 
 def _check(vectors: np.ndarray, n: int, dim: int | None) -> np.ndarray:

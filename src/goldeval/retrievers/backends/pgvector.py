@@ -1,5 +1,8 @@
 """PostgreSQL + pgvector as the vector index of dense search, isolated in goldeval's own schema.
 
+A retrieval backend, not persistence: it lives beside the other indexes (`backends.index`), and
+only the isolation guard it relies on (`goldeval.store.pg_guard`) is in the storage layer.
+
 Users keep their production vectors in PostgreSQL; an evaluation should measure search there
 without ever touching them (issue 3, part 4). `PgVectorIndex` connects by DSN (psycopg 3),
 creates a fresh `goldeval_eval_<time>_<random>` schema (see `pg_guard`), loads the passage
@@ -20,7 +23,7 @@ import warnings
 import weakref
 from collections.abc import Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -36,10 +39,8 @@ from goldeval.store.pg_guard import (
     leftover_message,
     list_eval_schemas,
     new_eval_schema,
+    redact_dsn,
 )
-
-if TYPE_CHECKING:
-    from goldeval.retrievers.base import BuildContext
 
 __all__ = ["CleanupError", "Metric", "PgVectorIndex", "list_eval_schemas"]
 
@@ -70,6 +71,7 @@ class PgVectorIndex:
     first search (approximate; `ef_search` candidates, at least top_k); the default is exact search.
     `create_extension`: create pgvector inside goldeval's schema when the database lacks it (and drop
     it again on close); with False a database without pgvector is an error.
+    Through the dense retriever these come from its options (`retrievers.backends.PGVECTOR_OPTIONS`).
     """
 
     def __init__(
@@ -97,7 +99,9 @@ class PgVectorIndex:
         self.count = 0
         self._hnsw_built = False
         self._ledger = Ledger()
-        self._conn = connect(dsn)
+        self._conn = connect(dsn)  # first: it raises the install hint when psycopg is missing
+        self.shown_dsn = redact_dsn(dsn)
+        """The DSN without its password, for messages and the results' run identity."""
         self._finalizer = weakref.finalize(self, drop_created, self._conn, self._ledger, dsn)
         try:
             self._create_schema()
@@ -112,28 +116,6 @@ class PgVectorIndex:
             raise
 
     # --- construction ---------------------------------------------------------------------------
-
-    @classmethod
-    def from_options(cls, ctx: BuildContext) -> PgVectorIndex:
-        """Build from a dense retriever's options: `dsn` (or $GOLDEVAL_PG_DSN), optional `schema`,
-        `prefix`, `metric`, `hnsw`, `ef_search`, `create_extension`."""
-        opts = ctx.options
-        dsn = opts.get("dsn") or os.environ.get("GOLDEVAL_PG_DSN")
-        if not dsn:
-            raise InputError(
-                "the pgvector backend needs a PostgreSQL connection string",
-                hint="pass the option dsn=postgresql://USER@HOST/DB (or set GOLDEVAL_PG_DSN)",
-            )
-        schema = opts.get("schema")
-        return cls(
-            str(dsn),
-            schema=None if schema is None else str(schema),
-            prefix=str(opts.get("prefix", EVAL_PREFIX)),
-            metric=str(opts.get("metric", "ip")),  # type: ignore[arg-type]  # checked in __init__
-            hnsw=_flag(opts.get("hnsw", False), "hnsw"),
-            ef_search=_int(opts.get("ef_search", 100), "ef_search"),
-            create_extension=_flag(opts.get("create_extension", True), "create_extension"),
-        )
 
     def _create_schema(self) -> None:
         import psycopg
@@ -400,20 +382,3 @@ def _check_matrix(values: np.ndarray, what: str, dim: int | None) -> np.ndarray:
         raise InputError(f"{what} contain NaN or infinite values", hint="check the encoder output")
     return matrix.astype(np.float32, copy=False)
 
-
-def _flag(value: object, name: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in {"1", "true", "yes", "on"}:
-        return True
-    if text in {"0", "false", "no", "off"}:
-        return False
-    raise InputError(f"option {name}={value!r} is not a boolean", value=value, hint=f"use {name}=true or {name}=false")
-
-
-def _int(value: object, name: str) -> int:
-    try:
-        return int(str(value))
-    except ValueError:
-        raise InputError(f"option {name}={value!r} is not an integer", value=value) from None
