@@ -11,8 +11,11 @@ from scipy import stats as sps
 
 from goldeval.cli import main
 from goldeval.errors import InputError
-from goldeval.report.scorecard import Hit, QuestionResult, RetrieverResult, Scorecard
+from goldeval.metrics.definitions import Metric
+from goldeval.scorecard import Hit, QuestionResult, RetrieverResult, Scorecard
 from goldeval.stats.compare import compare_scorecards, compare_values
+
+HIT1, HIT5, MRR = Metric("hit", 1), Metric("hit", 5), Metric("mrr")
 
 
 def _hits(wins: int, losses: int, both: int, neither: int) -> tuple[np.ndarray, np.ndarray]:
@@ -23,7 +26,7 @@ def _hits(wins: int, losses: int, both: int, neither: int) -> tuple[np.ndarray, 
 
 def test_verdict_counts_questions_and_says_within_noise_like_the_issue_example() -> None:
     base, small = _hits(wins=4, losses=2, both=20, neither=7)  # 33 questions
-    comparison = compare_values({"small": {"hit@5": small}, "base": {"hit@5": base}}, seed=1)
+    comparison = compare_values({"small": {HIT5: small}, "base": {HIT5: base}}, seed=1)
     (r,) = comparison.results
     assert (r.a, r.b) == ("base", "small")
     assert (r.wins, r.losses, r.ties) == (4, 2, 27)
@@ -31,7 +34,9 @@ def test_verdict_counts_questions_and_says_within_noise_like_the_issue_example()
     assert r.test == "exact McNemar"
     assert r.p == pytest.approx(sps.binomtest(2, 6, 0.5).pvalue)
     assert not r.significant
-    assert r.verdict.startswith("base leads small by 2 questions of 33 on hit@5 (6.1 points, 95% CI ")
+    # hit@k says both directions: the questions base finds that small misses, and the reverse
+    assert r.verdict.startswith("base leads small on hit@5: finds 4 that small misses and misses 2 that it finds, "
+                                "of 33 questions (6.1 points, 95% CI ")
     assert r.verdict.endswith(f"p = {r.p:.2g}): within noise")
     assert "with 33 questions, only differences of about" in r.detectable
     assert f"would take about {r.questions_needed} questions" in r.detectable
@@ -40,17 +45,23 @@ def test_verdict_counts_questions_and_says_within_noise_like_the_issue_example()
 
 def test_a_clear_difference_is_called_real_and_the_interval_excludes_zero() -> None:
     a, b = _hits(wins=25, losses=1, both=10, neither=4)
-    (r,) = compare_values({"old": {"hit@1": b}, "new": {"hit@1": a}}, seed=0).results
+    (r,) = compare_values({"old": {HIT1: b}, "new": {HIT1: a}}, seed=0).results
     assert r.significant and r.verdict.endswith("a real difference")
     assert r.ci[0] > 0
     assert r.p == pytest.approx(sps.binomtest(1, 26, 0.5).pvalue)
+    assert r.verdict.startswith("new leads old on hit@1: finds 25 that old misses and misses 1 that it finds, "
+                                "of 40 questions (60.0 points")
+    # the leader is named first whichever side of the pair it is on, with its own counts
+    (rev,) = compare_values({"old": {HIT1: a}, "new": {HIT1: b}}, seed=0).results
+    assert (rev.a, rev.b, rev.wins, rev.losses) == ("new", "old", 1, 25)
+    assert rev.verdict.startswith("old leads new on hit@1: finds 25 that new misses and misses 1 that it finds")
 
 
 def test_continuous_metrics_use_the_randomization_test_and_say_better_and_worse() -> None:
     rng = np.random.default_rng(3)
     old = np.round(rng.random(12), 2)
     new = np.clip(old + np.array([0.3, 0.2, 0.1, 0, 0, -0.1, 0.25, 0.15, 0.05, 0.2, 0, 0.1]), 0, 1)
-    (r,) = compare_values({"old": {"mrr": old}, "new": {"mrr": new}}).results
+    (r,) = compare_values({"old": {MRR: old}, "new": {MRR: new}}).results
     assert r.test == "paired randomization"
     exact = sps.permutation_test((new, old), lambda x, y, axis: np.mean(x - y, axis=axis),
                                  permutation_type="samples", n_resamples=np.inf, vectorized=True).pvalue
@@ -61,7 +72,7 @@ def test_continuous_metrics_use_the_randomization_test_and_say_better_and_worse(
 def test_holm_correction_with_three_systems() -> None:
     a, b = _hits(wins=9, losses=1, both=10, neither=10)
     c = b.copy()
-    comparison = compare_values({"x": {"hit@1": b}, "y": {"hit@1": a}, "z": {"hit@1": c}})
+    comparison = compare_values({"x": {HIT1: b}, "y": {HIT1: a}, "z": {HIT1: c}})
     assert comparison.correction == "holm"
     raw = sorted(r.p for r in comparison.results)
     # three pairs: smallest p times 3, next times 2, largest times 1 (made monotone, capped at 1)
@@ -69,13 +80,13 @@ def test_holm_correction_with_three_systems() -> None:
     assert adjusted[0] == pytest.approx(min(1, 3 * raw[0]))
     assert adjusted[1] == pytest.approx(min(1, max(3 * raw[0], 2 * raw[1])))
     assert all(r.p_adjusted >= r.p for r in comparison.results)
-    tie = comparison.get("hit@1", "z", "x")
+    tie = comparison.get(HIT1, "z", "x")
     assert tie.verdict == "z and x tie on hit@1: the same value on all 30 questions"
 
 
 def test_comparison_is_reproducible_with_a_seed() -> None:
     rng = np.random.default_rng(0)
-    values = {s: {"mrr": rng.random(200), "hit@1": (rng.random(200) < 0.5).astype(float)} for s in "ab"}
+    values = {s: {MRR: rng.random(200), HIT1: (rng.random(200) < 0.5).astype(float)} for s in "ab"}
     one, two = compare_values(values, seed=5).to_dict(), compare_values(values, seed=5).to_dict()
     assert one == two
     assert compare_values(values, seed=6).to_dict()["results"][0]["ci"] != one["results"][0]["ci"]  # mrr
@@ -91,12 +102,12 @@ def _card(name: str, hits: list[int], *, extra_question: str | None = None, fing
             id=f"q{i}", question=f"question {i}", expected={f"d{i}": 1}, off_topic=False,
             rank=1 if h else None, ranks={f"d{i}": 1 if h else None},
             top=[Hit(f"d{i}" if h else "dx", 1.0, f"d{i}" if h else "dx")],
-            metrics={"hit@1": float(h), "mrr": float(h)},
+            metrics={HIT1: float(h), MRR: float(h)},
         ))
     if extra_question:
-        questions.append(QuestionResult(extra_question, "?", {"d0": 1}, False, None, {}, [], {"hit@1": 0.0, "mrr": 0.0}))
-    mean = {m: float(np.mean([q.metrics[m] for q in questions])) for m in ("hit@1", "mrr")}
-    return Scorecard([RetrieverResult(name, questions, mean)], ["hit@1", "mrr"], [1], 10,
+        questions.append(QuestionResult(extra_question, "?", {"d0": 1}, False, None, {}, [], {HIT1: 0.0, MRR: 0.0}))
+    mean = {m: float(np.mean([q.metrics[m] for q in questions])) for m in (HIT1, MRR)}
+    return Scorecard([RetrieverResult(name, questions, mean)], [HIT1, MRR], [1], 10, [HIT1, MRR],
                      golden={"fingerprint": fingerprint})
 
 
@@ -133,7 +144,8 @@ def test_cli_compare_files_writes_json_and_markdown(tmp_path: Path, capsys: pyte
     r = next(x for x in data["results"] if x["metric"] == "hit@1")
     assert (r["a"], r["b"], r["wins"], r["losses"], r["ties"]) == ("new/bm25", "old/bm25", 2, 0, 6)
     assert data["files"] == [str(old), str(new)]
-    assert "new/bm25 leads old/bm25 by 2 questions of 8 on hit@1" in md.read_text()
+    assert "new/bm25 leads old/bm25 on hit@1: finds 2 that old/bm25 misses and misses 0 that it finds, of 8 " \
+        "questions" in md.read_text()
     printed = capsys.readouterr().out
     assert "within noise" in printed and "2 systems on 8 answerable questions" in printed
 
@@ -158,7 +170,7 @@ def test_cli_compare_refuses_bad_input_with_exit_2(tmp_path: Path, capsys: pytes
 
 def test_equal_means_with_different_questions_are_called_level_not_a_lead() -> None:
     a, b = _hits(wins=3, losses=3, both=5, neither=5)
-    (r,) = compare_values({"old": {"hit@1": b}, "new": {"hit@1": a}}).results
+    (r,) = compare_values({"old": {HIT1: b}, "new": {HIT1: a}}).results
     assert r.verdict.startswith("new and old are level on hit@1: new better on 3, worse on 3 of 16 questions")
     assert r.verdict.endswith("p = 1): within noise")
 
@@ -173,7 +185,7 @@ def test_a_question_that_became_off_topic_is_refused_by_name() -> None:
 
 def _multi_card(retrievers: dict[str, list[int]]) -> Scorecard:
     results = [_card(name, hits).retrievers[0] for name, hits in retrievers.items()]
-    return Scorecard(results, ["hit@1", "mrr"], [1], 10, golden={"fingerprint": "fp1"})
+    return Scorecard(results, [HIT1, MRR], [1], 10, [HIT1, MRR], golden={"fingerprint": "fp1"})
 
 
 def test_fail_if_worse_gates_each_retriever_against_its_namesake_not_the_first_system(
@@ -231,7 +243,7 @@ def test_retriever_errors_are_warned_counted_in_json_and_stop_the_gate(
 
 
 def test_one_question_says_nothing_can_be_tested_without_an_interval() -> None:
-    (r,) = compare_values({"old": {"mrr": [0.5]}, "new": {"mrr": [1.0]}}).results
+    (r,) = compare_values({"old": {MRR: [0.5]}, "new": {MRR: [1.0]}}).results
     assert r.verdict == "new vs old on mrr: one question: nothing can be tested (new 1, old 0.5)"
     assert "CI" not in r.verdict
     assert r.detectable == "with one question, nothing on mrr can be tested"
@@ -241,18 +253,22 @@ def test_the_same_difference_on_every_question_is_said_plainly() -> None:
     # regression: "no minimum detectable difference can be estimated" for a constant non-zero difference,
     # or a detectable difference sized from the systems' own spread although the differences had none
     old = np.array([0.2, 0.5, 0.3, 0.6])
-    (r,) = compare_values({"old": {"mrr": old}, "new": {"mrr": old + 0.25}}).results
+    (r,) = compare_values({"old": {MRR: old}, "new": {MRR: old + 0.25}}).results
     assert r.mdd is None and r.questions_needed is None
     assert r.detectable == ("with 4 questions, the difference on mrr is the same on every question (+25.0 points); "
                             "too few questions for a test to call it real")
-    (flat,) = compare_values({"old": {"hit@1": [0.0] * 3}, "new": {"hit@1": [1.0] * 3}}).results
+    (flat,) = compare_values({"old": {HIT1: [0.0] * 3}, "new": {HIT1: [1.0] * 3}}).results
     assert flat.detectable.startswith("with 3 questions, the difference on hit@1 is the same on every question")
 
 
 def test_verdicts_count_one_question_in_the_singular() -> None:
     a, b = _hits(wins=1, losses=0, both=3, neither=3)
-    (r,) = compare_values({"old": {"hit@1": b}, "new": {"hit@1": a}}).results
-    assert r.verdict.startswith("new leads old by 1 question of 7 on hit@1")
+    (r,) = compare_values({"old": {HIT1: b}, "new": {HIT1: a}}).results
+    assert r.verdict.startswith("new leads old on hit@1: finds 1 that old misses and misses 0 that it finds, "
+                                "of 7 questions")
+    old, new = np.array([0.5, 0.2, 0.3]), np.array([0.5, 0.2, 0.8])
+    (cont,) = compare_values({"old": {MRR: old}, "new": {MRR: new}}).results
+    assert "(better on 1, worse on 0 of 3 questions" in cont.verdict and "1 questions" not in cont.verdict
 
 
 def test_fail_if_worse_with_an_unknown_metric_is_refused_before_computing(
