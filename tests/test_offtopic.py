@@ -2,26 +2,30 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from goldeval.report.scorecard import Hit, QuestionResult, RetrieverResult, Scorecard
+from goldeval.metrics.definitions import Metric
+from goldeval.scorecard import Hit, QuestionResult, RetrieverResult, Scorecard
 from goldeval.stats.offtopic import off_topic_report, separability
+
+HIT1 = Metric("hit", 1)
 
 
 def _result(answerable: list[float | None], off_topic: list[float | None], *, errored: int = 0) -> RetrieverResult:
     """None: the question returned nothing; `errored` off-topic and answerable questions whose retriever raised."""
     qs = [QuestionResult(f"a{i}", f"answerable {i}", {"d": 1}, False, 1, {"d": 1},
-                         [] if s is None else [Hit("d", s, "d")], {"hit@1": 1.0})
+                         [] if s is None else [Hit("d", s, "d")], {HIT1: 1.0})
           for i, s in enumerate(answerable)]
     for i, s in enumerate(off_topic):
         top = [] if s is None else [Hit(f"doc{i}.md#2", s, f"doc{i}.md")]
         qs.append(QuestionResult(f"o{i}", f"off-topic {i}", {}, True, None, {}, top, {}))
     for i in range(errored):
         qs.append(QuestionResult(f"eo{i}", "?", {}, True, None, {}, [], {}, error="TimeoutError: timed out"))
-        qs.append(QuestionResult(f"ea{i}", "?", {"d": 1}, False, None, {"d": None}, [], {"hit@1": 0.0},
+        qs.append(QuestionResult(f"ea{i}", "?", {"d": 1}, False, None, {"d": None}, [], {HIT1: 0.0},
                                  error="TimeoutError: timed out"))
-    return RetrieverResult("dense:minilm", qs, {"hit@1": 1.0})
+    return RetrieverResult("dense:minilm", qs, {HIT1: 1.0})
 
 
 def test_separable_scores_get_a_threshold_that_costs_nothing() -> None:
@@ -51,6 +55,24 @@ def test_overlapping_scores_report_auc_best_threshold_cost_and_the_highest_off_t
     assert s["verdict"].startswith("not separable (AUC 0.67)")
 
 
+def test_roc_points_hold_every_cut_and_the_chosen_threshold_the_page_looks_up() -> None:
+    answerable, off = [0.9, 0.6, 0.4, 0.8], [0.5, 0.85, 0.2]
+    s = separability(_result(answerable, off))
+    roc = s["roc"]
+    # cuts, ascending: the lowest score, the midpoints between neighbouring scores, just above the highest
+    assert roc["thresholds"][:-1] == pytest.approx([0.2, 0.3, 0.45, 0.55, 0.7, 0.825, 0.875])
+    assert roc["thresholds"][-1] > 0.9
+    # reject when top-1 < cut, counted by hand at each cut
+    assert roc["rejects_answerable"] == [0, 0, 1, 1, 2, 3, 3, 4]
+    assert roc["passes_off_topic"] == [3, 2, 2, 1, 1, 1, 0, 0]
+    assert (roc["n_answerable"], roc["n_off_topic"]) == (4, 3)
+    chosen = roc["thresholds"].index(s["threshold"])
+    assert (roc["rejects_answerable"][chosen], roc["passes_off_topic"][chosen]) == (1, 1)
+    # the area under these points is the AUC sklearn computes from the scores
+    labels = [1] * 4 + [0] * 3
+    assert float(np.trapezoid(roc["tpr"], roc["fpr"])) == pytest.approx(roc_auc_score(labels, answerable + off))
+
+
 def test_off_topic_questions_with_no_results_are_counted_and_rejected() -> None:
     s = separability(_result([0.9, 0.8], [None, 0.1]))
     assert s["n_off_topic_empty"] == 1 and s["n_off_topic"] == 2
@@ -58,7 +80,7 @@ def test_off_topic_questions_with_no_results_are_counted_and_rejected() -> None:
 
 
 def test_no_off_topic_questions_says_to_add_some() -> None:
-    card = Scorecard([_result([0.5, 0.7], [])], ["hit@1"], [1], 10)
+    card = Scorecard([_result([0.5, 0.7], [])], [HIT1], [1], 10, [HIT1])
     report = off_topic_report(card)
     assert "not comparable across models" in report["note"]
     assert report["retrievers"]["dense:minilm"]["verdict"].startswith("no off-topic questions in the golden set")
@@ -123,7 +145,7 @@ def test_no_off_topic_advice_is_shown_once_in_the_terminal_and_in_markdown() -> 
 
     other = _result([0.4, 0.6], [])
     other.name = "bm25"
-    report = off_topic_report(Scorecard([_result([0.5, 0.7], []), other], ["hit@1"], [1], 10))
+    report = off_topic_report(Scorecard([_result([0.5, 0.7], []), other], [HIT1], [1], 10, [HIT1]))
     console = Console(record=True, width=300)
     render_off_topic(report, console)
     printed = console.export_text()
