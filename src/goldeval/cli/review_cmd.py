@@ -1,0 +1,82 @@
+"""`goldeval review`: accept, edit or reject generated questions in the browser; write accepted ones."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import sys
+from pathlib import Path
+
+from goldeval.errors import InputError
+
+EPILOG = """\
+keys on the page:
+  j / k or arrows   next / previous question
+  a / r / u         accept / reject / undo the verdict (accept and reject move on)
+  e                 edit the question (Enter saves, Esc cancels)
+  1-9               toggle another possible answer as an expected document
+
+examples:
+  goldeval review synth.jsonl --golden golden.jsonl
+  goldeval review synth.jsonl --golden golden.jsonl --reviewer ana --port 0 --open
+Every action is saved at once: the candidates file keeps every question with its history (rejected
+and edited ones too); the golden set gets exactly the accepted ones, with provenance and who reviewed
+them, beside its own questions (left as they are). Stop the server with Ctrl+C.
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "review",
+        help="review generated questions in the browser; accepted ones go into the golden set",
+        description="Serve a local page that shows one generated question at a time with its source "
+        "passage (the question's words highlighted) and other passages that may also answer it. Accept, "
+        "edit, reject, add expected documents, keyboard first. Only accepted questions are written into "
+        "--golden (atomically). Exit 0 ok (after Ctrl+C), 2 bad input.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("candidates", metavar="FILE", type=Path, help="candidates written by `goldeval synth --out`")
+    parser.add_argument("--golden", metavar="FILE", type=Path, required=True,
+                        help="golden set to write accepted questions into (created if missing; its own lines are kept)")
+    parser.add_argument("--reviewer", metavar="NAME", help="who reviews, recorded on every action (default: your user name)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
+    parser.add_argument("--port", type=int, default=8766, help="port (default: 8766; 0 picks a free one)")
+    parser.add_argument("--open", action="store_true", help="open the page in the default browser")
+    parser.set_defaults(func=run)
+
+
+def default_reviewer() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return os.environ.get("USER", "") or "reviewer"
+
+
+def run(args: argparse.Namespace) -> int:
+    from goldeval.synth.review import ReviewSession
+    from goldeval.web.review import make_review_server
+    from goldeval.web.server import is_loopback
+
+    if not 0 <= args.port <= 65535:
+        raise InputError(f"--port {args.port} is not a port number", value=args.port, hint="use 1-65535, or 0 for a free port")
+    session = ReviewSession(args.candidates, args.golden, reviewer=args.reviewer or default_reviewer())
+    server = make_review_server(session, host=args.host, port=args.port)
+    if not is_loopback(args.host):
+        print(f"goldeval: warning: serving on {args.host}: anyone who can reach this machine can see and change "
+              "these questions", file=sys.stderr)
+    counts = session.payload()["counts"]
+    print(f"goldeval: reviewing {len(session.records)} question(s) ({counts['unreviewed']} unreviewed) at "
+          f"{server.url}  (Ctrl+C to stop); accepted ones go into {args.golden}", flush=True)
+    if args.open:
+        import webbrowser
+
+        webbrowser.open(server.url)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("goldeval: stopped", file=sys.stderr)
+    finally:
+        server.server_close()
+    return 0

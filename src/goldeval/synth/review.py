@@ -1,0 +1,198 @@
+"""Reviewing candidates: accept, reject, edit, add expected documents; accepted ones go into the golden set.
+
+`ReviewSession` holds one candidates file and one golden-set file. Every action is recorded in the
+candidate's `history` (who, when, what; an edit keeps the text it replaced), then both files are
+rewritten atomically: the candidates file with every candidate (rejected and edited ones keep their
+history there), and the golden set with its own lines untouched plus exactly the accepted candidates
+(`candidates.golden_record`: provenance with `reviewed_by`, `reviewed_at` and the history). Un-accepting a
+question takes it out of the golden set again.
+
+`items()` is what the review page shows: one item a question, with its passages (the source first, then
+the other possible answers) and the verdicts it can take. The shape is not specific to generated
+questions, so pooled judging can serve its items through the same page.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from goldeval.corpus.model import Passage
+from goldeval.errors import InputError
+from goldeval.store.atomic import write_atomic
+from goldeval.synth.candidates import Record, golden_record, read_candidates, status, write_candidates
+from goldeval.synth.leakage import Target, measure
+from goldeval.synth.text import highlight_spans
+
+ACTIONS = ("accept", "reject", "reset", "edit", "expected")
+VERDICTS = {"accept": "accepted", "reject": "rejected", "reset": "unreviewed"}
+MAX_QUESTION = 500
+
+
+def utc_now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+class ReviewSession:
+    """One candidates file under review, writing accepted questions into one golden set."""
+
+    def __init__(self, candidates: str | Path, golden: str | Path, *, reviewer: str,
+                 clock: Callable[[], str] = utc_now) -> None:
+        self.path = Path(candidates)
+        self.golden = Path(golden)
+        self.reviewer = reviewer
+        self.clock = clock
+        self.records = read_candidates(self.path)
+        if not self.records:
+            raise InputError("the candidates file holds no question", path=self.path,
+                             hint="generate some with `goldeval synth --out FILE`")
+        if not self.golden.parent.is_dir():
+            raise InputError("cannot write the golden set: the folder does not exist", path=self.golden.parent,
+                             hint="create it first, or choose another --golden path")
+        self._lock = threading.Lock()
+        self._golden_lines()  # refuse a clashing golden set before anyone reviews anything
+
+    # --- what the page shows -----------------------------------------------------------------------
+
+    def payload(self) -> dict[str, Any]:
+        with self._lock:
+            items = [item_of(r) for r in self.records]
+        counts = {s: sum(1 for i in items if i["status"] == s) for s in ("unreviewed", "accepted", "rejected")}
+        return {"kind": "synthetic-review", "file": self.path.name, "golden": self.golden.name,
+                "reviewer": self.reviewer, "counts": counts, "items": items}
+
+    # --- actions -------------------------------------------------------------------------------------
+
+    def apply(self, item_id: str, action: Mapping[str, Any]) -> dict[str, Any]:
+        """Apply one action (`{"action": "accept"}`, `{"action": "edit", "question": "..."}`,
+        `{"action": "expected", "docs": [...]}`), save both files, return the item as it now is."""
+        name = action.get("action")
+        if name not in ACTIONS:
+            raise InputError(f"unknown action {name!r}", value=name, hint=f"one of {', '.join(ACTIONS)}")
+        with self._lock:
+            record = next((r for r in self.records if r["id"] == item_id), None)
+            if record is None:
+                raise InputError(f"no candidate with id {item_id!r}", value=item_id)
+            before = copy.deepcopy(record)
+            entry: dict[str, Any] = {"action": name, "by": self.reviewer, "at": self.clock()}
+            if name in VERDICTS:
+                record["provenance"]["status"] = VERDICTS[name]
+            elif name == "edit":
+                entry.update(self._edit(record, action.get("question")))
+            else:
+                entry.update(_expected(record, action.get("docs")))
+            provenance = record["provenance"]
+            provenance.setdefault("history", []).append(entry)
+            provenance["reviewed_by"], provenance["reviewed_at"] = self.reviewer, entry["at"]
+            try:
+                self._save()
+            except BaseException:
+                record.clear()
+                record.update(before)
+                raise
+            return item_of(record)
+
+    def _edit(self, record: Record, text: Any) -> dict[str, Any]:
+        if not isinstance(text, str) or not text.strip():
+            raise InputError("an edit needs the new question text", value=text)
+        text = " ".join(text.split())
+        if len(text) > MAX_QUESTION:
+            raise InputError(f"the question is {len(text)} characters long, more than {MAX_QUESTION}", value=text[:80])
+        old = record["question"]
+        record["question"] = text
+        if "_source" in record:
+            record["_leakage"] = remeasure(record)
+        return {"from": old, "to": text}
+
+    def _save(self) -> None:
+        write_candidates(self.path, self.records)
+        kept = self._golden_lines()
+        accepted = [json.dumps(golden_record(r), ensure_ascii=False) + "\n" for r in self.records
+                    if status(r) == "accepted"]
+        write_atomic(self.golden, "".join(kept + accepted), create_folder=False)
+
+    def _golden_lines(self) -> list[str]:
+        """The golden set's own lines, verbatim: everything except the questions of this candidates file
+        (which are rewritten from their current state). A non-generated question with one of our ids is
+        a clash, not ours to overwrite."""
+        if not self.golden.exists():
+            return []
+        ours = {r["id"] for r in self.records}
+        kept: list[str] = []
+        for lineno, line in enumerate(self.golden.read_text(encoding="utf-8").splitlines(keepends=True), 1):
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                obj = None
+            if isinstance(obj, dict) and obj.get("id") in ours:
+                provenance = obj.get("provenance")
+                if not (isinstance(provenance, dict) and provenance.get("kind") == "synthetic"):
+                    raise InputError(f"the golden set already has a question with id {obj['id']!r} that was "
+                                     "not generated", path=self.golden, line=lineno, value=obj["id"],
+                                     hint="rename that question, or review into another golden set")
+                continue
+            kept.append(line if line.endswith("\n") else line + "\n")
+        return kept
+
+
+def _expected(record: Record, docs: Any) -> dict[str, Any]:
+    """Set the expected documents; the source document always stays."""
+    if not isinstance(docs, list) or not all(isinstance(d, str) and d.strip() for d in docs):
+        raise InputError("`docs` must be a list of document ids", value=docs)
+    source = record.get("_source", {}).get("doc") or (record["expected"][:1] or [""])[0]
+    new = list(dict.fromkeys([source, *(d.strip() for d in docs)])) if source else list(dict.fromkeys(docs))
+    old = list(record["expected"])
+    record["expected"] = new
+    return {"from": old, "to": new}
+
+
+def remeasure(record: Record) -> dict[str, Any]:
+    """The text figures of an edited question against its source passage. Its BM25 rank is left out
+    (`source_rank: null`, `rank_stale: true`): re-ranking needs the corpus; re-run synth to refresh it."""
+    src = record["_source"]
+    provenance = record["provenance"]
+    passage = Passage(provenance.get("source_passage", src.get("doc", "")), src.get("doc", ""), src.get("text", ""),
+                      src.get("title", ""))
+    figures = measure(Target(record["id"], record["question"], "synthetic", (passage.id,)), [passage], None).to_dict()
+    figures = {k: v for k, v in figures.items() if k not in ("question_id", "kind", "passages")}
+    figures["rank_stale"] = True
+    return figures
+
+
+def item_of(record: Record) -> dict[str, Any]:
+    """The page's view of one candidate (see the module docstring)."""
+    question = record["question"]
+    src = record.get("_source", {})
+    expected = list(record.get("expected", []))
+    passages = [{"role": "source", "id": record["provenance"].get("source_passage", ""), "doc": src.get("doc", ""),
+                 "title": src.get("title", ""), "text": src.get("text", ""),
+                 "highlights": _highlights(question, src.get("text", ""))}]
+    for other in record.get("_others", []):
+        passages.append({"role": "other", "id": other.get("passage", ""), "doc": other.get("doc", ""),
+                         "title": other.get("title", ""), "text": other.get("text", ""),
+                         "highlights": _highlights(question, other.get("text", "")),
+                         "ranks": other.get("ranks", {}), "selected": other.get("doc") in expected})
+    provenance = record["provenance"]
+    return {
+        "id": record["id"], "question": question, "status": status(record), "expected": expected,
+        "locked": [src.get("doc")] if src.get("doc") else expected[:1], "passages": passages,
+        "leakage": record.get("_leakage", {}), "history": provenance.get("history", []),
+        "meta": {k: provenance.get(k) for k in ("generator", "model", "created", "temperature", "prompt_hash")},
+    }
+
+
+def _highlights(question: str, text: str) -> list[tuple[int, int]]:
+    """Highlight spans in UTF-16 code units, as JavaScript strings count (a character outside the Basic
+    Multilingual Plane, an emoji, is two)."""
+    spans = highlight_spans(question, text)
+    if text.isascii():
+        return spans
+    units = [0]
+    for ch in text:
+        units.append(units[-1] + (2 if ord(ch) > 0xFFFF else 1))
+    return [(units[s], units[e]) for s, e in spans]

@@ -1,0 +1,164 @@
+"""A localhost server for reviewing items one at a time: the review page, its items, and their verdicts.
+
+It serves any `ItemStore` (today the candidates of `goldeval synth`; pooled judging can bring its own):
+GET `/`, `/review.js`, `/review.css` (package data, `goldeval/web/static/review.*`) and `/api/items`;
+POST `/api/items/<id>` with a JSON action. Security follows `goldeval.web.server`: exact paths looked up
+in a dict (no file system path is ever built from a request), 127.0.0.1 by default, Host header checked
+on loopback (DNS rebinding), a strict Content-Security-Policy. Because this server also *writes* files,
+a POST must further carry the session token that the page received in its HTML (`X-Goldeval-Token`)
+and a JSON body, and an `Origin` header, when present, must be this server: another web site open in
+the same browser cannot forge a verdict (it can neither read the token nor send that header without a
+CORS preflight, which is never granted).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import secrets
+import socket
+import sys
+import threading
+from collections.abc import Mapping
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from typing import Any, Protocol
+from urllib.parse import unquote
+
+from goldeval.errors import GoldevalError, InputError
+from goldeval.web.server import CSP, LOOPBACK, is_loopback
+
+STATIC = {
+    "/": ("review.html", "text/html; charset=utf-8"),
+    "/review.js": ("review.js", "text/javascript; charset=utf-8"),
+    "/review.css": ("review.css", "text/css; charset=utf-8"),
+}
+JSON = "application/json; charset=utf-8"
+MAX_BODY = 64 * 1024
+TOKEN_HEADER = "X-Goldeval-Token"
+
+
+class ItemStore(Protocol):
+    """What the review page reviews: `payload()` lists the items, `apply()` records one action."""
+
+    def payload(self) -> dict[str, Any]: ...
+
+    def apply(self, item_id: str, action: Mapping[str, Any]) -> dict[str, Any]: ...
+
+
+def static_file(name: str) -> str:
+    return resources.files("goldeval.web").joinpath("static", name).read_text(encoding="utf-8")
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server_version = "goldeval"
+    sys_version = ""
+    store: ItemStore
+    token: str = ""
+    pages: dict[str, tuple[bytes, str]] = {}
+    allowed_hosts: frozenset[str] | None = None
+    quiet = True
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        path = self.path.split("?", 1)[0].split("#", 1)[0]
+        if not self._host_allowed():
+            return self._send(HTTPStatus.FORBIDDEN, b"403 forbidden: unexpected Host header\n", "text/plain")
+        if path == "/api/items":
+            return self._json(HTTPStatus.OK, self.store.payload())
+        page = self.pages.get(path)
+        if page is None:
+            return self._send(HTTPStatus.NOT_FOUND, b"404 not found\n", "text/plain")
+        self._send(HTTPStatus.OK, *page)
+
+    def do_POST(self) -> None:  # noqa: N802
+        path = self.path.split("?", 1)[0]
+        if not self._host_allowed() or not self._same_origin():
+            return self._json(HTTPStatus.FORBIDDEN, {"error": "forbidden: not this page"})
+        if not hmac.compare_digest(self.headers.get(TOKEN_HEADER, ""), self.token):
+            return self._json(HTTPStatus.FORBIDDEN, {"error": "forbidden: missing or wrong session token"})
+        if not path.startswith("/api/items/"):
+            return self._json(HTTPStatus.NOT_FOUND, {"error": "not found"})
+        if not self.headers.get("Content-Type", "").startswith("application/json"):
+            return self._json(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, {"error": "send JSON"})
+        length = int(self.headers.get("Content-Length") or 0)
+        if not 0 < length <= MAX_BODY:
+            return self._json(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, {"error": f"body must be 1 to {MAX_BODY} bytes"})
+        try:
+            action = json.loads(self.rfile.read(length))
+            if not isinstance(action, dict):
+                raise InputError("the action must be a JSON object")
+            item = self.store.apply(unquote(path[len("/api/items/"):]), action)
+        except (ValueError, GoldevalError) as exc:
+            return self._json(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
+        self._json(HTTPStatus.OK, {"item": item})
+
+    def _host_allowed(self) -> bool:
+        host = self.headers.get("Host")
+        if self.allowed_hosts is None or host is None:
+            return True
+        name = host.strip().lower()
+        name = name[1 : name.find("]")] if name.startswith("[") else name.rsplit(":", 1)[0]
+        return name in self.allowed_hosts
+
+    def _same_origin(self) -> bool:
+        origin = self.headers.get("Origin")
+        return origin is None or origin == f"http://{self.headers.get('Host', '')}"
+
+    def _json(self, status: HTTPStatus, data: Any) -> None:
+        self._send(status, json.dumps(data, ensure_ascii=False).encode("utf-8"), JSON)
+
+    def _send(self, status: HTTPStatus, body: bytes, content_type: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type if "charset" in content_type else content_type + "; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")
+        self.send_header("Content-Security-Policy", CSP)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's signature
+        if not self.quiet:
+            sys.stderr.write(f"goldeval review: {self.address_string()} {format % args}\n")
+
+
+class ReviewServer(ThreadingHTTPServer):
+    """Serves one ItemStore; `url` is the address to open."""
+
+    daemon_threads = True
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        host = host.decode() if isinstance(host, bytes) else str(host)
+        return f"http://{f'[{host}]' if ':' in host else host}:{port}/"
+
+
+class _ReviewServer6(ReviewServer):
+    address_family = socket.AF_INET6
+
+
+def make_review_server(store: ItemStore, *, host: str = "127.0.0.1", port: int = 8766,
+                       quiet: bool = True) -> ReviewServer:
+    """Bind a review server (port 0 picks a free one); `serve_forever()` it, or `start_in_thread`."""
+    token = secrets.token_urlsafe(24)
+    pages = {path: (static_file(name).replace("{{TOKEN}}", token).encode("utf-8"), ctype)
+             for path, (name, ctype) in STATIC.items()}
+    allowed = frozenset(LOOPBACK | {host.strip("[]").lower()}) if is_loopback(host) else None
+    handler = type("ReviewHandler", (_Handler,), {"store": store, "token": token, "pages": pages,
+                                                 "allowed_hosts": allowed, "quiet": quiet})
+    server_class = _ReviewServer6 if ":" in host else ReviewServer
+    try:
+        return server_class((host, port), handler)
+    except OSError as exc:
+        raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}", value=port,
+                         hint="choose another port with --port N (0 picks a free one)") from None
+
+
+def start_in_thread(server: ReviewServer) -> threading.Thread:
+    thread = threading.Thread(target=server.serve_forever, name="goldeval-review", daemon=True)
+    thread.start()
+    return thread
