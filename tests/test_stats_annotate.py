@@ -1,4 +1,4 @@
-"""annotate_scorecard end to end: intervals, extras keys, JSON round trip, renderers, the eval CLI flags."""
+"""`goldeval.compare` end to end: intervals, every statistic, the JSON round trip, renderers, the eval CLI."""
 
 from __future__ import annotations
 
@@ -8,17 +8,19 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from golden_factory import make_golden
+from goldeval import compare, evaluate
 from goldeval.cli import main
 from goldeval.corpus.model import Corpus, Document
-from goldeval.evaluation import evaluate
-from goldeval.golden.model import GoldenSet, Question
+from goldeval.golden.model import GoldenSet
+from goldeval.metrics.definitions import Metric
 from goldeval.report.markdown import scorecard_markdown
-from goldeval.report.scorecard import Hit, QuestionResult, RetrieverResult, Scorecard
 from goldeval.report.sections import render_stats
-from goldeval.stats.annotate import annotate_scorecard
-from goldeval.stats.compare import Comparison
+from goldeval.report.terminal import table_metrics
+from goldeval.scorecard import Comparison, Hit, QuestionResult, RetrieverResult, Scorecard, Statistics
 
 TOPICS = ["json", "csv", "regex", "pathlib", "sqlite", "socket", "thread", "zipfile", "hashlib", "logging"]
+HIT1, HIT5 = Metric("hit", 1), Metric("hit", 5)
 
 
 def small_corpus() -> Corpus:
@@ -27,11 +29,10 @@ def small_corpus() -> Corpus:
 
 
 def small_golden() -> GoldenSet:
-    qs = [Question(f"q{i}", f"{t} examples", {f"{t}.md": 1}, tags=("stdlib", "even" if i % 2 == 0 else "odd"),
-                   source="hand" if i < 6 else "synthetic") for i, t in enumerate(TOPICS)]
-    qs.append(Question("off1", "weather tomorrow in paris", {}))
-    qs.append(Question("off2", "examples of recipes", {}))
-    return GoldenSet(qs)
+    rows = [(f"q{i}", f"{t} examples", {f"{t}.md": 1}, ("stdlib", "even" if i % 2 == 0 else "odd"),
+             "hand" if i < 6 else "synthetic") for i, t in enumerate(TOPICS)]
+    rows += [("off1", "weather tomorrow in paris", {}), ("off2", "examples of recipes", {})]
+    return make_golden(rows)
 
 
 def half_right(question: str, k: int) -> list[tuple[str, float]]:
@@ -41,39 +42,57 @@ def half_right(question: str, k: int) -> list[tuple[str, float]]:
     return [("json.md", 0.5), ("csv.md", 0.4)]
 
 
-def test_evaluate_fills_intervals_and_every_stats_key() -> None:
-    card = evaluate({"bm25": "bm25", "mine": half_right}, small_golden(), corpus=small_corpus(), k=(1, 5),
-                    resamples=1000, seed=3)
+def compared(k: tuple[int, ...], resamples: int, seed: int = 0) -> Scorecard:
+    card = evaluate({"bm25": "bm25", "mine": half_right}, small_golden(), corpus=small_corpus(), k=k)
+    return compare(card, resamples=resamples, seed=seed)
+
+
+def test_compare_fills_intervals_and_every_statistic() -> None:
+    card = compared((1, 5), resamples=1000, seed=3)
     for r in card.retrievers:
         assert set(r.intervals) == set(card.metrics)
         for m, (low, high) in r.intervals.items():
             assert low <= r.metrics[m] <= high
     mine = card.retriever("mine")
-    assert mine.metrics["hit@1"] == 0.5 and mine.intervals["hit@1"][0] < 0.5 < mine.intervals["hit@1"][1]
-    assert {"stats", "comparison", "breakdown", "off_topic", "diagnosis_counts"} <= set(card.extras)
-    assert card.extras["stats"]["seed"] == 3 and card.extras["stats"]["resamples"] == 1000
-    comparison = Comparison.from_dict(card.extras["comparison"])
-    assert comparison.systems == ["bm25", "mine"]
-    assert comparison.get("hit@1", "mine", "bm25").losses == 5
-    assert set(card.extras["breakdown"]["retrievers"]["mine"]["by_tag"]) == {"even", "odd", "stdlib"}
-    assert card.extras["breakdown"]["retrievers"]["mine"]["by_tag"]["even"]["metrics"]["hit@1"] == 1.0
-    assert sum(card.extras["diagnosis_counts"]["mine"].values()) == 4  # csv.md is at rank 2: a hit at k = 5
+    assert mine.metrics[HIT1] == 0.5 and mine.intervals[HIT1][0] < 0.5 < mine.intervals[HIT1][1]
+    stats = card.statistics
+    assert isinstance(stats, Statistics)
+    assert (stats.seed, stats.resamples, stats.confidence, stats.power) == (3, 1000, 0.95, 0.8)
+    assert stats.method == "percentile bootstrap over answerable questions"
+    assert isinstance(stats.comparison, Comparison) and stats.comparison.systems == ["bm25", "mine"]
+    assert stats.comparison.get(HIT1, "mine", "bm25").losses == 5
+    by_tag = stats.breakdown["retrievers"]["mine"]["by_tag"]
+    assert set(by_tag) == {"even", "odd", "stdlib"} and by_tag["even"]["metrics"]["hit@1"] == 1.0
+    # misses are counted at the headline k (hit@5): csv.md comes second, a hit at k = 5
+    assert card.headline[0] == HIT5
+    assert sum(stats.diagnosis_counts["mine"].values()) == 4
+    assert stats.off_topic["retrievers"]["mine"]["n_off_topic"] == 2
 
 
-def test_stats_survive_the_json_round_trip_and_are_reproducible() -> None:
-    card = evaluate({"bm25": "bm25", "mine": half_right}, small_golden(), corpus=small_corpus(), k=(1,),
-                    resamples=500)
+def test_statistics_survive_the_json_round_trip_and_are_reproducible() -> None:
+    card = compared((1,), resamples=500)
     again = Scorecard.from_dict(json.loads(json.dumps(card.to_dict())))
-    assert again.extras["comparison"] == card.extras["comparison"]
+    assert again.statistics is not None and card.statistics is not None
+    assert again.statistics.comparison == card.statistics.comparison
+    assert again.statistics.comparison is not None
+    assert again.statistics.comparison.metrics == card.metrics  # Metric objects again, not strings
     assert again.retriever("mine").intervals == card.retriever("mine").intervals
     assert again.retriever("mine").questions[1].diagnosis == card.retriever("mine").questions[1].diagnosis
-    annotate_scorecard(again, resamples=500)
-    assert again.extras["comparison"] == card.extras["comparison"]
+    recomputed = compare(again, resamples=500)
+    assert recomputed.statistics is not None and recomputed.statistics.comparison == card.statistics.comparison
 
 
-def test_stats_false_leaves_the_scorecard_bare() -> None:
-    card = evaluate(half_right, small_golden(), k=(1,), stats=False)
-    assert card.extras == {} and card.retrievers[0].intervals == {}
+@pytest.mark.parametrize(("settings", "message"), [
+    ({"resamples": 10}, "resamples must be between 100"),
+    ({"confidence": 1.0}, r"confidence must be in \[0.5, 1\)"),
+    ({"power": 0.0}, r"power must be in \(0, 1\)"),
+])
+def test_compare_refuses_settings_that_give_no_meaningful_interval(settings: dict, message: str) -> None:
+    from goldeval.errors import InputError
+
+    card = evaluate(half_right, small_golden(), k=(1,))
+    with pytest.raises(InputError, match=message):
+        compare(card, **settings)
 
 
 def _sourced_card(n_hand: int, n_synthetic: int) -> Scorecard:
@@ -82,49 +101,80 @@ def _sourced_card(n_hand: int, n_synthetic: int) -> Scorecard:
         synthetic = i >= n_hand
         hit = 1.0 if synthetic or i % 2 else 0.0
         qs.append(QuestionResult(f"q{i}", "?", {"d": 1}, False, 1 if hit else None, {"d": 1 if hit else None},
-                                 [Hit("d" if hit else "x", 1.0, "d" if hit else "x")], {"hit@5": hit},
+                                 [Hit("d" if hit else "x", 1.0, "d" if hit else "x")], {HIT5: hit},
                                  source="synthetic" if synthetic else "hand"))
-    return Scorecard([RetrieverResult("bm25", qs, {"hit@5": sum(q.metrics["hit@5"] for q in qs) / len(qs)})],
-                     ["hit@5"], [5], 100)
+    return Scorecard([RetrieverResult("bm25", qs, {HIT5: sum(q.metrics[HIT5] for q in qs) / len(qs)})],
+                     [HIT5], [5], 100, [HIT5])
 
 
 def test_synthetic_beating_hand_written_beyond_noise_is_flagged() -> None:
-    card = _sourced_card(30, 30)
-    annotate_scorecard(card, resamples=2000)
-    (warning,) = card.extras["breakdown"]["warnings"]
+    card = compare(_sourced_card(30, 30), resamples=2000)
+    assert card.statistics is not None
+    breakdown = card.statistics.breakdown
+    (warning,) = breakdown["warnings"]
     assert warning["hand"] == 0.5 and warning["synthetic"] == 1.0 and warning["ci"][0] > 0
     assert "flatter search; the hand-written number is the one to report" in warning["text"]
-    assert card.extras["breakdown"]["mixed_sources"] is True
-    by_source = card.extras["breakdown"]["retrievers"]["bm25"]["by_source"]
+    assert breakdown["mixed_sources"] is True
+    by_source = breakdown["retrievers"]["bm25"]["by_source"]
     assert (by_source["hand"]["n"], by_source["synthetic"]["n"]) == (30, 30)
 
 
 def test_a_small_gap_between_sources_is_not_flagged() -> None:
-    card = _sourced_card(4, 3)  # too few questions for the gap to be more than noise
-    annotate_scorecard(card, resamples=2000)
-    assert card.extras["breakdown"]["warnings"] == []
+    card = compare(_sourced_card(4, 3), resamples=2000)  # too few questions for the gap to be more than noise
+    assert card.statistics is not None and card.statistics.breakdown["warnings"] == []
+
+
+def test_provenance_kind_of_a_golden_question_reaches_the_breakdown() -> None:
+    card = compared((1,), resamples=200)
+    mine = card.retriever("mine")
+    assert [q.source for q in mine.answerable] == ["hand"] * 6 + ["synthetic"] * 4
+    assert card.statistics is not None
+    by_source = card.statistics.breakdown["retrievers"]["mine"]["by_source"]
+    # hand: q0..q5, the even ones hit at 1 (3 of 6); synthetic: q6..q9, q6 and q8 hit (2 of 4)
+    assert by_source["hand"]["metrics"]["hit@1"] == 0.5 and by_source["synthetic"]["metrics"]["hit@1"] == 0.5
+    assert (by_source["hand"]["n"], by_source["synthetic"]["n"]) == (6, 4)
+
+
+def test_table_metrics_lead_with_the_headline_then_the_usual_rows() -> None:
+    card = compared((1, 5), resamples=200)
+    assert [str(m) for m in table_metrics(card)] == [
+        "hit@5", "mrr", "ndcg@5", "hit@1", "recall@5", "precision@1", "map"]
+    bare = evaluate(half_right, small_golden(), k=(1, 5, 10), metrics=None, headline="hit@3")
+    assert [str(m) for m in bare.headline] == ["hit@3", "mrr"]  # ndcg@3 was not computed
+    assert [str(m) for m in table_metrics(bare)][:6] == ["hit@3", "mrr", "hit@1", "hit@5", "hit@10", "ndcg@10"]
 
 
 def test_renderers_show_verdicts_counts_and_details() -> None:
-    card = evaluate({"bm25": "bm25", "mine": half_right}, small_golden(), corpus=small_corpus(), k=(1, 5),
-                    resamples=500)
+    card = compared((1, 5), resamples=500)
     console = Console(record=True, width=200)
     render_stats(card, console)
     text = console.export_text()
-    assert "bm25 leads mine by 4 questions of 10 on hit@5" in text
+    verdict = "bm25 leads mine on hit@5: finds 4 that mine misses and misses 0 that it finds, of 10 questions"
+    assert verdict in text
     assert "mine: 4 miss(es)" in text and "Can a score threshold catch off-topic questions?" in text
     assert "By tag" not in text and "Hand-written vs synthetic" in text
     console = Console(record=True, width=200)
     render_stats(card, console, details=True)
     assert "By tag: hit@5" in console.export_text()
     md = scorecard_markdown(card)
-    assert md.startswith("### goldeval scorecard\n\n| retriever | questions | hit@1 | hit@5 |")
-    assert "bm25 leads mine by 4 questions of 10 on hit@5" in md
+    assert md.startswith("### goldeval scorecard\n\n| retriever | questions | hit@5 | mrr | ndcg@5 | hit@1 |")
+    assert "_(low–high): 95% percentile bootstrap over answerable questions, 500 resamples, seed 0._" in md
+    assert verdict in md
     assert "<details><summary>Every miss with its evidence</summary>" in md
 
 
-def test_eval_cli_writes_markdown_and_accepts_seed_and_resamples(tmp_path: Path,
-                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_renderers_of_a_scorecard_without_statistics_show_the_scores_only() -> None:
+    card = evaluate(half_right, small_golden(), k=(1, 5))
+    console = Console(record=True, width=200)
+    render_stats(card, console)
+    assert console.export_text() == ""
+    md = scorecard_markdown(card)
+    # hit@5: the 5 even topics at rank 1 and csv at rank 2; no interval without statistics
+    assert "| `half_right` | 10 + 2 off-topic | 0.600 | 0.550 |" in md
+    assert "bootstrap" not in md and "Comparison" not in md
+
+
+def _cli_inputs(tmp_path: Path) -> tuple[Path, Path]:
     folder = tmp_path / "docs"
     folder.mkdir()
     for t in TOPICS:
@@ -132,11 +182,39 @@ def test_eval_cli_writes_markdown_and_accepts_seed_and_resamples(tmp_path: Path,
     golden = tmp_path / "golden.jsonl"
     golden.write_text("".join(json.dumps({"id": f"q{i}", "question": f"{t} examples", "expected": [f"{t}.md"]}) + "\n"
                               for i, t in enumerate(TOPICS)), encoding="utf-8")
+    return folder, golden
+
+
+def test_eval_cli_writes_markdown_and_accepts_seed_and_resamples(tmp_path: Path) -> None:
+    folder, golden = _cli_inputs(tmp_path)
     md, out = tmp_path / "card.md", tmp_path / "card.json"
     code = main(["eval", "--corpus", str(folder), "--golden", str(golden), "--seed", "7", "--resamples", "300",
                  "--markdown", str(md), "--json", str(out), "--quiet"])
     assert code == 0
     assert md.read_text().startswith("### goldeval scorecard")
-    assert json.loads(out.read_text())["stats"]["seed"] == 7
-    assert main(["eval", "--corpus", str(folder), "--golden", str(golden), "--resamples", "0"]) == 2
-    assert "--resamples must be at least 1" in capsys.readouterr().err
+    data = json.loads(out.read_text())
+    assert data["schema"] == 2 and "stats" not in data
+    assert (data["statistics"]["seed"], data["statistics"]["resamples"]) == (7, 300)
+    assert data["retrievers"][0]["intervals"]["hit@5"][0] <= data["retrievers"][0]["metrics"]["hit@5"]
+
+
+def test_eval_cli_no_stats_writes_scores_without_statistics(tmp_path: Path) -> None:
+    folder, golden = _cli_inputs(tmp_path)
+    out = tmp_path / "card.json"
+    assert main(["eval", "--corpus", str(folder), "--golden", str(golden), "--no-stats", "--json", str(out),
+                 "--quiet"]) == 0
+    data = json.loads(out.read_text())
+    assert data["statistics"] is None and data["retrievers"][0]["intervals"] == {}
+    assert all(q["diagnosis"] is None for q in data["retrievers"][0]["questions"])
+
+
+def test_eval_cli_refuses_bad_resamples_before_evaluating(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    # regression: --resamples 0 was refused only after every retriever had searched every question
+    _, golden = _cli_inputs(tmp_path)
+    marker = tmp_path / "searched"
+    (tmp_path / "probe.py").write_text(f"def search(q, k):\n    open({str(marker)!r}, 'a').write(q)\n    return []\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["eval", "--golden", str(golden), "--retriever", "probe:search", "--resamples", "0", "--quiet"]) == 2
+    assert "resamples must be between 100 and 1,000,000, got 0" in capsys.readouterr().err
+    assert not marker.exists()

@@ -86,6 +86,10 @@ def run_eval(args: argparse.Namespace) -> Scorecard:
 
     if args.golden is None:
         raise InputError("no golden set given", hint="pass --golden FILE (JSONL: id, question, expected)")
+    if not getattr(args, "no_stats", False):  # refuse bad settings before minutes of searching, not after
+        from goldeval.stats.annotate import check_settings
+
+        check_settings(resamples=int(getattr(args, "resamples", 10_000)), confidence=0.95, power=0.8)
     specs = args.retriever or ["bm25"]
     if args.corpus is None and any(needs_corpus(s) for s in specs):
         raise InputError("no corpus given", hint="pass --corpus PATH (a folder, JSONL, BEIR or Cranfield)")
