@@ -1,11 +1,19 @@
-"""Metric names round-trip, and bad names fail with a hint."""
+"""Metric names round-trip, bad names fail with a hint, and the headline metrics are chosen in one place."""
 
 from __future__ import annotations
 
 import pytest
 
 from goldeval.errors import InputError
-from goldeval.metrics.definitions import METRIC_NAMES, NEEDS_K, NO_K, Metric, default_metrics, parse_metric
+from goldeval.metrics.definitions import (
+    METRIC_NAMES,
+    NEEDS_K,
+    NO_K,
+    Metric,
+    default_metrics,
+    headline_metrics,
+    parse_metric,
+)
 
 
 @pytest.mark.parametrize("name", sorted(METRIC_NAMES))
@@ -38,3 +46,31 @@ def test_bad_metric_names_raise_input_error_with_hint(text: str, message: str) -
     with pytest.raises(InputError, match=message) as info:
         parse_metric(text)
     assert info.value.hint
+
+
+def _names(metrics: list[Metric]) -> list[str]:
+    return [str(m) for m in metrics]
+
+
+@pytest.mark.parametrize(
+    ("ks", "headline", "expected"),
+    [((1, 5, 10), None, ["hit@5", "mrr", "ndcg@5"]),            # the default: about what a RAG prompt gets
+     ((1, 3, 10), None, ["hit@10", "mrr", "ndcg@10"]),          # no k = 5 computed: the largest k
+     ((1, 3, 10), "hit@3", ["hit@3", "mrr", "ndcg@3"]),          # --headline sets the k of the others too
+     ((1, 5, 10), "mrr", ["mrr", "hit@5", "ndcg@5"]),            # a metric without k keeps the default k
+     ((1, 5, 10), "recall@10", ["recall@10", "hit@10", "mrr", "ndcg@10"])],
+)  # fmt: skip
+def test_headline_metrics_come_from_one_rule(ks: tuple[int, ...], headline: str | None, expected: list[str]) -> None:
+    metrics = default_metrics(ks)
+    chosen = parse_metric(headline) if headline else None
+    if chosen is not None and chosen not in metrics:
+        metrics.append(chosen)  # evaluate() computes the headline metric when it was not among the defaults
+    assert _names(headline_metrics(metrics, ks, chosen)) == expected
+
+
+def test_headline_metrics_are_only_metrics_that_were_computed() -> None:
+    computed = [Metric("hit", 3), Metric("recall", 10), Metric("map")]
+    # hit@3 is the headline; ndcg@3 and mrr were not computed, so they are not offered
+    assert _names(headline_metrics(computed, (3, 10), Metric("hit", 3))) == ["hit@3"]
+    # none of hit@10, mrr, ndcg@10 computed: the first three metrics, rather than nothing
+    assert _names(headline_metrics(computed, (3, 10))) == ["hit@3", "recall@10", "map"]
