@@ -6,6 +6,8 @@ connection; nothing is mocked.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import psycopg
 import pytest
@@ -428,3 +430,33 @@ def test_pgvector_in_an_oddly_named_schema_is_used_where_it_is(pg_server: str) -
         index.add(["x", "y"], np.eye(2, dtype=np.float32))
         assert index.search(np.eye(2, dtype=np.float32)[1:], top_k=1)[0] == [["y"]]
     assert snapshot(dsn) == before
+
+
+def test_dense_config_on_pgvector_records_its_schema_and_options_but_never_the_password(
+    production_dsn: str, tmp_path
+) -> None:
+    from psycopg.conninfo import make_conninfo
+
+    from goldeval.corpus.model import Passage
+    from goldeval.retrievers.dense import DenseRetriever
+    from goldeval.retrievers.encoders.function import FunctionEncoder
+    from goldeval.store.workspace import Workspace
+
+    dsn = make_conninfo(production_dsn, password="s3cret")  # the test server trusts its socket
+    passages = [Passage(f"p{i}", f"p{i}", text) for i, text in enumerate(["tea", "coffee", "mug"])]
+    retriever = DenseRetriever(
+        passages, FunctionEncoder(_bag_of_words, name="bow64"), workspace=Workspace.at(tmp_path / ".goldeval"),
+        backend="pgvector", options={"dsn": dsn, "hnsw": "true", "hnsw_m": "8", "ef_search": "40", "metric": "cosine"},
+    )
+    try:
+        index = retriever.index
+        assert isinstance(index, PgVectorIndex)
+        assert (index.hnsw, index.hnsw_m, index.ef_search, index.metric) == (True, 8, 40, "cosine")
+        config = retriever.config
+        assert config["index"]["schema"] == index.schema and index.schema in eval_schemas(production_dsn)
+        assert config["options"]["hnsw_m"] == 8 and config["options"]["create_extension"] is True
+        assert "s3cret" not in json.dumps(config) and "password" not in json.dumps(config)
+        assert config["options"]["dsn"] == config["index"]["dsn"]
+    finally:
+        retriever.close()
+    assert eval_schemas(production_dsn) == []

@@ -117,7 +117,7 @@ class DenseRetriever:
 def dense_config(spec: str, encoder: Encoder, index: VectorIndex, values: Values) -> dict[str, object]:
     """The resolved configuration: model (name, cache key, weights file, package versions), backend,
     every option with the value in effect (the encoder's batch size, the thread count), no password."""
-    options = dict(values) | {"batch_size": getattr(encoder, "batch_size", None), "threads": threads()}
+    options = OPTIONS.effective(values) | {"batch_size": getattr(encoder, "batch_size", None), "threads": threads()}
     identity = index_identity(index)
     if options.get("dsn") is not None:
         options["dsn"] = identity.get("dsn", "<hidden>")
@@ -127,9 +127,13 @@ def dense_config(spec: str, encoder: Encoder, index: VectorIndex, values: Values
 
 def encoder_identity(encoder: Encoder) -> dict[str, object]:
     """Which model embeds: its short name, its cache key and, where known, its file and packages."""
-    spec = getattr(encoder, "spec", None)
+    from goldeval.retrievers.encoders.registry import model_key, registry
+
+    spec = getattr(encoder, "spec", None) or registry().get(encoder.name)
+    if spec is not None and model_key(spec.identity()) != encoder.key:
+        spec = None  # a model of the user's that shares a registry name
     folder = getattr(encoder, "folder", None)
-    model_file = (spec.model or spec.folder or ",".join(spec.parts)) if spec is not None else None
+    model_file = (spec.model or spec.folder or ",".join(spec.parts) or None) if spec is not None else None
     versions = spec.identity()["versions"] if spec is not None else {}
     return {"model": encoder.name, "model_key": encoder.key, "model_file": str(folder) if folder else model_file,
             "model_packages": versions}

@@ -69,7 +69,7 @@ class HybridRetriever:
     def config(self) -> dict[str, object]:
         """Spec, method, every option, the fused weights, and each part's own configuration."""
         return {
-            "spec": self.name, "kind": "hybrid", "method": self.method, "options": dict(self.options),
+            "spec": self.name, "kind": "hybrid", "method": self.method, "options": OPTIONS.effective(self.options),
             "fusion": dict(self.params), "parts": [getattr(p, "config", None) or {"name": p.name} for p in self.parts],
         }
 

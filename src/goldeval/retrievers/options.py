@@ -202,10 +202,14 @@ class OptionSet:
                 values[option.name] = None
         return values
 
+    def effective(self, values: Mapping[str, object]) -> dict[str, object]:
+        """The options that apply, with their values (defaults included): what `config` records."""
+        return {o.name: values.get(o.name, o.default) for o in self.options if o.applies(values)}
+
     def check_known(self, own: Mapping[str, object], *, spec: str) -> None:
         unknown = [key for key in own if key not in self]
         if unknown:
-            near = difflib.get_close_matches(unknown[0], self.names, n=1)
+            near = difflib.get_close_matches(unknown[0], self.names, n=1, cutoff=0.5)
             guess = f"; did you mean {near[0]}?" if near else ""
             raise InputError(f"unknown option(s) {', '.join(unknown)} in {spec!r}{guess}", value=spec, hint=self.listing())
 
