@@ -64,6 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add("--max-tokens", type=int, default=64, help="reply token limit (default: 64)")
     add("--concurrency", type=int, default=4, help="calls in flight at once (default: 4; local models: 1)")
     add("--retries", type=int, default=6, help="attempts per passage on rate limits and server errors (default: 6)")
+    add("--backoff", metavar="SECONDS", type=float, default=1.0, help="first retry delay, doubled on each retry (default: 1; a server's Retry-After wins)")
     add("--price", metavar="IN:OUT", help="dollars per million prompt:reply tokens, for the cost estimate")
     add("--retriever", metavar="SPEC", action="append", help="retriever offering other possible answers (repeatable; default: bm25)")
     add("--others", type=int, default=5, help="other possible answers offered per retriever (default: 5)")
@@ -92,13 +93,15 @@ def config_from_args(args: argparse.Namespace) -> SynthConfig:
         if getattr(args, name) < 1:
             raise InputError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}",
                              value=getattr(args, name))
+    if not 0 <= args.backoff <= 60:
+        raise InputError(f"--backoff must be from 0 to 60 seconds, got {args.backoff:g}", value=args.backoff)
     if not 0 <= args.temperature <= 2:
         raise InputError(f"--temperature must be from 0 to 2, got {args.temperature:g}", value=args.temperature)
     return SynthConfig(
         parse_backend(spec), Settings(args.temperature, args.max_tokens, args.seed), load_prompt(args.prompt),
         n=args.n, seed=args.seed, min_chars=args.min_chars, uncovered=args.uncovered,
         retrievers=tuple(args.retriever or ["bm25"]), others_top=args.others, concurrency=args.concurrency,
-        policy=RetryPolicy(attempts=args.retries), fresh=args.fresh, price=_price(args.price),
+        policy=RetryPolicy(attempts=args.retries, base=args.backoff), fresh=args.fresh, price=_price(args.price),
     )
 
 
@@ -166,6 +169,8 @@ def run(args: argparse.Namespace) -> int:
         raise
     for passage, why in result.outcome.failures.items():
         _say(f"warning: no question for {passage}: {why}")
+    if result.outcome.failures and len(result.outcome.failures) == len(the_plan.jobs):
+        raise InputError(f"no passage got a question ({len(the_plan.jobs)} failed)", hint="see the warnings above")
     _say(f"{result.outcome.calls} call(s) made, {result.outcome.retries} retried; {result.new} new candidate(s), "
          f"{len(result.records)} in {out} (unreviewed until `goldeval review {out} --golden FILE`)")
     for line in leakage_lines(result.report):

@@ -8,6 +8,8 @@ else; error messages are redacted of it.
 
 from __future__ import annotations
 
+import inspect
+import sys
 from typing import Any
 
 from goldeval.errors import InputError, require
@@ -45,13 +47,21 @@ class AnthropicBackend:
         self.model = model
         self._settings = settings
         self._client = self._sdk.Anthropic(api_key=key, base_url=base_url, max_retries=0, timeout=timeout)
+        # Recent SDKs dropped the sampling parameters from Messages.create (recent models fix them);
+        # older ones take `temperature`. Send it only where the SDK has it, and say so otherwise.
+        self._sampling: dict[str, Any] = {}
+        if "temperature" in inspect.signature(self._client.messages.create).parameters:
+            self._sampling["temperature"] = settings.temperature
+        else:
+            print(f"goldeval: note: anthropic SDK {getattr(self._sdk, '__version__', '?')} takes no temperature; "
+                  "the model's own sampling applies", file=sys.stderr)
 
     def generate(self, prompt: str) -> str:
         message = self._client.messages.create(
             model=self.model,
             max_tokens=self._settings.max_tokens,
-            temperature=self._settings.temperature,
             messages=[{"role": "user", "content": prompt}],
+            **self._sampling,
         )
         return "".join(getattr(block, "text", "") for block in message.content if getattr(block, "type", "") == "text")
 
@@ -98,7 +108,8 @@ def _classify(sdk: Any, exc: BaseException) -> Verdict:
         return classify_status(int(exc.status_code), message, retry_after_seconds(headers.get("retry-after")))
     if isinstance(exc, sdk.APIConnectionError):
         return Verdict("transient", redact(f"{type(exc).__name__}: {exc}"))
-    return Verdict("skip", redact(f"{type(exc).__name__}: {exc}"))
+    # Anything else is not the server's answer but a mismatch with the SDK: no retry or skip helps.
+    return Verdict("fatal", redact(f"{type(exc).__name__}: {exc}"))
 
 
 def _timeout(spec: BackendSpec) -> float:
