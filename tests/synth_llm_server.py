@@ -9,6 +9,7 @@ first (429 with Retry-After, 500, 503, 401). Nothing here touches the network.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -134,10 +135,8 @@ def _handler(llm: FakeLLM) -> type[BaseHTTPRequestHandler]:
             for name, value in headers.items():
                 self.send_header(name, value)
             self.end_headers()
-            try:
+            with contextlib.suppress(OSError):  # the client went away (the interrupted run)
                 self.wfile.write(data)
-            except OSError:
-                pass  # the client went away (the interrupted run)
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
             pass

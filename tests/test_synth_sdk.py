@@ -15,10 +15,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from synth_fixtures import passage_of, question_for, write_corpus, write_golden
-from synth_llm_server import error_body, fake_llm
 
 from goldeval.cli import main
+from synth_fixtures import passage_of, question_for, write_corpus, write_golden
+from synth_llm_server import error_body, fake_llm
 
 KEY = "sk-test-Zq8vY3-do-not-print-4711"
 
