@@ -230,25 +230,28 @@ def measure(target: Target, passages: Sequence[Passage], rank: int | None) -> Qu
 
 
 def longest_copy(question: str, passage: str) -> tuple[int, str]:
-    """The longest run of the question's words found verbatim in the passage that holds a content word:
-    (its length in words, the phrase)."""
+    """The longest run of the question's words found verbatim in the passage, trimmed of stopwords at
+    either end (in "changes aside in", the "in" is not what was copied): (its length in words, the
+    phrase). A run of stopwords alone ("how to", "of the") counts as nothing."""
     q, p = tokens(question), tokens(passage)
     stops = stop_words()
-    content_before = [0]
-    for word in q:
-        content_before.append(content_before[-1] + (word not in stops))
-    best, best_end = 0, 0
+    content = [word not in stops for word in q]
+    first_content = [len(q)] * (len(q) + 1)  # first content position at or after each index
+    for k in range(len(q) - 1, -1, -1):
+        first_content[k] = k if content[k] else first_content[k + 1]
+    best, best_start = 0, 0
     previous = [0] * (len(p) + 1)
     for i, word in enumerate(q, start=1):
         current = [0] * (len(p) + 1)
         for j, other in enumerate(p, start=1):
             if word == other:
-                run = previous[j - 1] + 1
-                current[j] = run
-                if run > best and content_before[i] - content_before[i - run] > 0:
-                    best, best_end = run, i
+                current[j] = previous[j - 1] + 1
+                if content[i - 1]:  # a run ending in a content word; trim the stopwords it starts with
+                    start = first_content[i - current[j]]
+                    if i - start > best:
+                        best, best_start = i - start, start
         previous = current
-    return best, " ".join(q[best_end - best : best_end])
+    return best, " ".join(q[best_start : best_start + best])
 
 
 def headings_of(passage: Passage) -> list[str]:
