@@ -109,7 +109,7 @@ class Option:
         return f"<= {high}" if self.high is not None else ""
 
     def kind(self) -> str:
-        """The type as a reader wants it: `float in [0, 1]`, `english|none`, `int >= 1`."""
+        """The type as a reader wants it: `float [0, 1]`, `english|none`, `int >= 1`."""
         if self.type == "choice":
             return "|".join(self.choices)
         bounds = self.bounds()
