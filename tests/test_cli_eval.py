@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import textwrap
 from pathlib import Path
 
@@ -224,3 +226,59 @@ def test_a_search_function_stuck_past_the_timeout_does_not_hold_the_command(tmp_
     assert main(["eval", "--golden", str(golden), "--retriever", "stuck:search", "--timeout", "0.5", "--quiet", "--no-stats"]) == 0
     assert time.perf_counter() - started < 5
     assert "question h02" in capsys.readouterr().err
+
+
+def test_headline_leads_every_view_and_sets_the_k_misses_are_counted_at(tmp_path: Path, corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    golden = write_golden(tmp_path / "golden.jsonl", [
+        {"id": "h01", "question": "stash my changes away", "expected": ["git/git-stash.md"]},
+        {"id": "h02", "question": "how do I delete a branch", "expected": ["git/git-branch.md"]},
+        {"id": "h06", "question": "tuck my edits somewhere safe before switching branches", "expected": ["git/git-stash.md"]},
+    ])
+    out = tmp_path / "results.json"
+    assert main(["eval", "--corpus", str(corpus), "--golden", str(golden), "--k", "1,3", "--headline", "hit@3",
+                 "--misses", "--json", str(out), "--quiet", "--no-stats"]) == 0
+    printed = capsys.readouterr().out
+    assert json.loads(out.read_text())["headline"] == ["hit@3", "mrr", "ndcg@3"]
+    rows = [line.split()[0] for line in printed.splitlines() if line.split() and line.split()[0] in ("hit@1", "hit@3", "mrr")]
+    assert rows == ["hit@3", "mrr", "hit@1"]
+    assert "miss(es) at k=3" in printed and "h06 (rank >100)" in printed
+
+
+def test_the_json_carries_the_run_identity_configs_and_curves(tmp_path: Path, corpus: Path) -> None:
+    golden = write_golden(tmp_path / "golden.jsonl", [
+        {"id": "h01", "question": "stash my changes away", "expected": ["git/git-stash.md"]},
+    ])
+    out = tmp_path / "results.json"
+    assert main(["eval", "--corpus", str(corpus), "--golden", str(golden), "--retriever", "bm25",
+                 "--retriever", "bm25?stem=none", "--k", "1", "--depth", "20", "--chunk", "30:0",
+                 "--json", str(out), "--quiet", "--no-stats"]) == 0
+    data = json.loads(out.read_text())
+    assert data["schema"] == 2 and data["statistics"] is None
+    identity = data["identity"]
+    assert re.fullmatch(r"[0-9a-f]{64}", identity["corpus_fingerprint"]) and identity["chunking"] == "30:0"
+    assert identity["corpus_fingerprint"] == data["corpus"]["fingerprint"]
+    assert identity["golden_fingerprint"] == data["golden"]["fingerprint"]
+    assert identity["machine"]["cores"] == os.cpu_count()
+    first, second = data["retrievers"]
+    assert (first["config"]["spec"], first["config"]["depth"]) == ("bm25", 20)
+    assert (second["config"]["spec"], second["config"]["options"]["stem"]) == ("bm25?stem=none", "none")
+    assert all(len(curve) == 20 for curve in first["curves"].values())
+    assert first["curves"]["hit"][0] == first["metrics"]["hit@1"]
+    assert len(data["flips"]["bm25|bm25?stem=none"]["a_only"]) == 20
+
+
+def test_a_question_judged_all_non_relevant_stays_answerable_from_a_golden_file(tmp_path: Path, corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    golden = write_golden(tmp_path / "golden.jsonl", [
+        {"id": "h01", "question": "stash my changes away", "expected": ["git/git-stash.md"]},
+        {"id": "t01", "question": "how do I cook pasta", "intent": "answerable", "expected": {"cooking.md": 0}},
+        {"id": "o01", "question": "best pizza in Naples", "expected": []},
+    ])
+    out = tmp_path / "results.json"
+    assert main(["eval", "--corpus", str(corpus), "--golden", str(golden), "--k", "1", "--json", str(out),
+                 "--quiet", "--no-stats"]) == 0
+    assert "t01" in capsys.readouterr().err  # said once: nothing relevant can be found for it
+    (bm25,) = json.loads(out.read_text())["retrievers"]
+    assert (bm25["n_answerable"], bm25["n_off_topic"]) == (2, 1)
+    t01 = {q["id"]: q for q in bm25["questions"]}["t01"]
+    assert t01["off_topic"] is False and t01["nonrelevant"] == ["cooking.md"] and t01["expected"] == {}
+    assert t01["metrics"]["hit@1"] == 0.0 and bm25["metrics"]["hit@1"] == 0.5
