@@ -305,6 +305,11 @@ def test_a_trec_topic_judged_all_non_relevant_stays_answerable_and_scores_zero()
     # averaged in as the miss it is: q1 is found at rank 2, t7 has nothing to find
     assert result.metrics[M("hit@5")] == pytest.approx(0.5)
     assert result.metrics[M("mrr")] == pytest.approx((1 / 2 + 0) / 2)
+    # and it does not feed the off-topic threshold analysis
+    from goldeval import compare
+
+    separability = compare(card, resamples=100).statistics.off_topic["retrievers"]["fixed_search"]  # type: ignore[union-attr]
+    assert (separability["n_answerable"], separability["n_off_topic"]) == (2, 0)
 
 
 def test_judged_non_relevant_ids_are_kept_apart_from_unjudged_ones() -> None:
