@@ -20,6 +20,7 @@ from goldeval.synth.backends import parse_backend
 from goldeval.synth.candidates import as_golden
 from goldeval.synth.leakage import LeakageReport
 from goldeval.synth.pipeline import DEFAULT_CHUNK, SynthConfig, SynthResult, synthesize
+from goldeval.synth.sampling import MIN_CHARS
 
 ENV_BACKEND = "GOLDEVAL_SYNTH_BACKEND"
 DEMO_N = 20
@@ -55,14 +56,14 @@ class DemoSynthetic:
 
 
 def demo_synthetic(corpus: Corpus, hand: GoldenSet, *, workspace: Path, backend: str | None = None,
-                   n: int = DEMO_N, progress: Callable[[str], None] | None = None) -> DemoSynthetic | None:
+                   n: int = DEMO_N, min_chars: int = MIN_CHARS, progress: Callable[[str], None] | None = None) -> DemoSynthetic | None:
     """Generate (or reuse, from the reply cache) `n` questions from the demo corpus; None when no backend
     is configured (show `ENABLE_HINT` then). The questions are unreviewed candidates, labelled synthetic:
     evaluate them apart from the hand-written set, never pooled."""
     spec = configured_backend(backend)
     if spec is None:
         return None
-    config = SynthConfig(parse_backend(spec), n=n)
+    config = SynthConfig(parse_backend(spec), n=n, min_chars=min_chars)
     path = demo_candidates_path(workspace)
     path.parent.mkdir(parents=True, exist_ok=True)
     passages = corpus.passages(ChunkSpec(*DEFAULT_CHUNK))
