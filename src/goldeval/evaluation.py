@@ -30,8 +30,9 @@ from goldeval.golden.model import GoldenSet, Question
 from goldeval.ids import DocumentOf, doc_part
 from goldeval.metrics.compute import evaluate_ranked
 from goldeval.metrics.definitions import Metric, default_metrics, headline_metrics, parse_metric
+from goldeval.metrics.judged import judged_coverage
 from goldeval.progress import progress_bar
-from goldeval.retrievers.base import BuildContext, Retriever, build_retriever, needs_corpus
+from goldeval.retrievers.base import BuildContext, Retriever, build_retriever, check_run_options, needs_corpus
 from goldeval.retrievers.function import FunctionRetriever
 from goldeval.run import Run
 from goldeval.scorecard.curves import flips, metric_curves
@@ -41,6 +42,8 @@ RetrieverLike = Retriever | Callable[[str, int], Any] | str
 """A Retriever, a `search_fn(question, k)`, or a spec string such as `bm25` or `dense:minilm`."""
 
 SNIPPET_CHARS = 400
+RUN_SETTINGS = frozenset({"progress", "backend", "dsn", "timeout"})
+"""Options the CLI passes from its own flags, for whichever retrievers take them; not checked per key."""
 
 
 def evaluate(
@@ -78,6 +81,8 @@ def evaluate(
     if not len(golden_set):
         raise InputError("the golden set has no questions", hint="add questions: id, question, expected")
     metric_list = _metrics(metrics, tuple(ks))
+    if any(not j.relevant for j in golden_set.qrels) and Metric("bpref") not in metric_list:
+        metric_list.append(Metric("bpref"))  # judged-not-relevant ids say judging is partial: bpref skips the unjudged
     chosen = parse_metric(headline) if isinstance(headline, str) else headline
     if chosen is not None and chosen not in metric_list:
         metric_list.append(chosen)
@@ -99,6 +104,9 @@ def evaluate(
         options={"progress": progress, **(options or {})},  # encoders draw their bar only with progress
     )
     named = _named(retrievers)
+    # an option no retriever of the run declares would be silently ignored: refuse it before building
+    given = set(options or {}) - RUN_SETTINGS
+    check_run_options([s for s in named.values() if isinstance(s, str)], dict(options or {}), given)
     doc_of = {p.id: p.doc_id for p in passages}
     document_of = DocumentOf(doc_of, None if passages else _judged_docs(golden_set))
     results = []
@@ -326,7 +334,9 @@ def _score(
         ))
     # with no answerable question there is nothing to average: no value, never a zero
     means = {m: float(values[m].mean()) for m in metrics} if answerable else {}
-    return RetrieverResult(name=name, questions=questions, metrics=means, seconds=seconds)
+    judged, ranges = judged_coverage(qrels, rankings, answerable, metrics, keep)  # judged@k, best/worst case
+    return RetrieverResult(name=name, questions=questions, metrics=means, seconds=seconds, judged=judged,
+                           ranges=ranges)
 
 
 def _judged_at_level(grades: Mapping[str, int], level: str, document_of: DocumentOf) -> dict[str, int]:

@@ -91,6 +91,7 @@ def run_eval(args: argparse.Namespace) -> Scorecard:
 
         check_settings(resamples=int(getattr(args, "resamples", 10_000)), confidence=0.95, power=0.8)
     specs = args.retriever or ["bm25"]
+    options = _options(args)  # a bad option fails here, before the corpus is read or a model loaded
     if args.corpus is None and any(needs_corpus(s) for s in specs):
         raise InputError("no corpus given", hint="pass --corpus PATH (a folder, JSONL, BEIR or Cranfield)")
     corpus = load_corpus(args.corpus) if args.corpus is not None else None
@@ -114,7 +115,7 @@ def run_eval(args: argparse.Namespace) -> Scorecard:
         depth=args.depth,
         chunking=chunking,
         workspace=args.workspace,
-        options=_options(args),
+        options=options,
         progress=not args.quiet and sys.stderr.isatty(),
     )
     if getattr(args, "no_stats", False):
@@ -176,6 +177,11 @@ def run(args: argparse.Namespace) -> int:
     from goldeval.report.terminal import render
 
     card = run_eval(args)
+    from goldeval.history.db import record_run
+
+    run_id = record_run(card, args.workspace)  # the run history (`goldeval history`, `compare @last`)
+    if run_id is not None:
+        print(f"goldeval: recorded run {run_id} in {args.workspace / 'history.sqlite'}", file=sys.stderr)
     if args.json:
         card.save(args.json)
         print(f"goldeval: wrote {args.json}", file=sys.stderr)
