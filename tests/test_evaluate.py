@@ -336,7 +336,10 @@ def test_judged_non_relevant_chunks_name_their_document_at_doc_level() -> None:
 def test_evaluate_returns_scores_only_and_compare_returns_an_annotated_copy() -> None:
     import goldeval
 
-    card = evaluate({"one": fixed_search, "two": fixed_search_for_any}, golden_abc(), k=(1, 5))
+    # twelve answerable questions: enough for an interval (fewer get none)
+    golden = make_golden([(f"q{i}", ["where is a", "where is c"][i % 2], [{"a.md": 1}, {"c.md": 1}][i % 2])
+                          for i in range(12)] + [("off", "nothing about this", {})])
+    card = evaluate({"one": fixed_search, "two": fixed_search_for_any}, golden, k=(1, 5))
     assert card.statistics is None
     assert all(r.intervals == {} for r in card.retrievers)
     assert all(q.diagnosis is None for r in card.retrievers for q in r.questions)
