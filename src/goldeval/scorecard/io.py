@@ -69,6 +69,8 @@ def _retriever_to_dict(r: RetrieverResult) -> dict[str, Any]:
         "intervals": {str(m): list(v) for m, v in r.intervals.items()},
         "curves": r.curves,
         "seconds": round(r.seconds, 3),
+        "judged": r.judged,
+        "ranges": {str(m): list(v) for m, v in r.ranges.items()},
         "questions": [_question_to_dict(q) for q in r.questions],
     }
 
@@ -149,6 +151,9 @@ def _read(data: dict[str, Any], schema: int) -> Scorecard:
         version = str(data.get("goldset_version", data.get("goldeval_version", "")))
         notes.append(f"read from a goldset {version or '0.1'} results file (schema 1)")
         stats = _v1_statistics(data)
+        info = data.get("stats") if isinstance(data.get("stats"), dict) else {}
+        # 0.1 led with the largest k and diagnosed misses there: keep its headline so the two agree
+        headline = headline or [_metric(m, "stats.headline_metrics") for m in info.get("headline_metrics") or []]
         identity = RunIdentity(golden_fingerprint=str(_get(data, "golden", dict, {}).get("fingerprint", "")),
                                goldeval_version=version, created=str(data.get("created", "")))
     else:
@@ -203,9 +208,25 @@ def _retriever(data: Any, where: str, depth: int) -> RetrieverResult:
         intervals[_metric(key, f"{where}.intervals")] = (_float(value[0], key), _float(value[1], key))
     result = RetrieverResult(name=name, questions=questions, metrics=metrics, intervals=intervals,
                              config=dict(_get(data, "config", dict, {}, where=where)),
-                             seconds=_float(data.get("seconds", 0.0), f"{where}.seconds"))
+                             seconds=_float(data.get("seconds", 0.0), f"{where}.seconds"),
+                             judged=[_float(v, f"{where}.judged[{i}]")
+                                     for i, v in enumerate(_get(data, "judged", list, [], where=where))],
+                             ranges=_ranges(_get(data, "ranges", dict, {}, where=where), f"{where}.ranges"))
     _check_aggregates(result, where)
     return result
+
+
+def _ranges(data: Mapping[str, Any], where: str) -> dict[Metric, tuple[float, float]]:
+    """`ranges`: metric -> [low, high] with low <= high (goldeval.metrics.judged)."""
+    out: dict[Metric, tuple[float, float]] = {}
+    for key, value in data.items():
+        if not (isinstance(value, list) and len(value) == 2):
+            raise _Bad(f"{where}.{key}", "must be [low, high]")
+        low, high = _float(value[0], f"{where}.{key}"), _float(value[1], f"{where}.{key}")
+        if low > high:
+            raise _Bad(f"{where}.{key}", f"low {low:g} is above high {high:g}")
+        out[_metric(key, where)] = (low, high)
+    return out
 
 
 def _check_aggregates(r: RetrieverResult, where: str) -> None:

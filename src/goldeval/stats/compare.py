@@ -37,12 +37,17 @@ def compare_values(
     values: Mapping[str, Mapping[Metric, Sequence[float] | np.ndarray]],
     *,
     metrics: Sequence[Metric] | None = None,
+    pairs: Sequence[tuple[str, str]] | None = None,
     seed: int = 0,
     resamples: int = 10_000,
     confidence: float = 0.95,
     power: float = 0.8,
 ) -> Comparison:
-    """Compare systems from per-question values: `values[system][metric]`, aligned on the same questions."""
+    """Compare systems from per-question values: `values[system][metric]`, aligned on the same questions.
+
+    `pairs` lists the (candidate, reference) systems to compare; by default every system against every
+    earlier one. Holm's correction runs over the pairs of each metric when there is more than one pair.
+    """
     systems = list(values)
     if len(systems) < 2:
         raise InputError("a comparison needs at least two systems", value=systems,
@@ -50,10 +55,14 @@ def compare_values(
     metric_names = list(metrics) if metrics is not None else list(values[systems[0]])
     n = len(next(iter(values[systems[0]].values()))) if metric_names else 0
     alpha = 1 - confidence
-    pairs = [(j, i) for i in range(len(systems)) for j in range(i + 1, len(systems))]
-    columns = [(m, a, b) for m in metric_names for a, b in pairs]
+    if pairs is None:
+        index = [(j, i) for i in range(len(systems)) for j in range(i + 1, len(systems))]
+    else:
+        index = [(systems.index(a), systems.index(b)) for a, b in pairs]
+    several = len(index) > 1
+    columns = [(m, a, b) for m in metric_names for a, b in index]
     comparison = Comparison(systems, n, metric_names, [], confidence, alpha, power, seed, resamples,
-                            "holm" if len(systems) > 2 else "none")
+                            "holm" if several else "none")
     if not columns or n == 0:
         return comparison
     stacked = {(s, m): np.asarray(values[s][m], dtype=np.float64) for s in systems for m in metric_names}
@@ -62,7 +71,7 @@ def compare_values(
     diffs = a_vals - b_vals
     intervals = percentile_interval(bootstrap_means(diffs, resamples=resamples, rng=rng_for(seed, 2)), confidence)
     pvalues, tests = _pvalues(diffs, a_vals, b_vals, [m for m, _, _ in columns], resamples, seed)
-    adjusted = _adjust(pvalues, [m for m, _, _ in columns], len(systems) > 2)
+    adjusted = _adjust(pvalues, [m for m, _, _ in columns], several)
     sd = _sd_of_differences(diffs, a_vals, b_vals)
     for j, (m, a, b) in enumerate(columns):
         comparison.results.append(_one(
@@ -140,16 +149,13 @@ def _points(x: float) -> str:
     return f"{abs(x) * 100:.1f}"
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
-
-
 def format_p(p: float) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
 
 
 def verdict_text(r: MetricComparison, confidence: float = 0.95) -> str:
-    """E.g. "base leads small by 2 questions of 33 on hit@5 (6.1 points, 95% CI -4 to +16, p = 0.5): within noise"."""
+    """E.g. "base leads small on hit@5: finds 5 that small misses and misses 3 that it finds, of 33 questions
+    (6.1 points, 95% CI -4 to +16, p = 0.5): within noise"."""
     if r.n == 1:
         return (f"{r.a} vs {r.b} on {r.metric}: one question: nothing can be tested "
                 f"({r.a} {r.mean_a:.3g}, {r.b} {r.mean_b:.3g})")
@@ -206,10 +212,12 @@ def compare_scorecards(
     scorecards: Sequence[Scorecard], *, labels: Sequence[str] | None = None, metrics: Sequence[Metric] | None = None,
     seed: int = 0, resamples: int = 10_000, confidence: float = 0.95, power: float = 0.8,
 ) -> Comparison:
-    """Compare every retriever of several scorecards, which must hold the same questions and golden set.
+    """Compare the retrievers of scorecards that hold the same questions and golden set.
 
-    Systems are named by retriever, or `label/retriever` when names would collide; `labels` default
-    to each scorecard's position (`#1`, `#2`, ...).
+    One scorecard: every retriever against every earlier one. Several: each retriever of a later scorecard
+    against the retriever of the same name in the first (the baseline), never two retrievers of one file
+    (`pair_systems`); those left unpaired are named in `notes`. Systems are named by retriever, or
+    `label/retriever` when names collide; `labels` default to `#1`, `#2`, ...
     """
     labels = list(labels) if labels is not None else [f"#{i + 1}" for i in range(len(scorecards))]
     check_same_questions(scorecards, labels)
@@ -217,14 +225,22 @@ def compare_scorecards(
     values: dict[str, dict[Metric, np.ndarray]] = {}
     n_errors: dict[str, int] = {}
     common = _common_metrics(scorecards, metrics)
+    pairs, notes = pair_systems(scorecards, labels)
+    wanted = {s for pair in pairs for s in pair} if len(scorecards) > 1 else None
+    if wanted is not None and not pairs:
+        raise InputError("no retriever of the later files has a namesake in the first file: nothing to compare",
+                         value=labels, hint="evaluate the candidate with the baseline's retriever names; " + "; ".join(notes))
     for sc, systems in zip(scorecards, system_names(scorecards, labels), strict=True):
         for r, system in zip(sc.retrievers, systems, strict=True):
+            if wanted is not None and system not in wanted:
+                continue
             by_id = {q.id: q for q in r.answerable}
             values[system] = {m: np.array([by_id[q].metrics.get(m, 0.0) for q in qids]) for m in common}
             n_errors[system] = sum(1 for q in r.answerable if q.error)
-    comparison = compare_values(values, metrics=common, seed=seed, resamples=resamples,
-                                confidence=confidence, power=power)
+    comparison = compare_values(values, metrics=common, pairs=pairs if len(scorecards) > 1 else None, seed=seed,
+                                resamples=resamples, confidence=confidence, power=power)
     comparison.n_errors = n_errors
+    comparison.notes.extend(notes)
     return comparison
 
 
@@ -234,6 +250,41 @@ def system_names(scorecards: Sequence[Scorecard], labels: Sequence[str]) -> list
     clash = len(set(names)) < len(names)
     return [[f"{label}/{r.name}" if clash else r.name for r in sc.retrievers]
             for label, sc in zip(labels, scorecards, strict=True)]
+
+
+def pair_systems(scorecards: Sequence[Scorecard], labels: Sequence[str], *,
+                 verb: str = "compared") -> tuple[list[tuple[str, str]], list[str]]:
+    """The (candidate, baseline) systems compared across files, and notes on the retrievers left out.
+
+    Each retriever of a later scorecard is paired with the retriever of the same name in the first; when
+    the first and a later file hold one retriever each, they are paired whatever their names (noted).
+    Pairs inside one file are never made across files: `new/dense` vs `new/bm25` is not what changed.
+    One scorecard: every retriever against every earlier one, no notes.
+    """
+    names = system_names(scorecards, labels)
+    if len(scorecards) == 1:
+        systems = names[0]
+        return [(systems[j], systems[i]) for i in range(len(systems)) for j in range(i + 1, len(systems))], []
+    baseline = {r.name: s for r, s in zip(scorecards[0].retrievers, names[0], strict=True)}
+    pairs: list[tuple[str, str]] = []
+    notes: list[str] = []
+    paired_base: set[str] = set()
+    for sc, systems in zip(scorecards[1:], names[1:], strict=True):
+        for r, system in zip(sc.retrievers, systems, strict=True):
+            if r.name in baseline:
+                pairs.append((system, baseline[r.name]))
+                paired_base.add(baseline[r.name])
+            elif len(sc.retrievers) == 1 and len(names[0]) == 1:
+                pairs.append((system, names[0][0]))
+                paired_base.add(names[0][0])
+                notes.append(f"{system} is {verb} against {names[0][0]}, the only retriever of the baseline")
+            else:
+                notes.append(f"{system} is not {verb}: no retriever named {r.name} in the baseline "
+                             f"{labels[0]} ({', '.join(baseline)})")
+    left = [s for s in names[0] if s not in paired_base]
+    if left and pairs:
+        notes.append(f"{', '.join(left)} of the baseline {labels[0]} has no namesake in the later file(s)")
+    return pairs, notes
 
 
 @dataclass
@@ -249,27 +300,15 @@ class GateCheck:
 def gate_pairs(scorecards: Sequence[Scorecard], labels: Sequence[str]) -> tuple[list[tuple[str, str]], list[str]]:
     """The (candidate, baseline) systems a `--fail-if-worse` gate checks, and notes on those it cannot.
 
-    One scorecard: every retriever against the first. Several: each retriever of a later scorecard
-    against the retriever of the same name in the first (when both hold a single retriever, against
-    it whatever its name). Measuring `new/dense` against `frozen/bm25` says nothing about a regression.
+    One scorecard: every retriever against the first. Several: the pairs of `pair_systems` (each
+    retriever of a later scorecard against its namesake in the first). Measuring `new/dense` against
+    `frozen/bm25` says nothing about a regression.
     """
-    names = system_names(scorecards, labels)
     if len(scorecards) == 1:
+        names = system_names(scorecards, labels)
         return [(s, names[0][0]) for s in names[0][1:]], []
-    baseline = {r.name: s for r, s in zip(scorecards[0].retrievers, names[0], strict=True)}
-    pairs: list[tuple[str, str]] = []
-    notes: list[str] = []
-    for sc, systems in zip(scorecards[1:], names[1:], strict=True):
-        for r, system in zip(sc.retrievers, systems, strict=True):
-            if r.name in baseline:
-                pairs.append((system, baseline[r.name]))
-            elif len(sc.retrievers) == 1 and len(names[0]) == 1:
-                pairs.append((system, names[0][0]))
-                notes.append(f"{system} is gated against {names[0][0]}, the only retriever of the baseline")
-            else:
-                notes.append(f"{system} is not gated: no retriever named {r.name} in the baseline "
-                             f"{labels[0]} ({', '.join(baseline)})")
-    return pairs, notes
+    pairs, notes = pair_systems(scorecards, labels, verb="gated")
+    return pairs, [n for n in notes if "has no namesake" not in n]
 
 
 def gate(comparison: Comparison, pairs: Sequence[tuple[str, str]], metric: Metric) -> list[GateCheck]:
