@@ -26,6 +26,7 @@ from typing import Any
 from goldeval import __version__
 from goldeval.corpus.model import Corpus, Passage
 from goldeval.errors import GoldevalError, InputError, InputErrors
+from goldeval.golden.changelog import golden_changes
 from goldeval.golden.model import GoldenSet, Question
 from goldeval.ids import DocumentOf, doc_part
 from goldeval.metrics.compute import evaluate_ranked
@@ -143,6 +144,7 @@ def evaluate(
             "n_off_topic": len(golden_set.off_topic),
             "fingerprint": golden_set.fingerprint(),
             "version": golden_set.version,
+            **golden_changes(golden_set.path, golden_set.version),  # "5 labels fixed since version 3"
         },
         corpus={
             "path": corpus.path if corpus else "",
@@ -334,8 +336,8 @@ def _score(
         ))
     # with no answerable question there is nothing to average: no value, never a zero
     means = {m: float(values[m].mean()) for m in metrics} if answerable else {}
-    judged, ranges = judged_coverage(qrels, rankings, answerable, metrics, keep)  # judged@k, best/worst case
-    return RetrieverResult(name=name, questions=questions, metrics=means, seconds=seconds, judged=judged,
+    judged_at, ranges = judged_coverage(qrels, rankings, answerable, metrics, keep)  # judged@k, best/worst case
+    return RetrieverResult(name=name, questions=questions, metrics=means, seconds=seconds, judged=judged_at,
                            ranges=ranges)
 
 

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from goldeval import __version__
 from goldeval.errors import EXIT_BAD_INPUT, GoldevalError
 
-SUBCOMMANDS = ["eval", "demo", "golden", "trec", "compare", "models", "serve", "report", "synth", "review"]
+SUBCOMMANDS = ["eval", "demo", "golden", "trec", "compare", "models", "serve", "report", "synth", "review", "pool",
+               "history"]
 
 
 def build_parser() -> argparse.ArgumentParser:

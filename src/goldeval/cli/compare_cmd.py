@@ -10,16 +10,25 @@ from typing import TYPE_CHECKING
 from goldeval.errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_OK, InputError
 
 if TYPE_CHECKING:
+    from goldeval.history.changes import Shared
     from goldeval.metrics.definitions import Metric
+    from goldeval.report.change import ChangeReport
     from goldeval.scorecard.model import Scorecard
     from goldeval.scorecard.statistics import Comparison
 
 EPILOG = """\
 examples:
   goldeval compare results.json                    the retrievers inside one evaluation
-  goldeval compare baseline.json candidate.json    saved evaluations with each other (first = baseline)
+  goldeval compare baseline.json candidate.json    each retriever with its namesake in the baseline
   goldeval compare base.json new.json --json cmp.json --markdown comment.md
   goldeval compare frozen.json new.json --fail-if-worse hit@5    CI gate: exit 1 if new is worse beyond noise
+  goldeval compare @baseline @last                 runs from the history (`goldeval history`)
+  goldeval compare @last~1 @last                   the run before the newest one, and the newest
+
+Across files, retrievers are paired by name (baseline/bm25 vs candidate/bm25), never with each other
+inside one file. Runs on different golden-set versions are compared on the questions they share
+unchanged; the output says how many and what changed. With several files the Markdown comment leads
+with what changed and lists the flipped questions.
 """
 
 
@@ -34,8 +43,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("results", nargs="+", type=Path, metavar="RESULTS.json",
-                        help="results written by `goldeval eval --json`; one file compares its retrievers")
+    parser.add_argument("results", nargs="+", metavar="RESULTS.json|@RUN",
+                        help="results written by `goldeval eval --json`, or history references (@last, @last~1, "
+                        "@12, @NAME); one file compares its retrievers, several compare each with the first")
+    parser.add_argument("--workspace", metavar="DIR", type=Path, default=Path(".goldeval"),
+                        help="the workspace whose run history @references read (default: .goldeval)")
     parser.add_argument("--metric", action="append", default=[], metavar="NAME",
                         help="metric(s) to compare (repeatable; default: every metric of the results)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and randomization (default: 0)")
@@ -60,18 +72,17 @@ def run(args: argparse.Namespace) -> int:
     from goldeval.report.markdown import comparison_markdown
     from goldeval.report.sections import render_comparison, systems_table
     from goldeval.scorecard.io import dumps_strict
-    from goldeval.scorecard.model import Scorecard
     from goldeval.stats.annotate import check_settings, fill_intervals
-    from goldeval.stats.compare import compare_scorecards
+    from goldeval.stats.compare import compare_scorecards, system_names
     from goldeval.store.atomic import write_atomic
 
     check_settings(resamples=args.resamples, confidence=args.confidence, power=0.8)
-    cards = [Scorecard.load(path) for path in args.results]
-    labels = _labels(args.results)
+    cards, labels = _load(args.results, args.workspace)
     n_systems = sum(len(c.retrievers) for c in cards)
     if n_systems < 2:
         raise InputError("this results file holds only one retriever: nothing to compare it with",
                          path=args.results[0], hint="pass a second results file, or evaluate several --retriever")
+    cards, shared = _on_shared_questions(cards)
     metrics = [parse_metric(m) for m in args.metric] or None
     gated = parse_metric(args.fail_if_worse) if args.fail_if_worse else None
     if gated is not None and metrics is not None and gated not in metrics:
@@ -87,28 +98,82 @@ def run(args: argparse.Namespace) -> int:
              if m in comparison.metrics]
     data = comparison.to_dict()
     data["files"] = [str(p) for p in args.results]
+    change = _change_report(cards, labels, comparison, shown, shared) if len(cards) > 1 else None
+    if shared is not None:
+        data["shared"] = {"questions": shared.qids, "of": shared.totals, "versions": shared.versions,
+                          "added": shared.changes.added, "removed": shared.changes.removed,
+                          "relabelled": shared.changes.changed}
     if args.json:
         write_atomic(args.json, dumps_strict(data))
         print(f"goldeval: wrote {args.json}", file=sys.stderr)
     if args.markdown:
-        write_atomic(args.markdown, comparison_markdown(comparison, metrics=shown))
+        from goldeval.report.change import change_markdown
+
+        text = change_markdown(change) if change else comparison_markdown(comparison, metrics=shown)
+        write_atomic(args.markdown, text)
         print(f"goldeval: wrote {args.markdown}", file=sys.stderr)
     for card in cards:
         if any(not r.intervals for r in card.retrievers):
             fill_intervals(card, seed=args.seed, resamples=args.resamples, confidence=args.confidence)
     console = Console()
-    console.print(systems_table(cards, comparison.systems, shown, comparison.n_questions))
+    if change is not None:
+        from goldeval.report.change import change_text
+
+        for line in change_text(change):
+            console.print(line, highlight=False, markup=False)
+        console.print()
+    every = [s for systems in system_names(cards, labels) for s in systems]  # unpaired ones too: one column each
+    console.print(systems_table(cards, every, shown, comparison.n_questions))
     render_comparison(comparison, console, metrics=shown, details=args.details)
     if gated is not None:
         return _gate(comparison, planned, gated)
     return EXIT_OK
 
 
-def _labels(paths: list[Path]) -> list[str]:
-    labels = [p.stem for p in paths]
+def _load(refs: list[str], workspace: Path) -> tuple[list[Scorecard], list[str]]:
+    """Scorecards from files and history references, with a distinct label each."""
+    from goldeval.history.db import load_results
+
+    loaded = [load_results(ref, workspace) for ref in refs]
+    labels = [label for _, label in loaded]
     if len(set(labels)) < len(labels):
-        labels = [str(p) for p in paths]
-    return labels
+        labels = list(refs)
+    return [card for card, _ in loaded], labels
+
+
+def _on_shared_questions(cards: list[Scorecard]) -> tuple[list[Scorecard], Shared | None]:
+    """Cards of different golden sets, cut to the questions they share unchanged (said on stderr)."""
+    from goldeval.history.changes import restrict, same_golden, shared_questions
+
+    if len(cards) < 2 or same_golden(cards):
+        return cards, None
+    shared = shared_questions(cards)
+    answerable = {q.id for q in cards[0].retrievers[0].answerable}
+    if not answerable & set(shared.qids):
+        raise InputError("these runs share no answerable question unchanged: nothing to compare",
+                         value=shared.changes.describe(), hint="compare runs on the same golden set or close versions")
+    print(f"goldeval: {shared.describe()}", file=sys.stderr)
+    return [restrict(card, shared.qids) for card in cards], shared
+
+
+def _change_report(cards: list[Scorecard], labels: list[str], comparison: Comparison, shown: list[Metric],
+                   shared: Shared | None) -> ChangeReport:
+    """What the comment leads with: the lead metric, flipped questions on a hit metric, configuration changes."""
+    from goldeval.history.changes import config_changes, flipped
+    from goldeval.report.change import ChangeReport
+    from goldeval.stats.compare import pair_systems, system_names
+
+    pairs = [(a, b) for a, b in pair_systems(cards, labels)[0] if a in comparison.systems]
+    names = system_names(cards, labels)
+    hits = [m for m in [*shown, *comparison.metrics] if m.name == "hit"]
+    metric = hits[0] if hits else shown[0]
+    configs = {s: r.config for card, systems in zip(cards, names, strict=True)
+               for r, s in zip(card.retrievers, systems, strict=True)}
+    return ChangeReport(
+        comparison, labels[0], ", ".join(labels[1:]), metric,
+        flips=flipped(cards, names, pairs, hits[0]) if hits else [], shared=shared,
+        config={a: config_changes(configs[b], configs[a]) for a, b in pairs},
+    )
 
 
 def _plan_gate(metric: Metric, cards: list[Scorecard], labels: list[str]) -> tuple[list[tuple[str, str]], list[str]]:

@@ -15,13 +15,16 @@ examples:
   goldeval golden import --qrels qrels.txt --topics topics.txt --out golden.jsonl
   goldeval golden import --from ../shared/data/cranfield --out cranfield.jsonl
   goldeval golden export golden.jsonl --qrels golden.qrels --topics golden.topics.tsv
+  goldeval golden freeze golden.jsonl                    # stamp a version (number + content hash)
+  goldeval golden suggest --from-log queries.jsonl --golden golden.jsonl --out candidates.jsonl
+  goldeval golden add --golden golden.jsonl --question "..." --expected DOC --incident INC-12
 """
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "golden",
-        help="check, import or export a golden set",
+        help="check, import, export, freeze or grow a golden set",
         description="Check a golden set against a corpus (every problem reported at once), import one "
         "from TREC qrels + topics or a BEIR/Cranfield folder, or export TREC qrels and topics.",
         epilog=EPILOG,
@@ -50,6 +53,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     exp.add_argument("--topics", type=Path, help="also write the questions as qid<TAB>text topics")
     exp.add_argument("--force", action="store_true", help="overwrite existing files")
     exp.set_defaults(func=run_export)
+
+    from goldeval.cli.golden_lifecycle import register_lifecycle
+
+    register_lifecycle(actions)  # freeze, suggest, add (keeping the set true over time)
 
 
 def run_check(args: argparse.Namespace) -> int:

@@ -23,6 +23,7 @@ from goldeval.golden.validate import (
     sort_problems,
     validate_golden,
 )
+from goldeval.golden.versions import frozen_version
 from goldeval.store.atomic import write_atomic
 
 __all__ = ["load_golden", "question_record", "validate_golden", "write_golden_jsonl"]
@@ -59,7 +60,9 @@ def load_golden(path: str | Path, *, corpus: Corpus | Collection[str] | None = N
         raise InputErrors(sort_problems(problems), summary=f"{count} in golden set {path}")
     qrels = Qrels(judgments)
     warnings = nothing_relevant_warning(questions, qrels, str(path))
-    return GoldenSet(questions, qrels, path=str(path), notes=notes, warnings=warnings)
+    golden = GoldenSet(questions, qrels, path=str(path), notes=notes, warnings=warnings)
+    golden.version = frozen_version(golden)  # the frozen version it equals (golden.versions.jsonl), or None
+    return golden
 
 
 def _read_records(records: list[Record], path: Path) -> tuple[

@@ -312,6 +312,19 @@ def r_precision(j: Judged, k: int | None = None) -> np.ndarray:
     return ratio(j.count_at(j.num_rel), j.num_rel)
 
 
+def bpref(j: Judged, k: int | None = None) -> np.ndarray:
+    """bpref (`m_bpref.c`): the one kernel lives with trec_eval's measures; it needs the judged
+    non-relevant documents located too (`all_judged`, see `needs_all_judged`)."""
+    from goldeval.metrics.trec_measures import _bpref  # lazy: trec_measures imports this module
+
+    return _bpref(j, ())[0]
+
+
+def needs_all_judged(metrics: Sequence[Metric]) -> bool:
+    """bpref counts judged non-relevant documents above each relevant one: locate every judgment."""
+    return any(m.name == "bpref" for m in metrics)
+
+
 _KERNELS: dict[str, Callable[..., np.ndarray]] = {
     "hit": hit,
     "recall": recall,
@@ -320,6 +333,7 @@ _KERNELS: dict[str, Callable[..., np.ndarray]] = {
     "ndcg": ndcg,
     "map": average_precision,
     "rprec": r_precision,
+    "bpref": bpref,
 }
 
 
@@ -344,7 +358,7 @@ def evaluate_ranked(
     `qids` defaults to the qrels' question ids in order. A question missing from `rankings`, or with
     no relevant document, scores 0; nothing is dropped.
     """
-    return compute(judge_ranked(qrels, rankings, qids), metrics)
+    return compute(judge_ranked(qrels, rankings, qids, all_judged=needs_all_judged(metrics)), metrics)
 
 
 def evaluate_scores(
@@ -359,4 +373,4 @@ def evaluate_scores(
     One float64 array per metric, aligned with `qids` (default: the qrels' question ids in order).
     A question missing from `run`, or with no relevant document, scores 0; nothing is dropped.
     """
-    return compute(judge_scores(qrels, run, qids), metrics)
+    return compute(judge_scores(qrels, run, qids, all_judged=needs_all_judged(metrics)), metrics)

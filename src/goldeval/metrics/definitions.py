@@ -13,6 +13,9 @@ Definitions (binary relevance means a judgment >= 1; R is the number of relevant
 - map, map@k (trec_eval map, map_cut_k): mean of precision at each relevant document's rank, divided
   by R (relevant documents not retrieved contribute 0).
 - rprec (trec_eval Rprec): precision at rank R.
+- bpref (trec_eval bpref; Buckley & Voorhees, SIGIR 2004): (1/R) * sum over retrieved relevant r of
+  1 - min(n_r, R) / min(N, R), n_r = judged non-relevant above r, N = judged non-relevant; unjudged
+  documents are skipped, so it is robust to incomplete judgments (pooled golden sets).
 """
 
 from __future__ import annotations
@@ -31,10 +34,11 @@ METRIC_NAMES: dict[str, str] = {
     "ndcg": "nDCG@k: graded gain discounted by log2(rank + 1), over the ideal",
     "map": "MAP: mean precision at the rank of each expected answer",
     "rprec": "R-precision: precision at rank R, R = number of expected answers",
+    "bpref": "bpref: how often judged-relevant answers rank above judged-not-relevant ones (unjudged ignored)",
 }
 NEEDS_K = frozenset({"hit", "recall", "precision", "ndcg"})
 OPTIONAL_K = frozenset({"mrr", "map"})
-NO_K = frozenset({"rprec"})
+NO_K = frozenset({"rprec", "bpref"})
 _ALIASES = {"success": "hit", "p": "precision", "r": "recall", "recip_rank": "mrr", "rprecision": "rprec"}
 _PATTERN = re.compile(r"^\s*([A-Za-z_]+)\s*(?:@\s*(\d+))?\s*$")
 

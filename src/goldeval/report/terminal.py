@@ -51,6 +51,9 @@ def render_table(card: Scorecard, console: Console) -> None:
                      "never averaged in as zeros.")
     if any(r.intervals for r in card.retrievers):
         notes.append("(low–high): 95% bootstrap interval over the answerable questions; best value in green.")
+    from goldeval.report.judged import judged_lines
+
+    notes.extend(judged_lines(card))  # judged@k, metric ranges, label fixes since the last version
     for line in notes:
         console.print(line, style="dim", highlight=False)
 

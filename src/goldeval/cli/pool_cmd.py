@@ -1,0 +1,145 @@
+"""`goldeval pool`: judge, in the browser, the passages several retrievers found that nobody has judged."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from goldeval.errors import InputError
+
+EPILOG = """\
+keys on the page:
+  1 / 2 / 3      relevant, with that grade (on a question some retriever missed: "also answers", a label fix)
+  n or 0         not relevant
+  x              the corpus does not answer this question (a content gap: relabelled off-topic; needs a reason)
+  w              the question's first expected document is wrong (needs a reason; each chip has a button)
+  s              accept the model's suggestion (--prelabel), as your own verdict
+  r              type a reason; j / k or arrows: next / previous
+
+examples:
+  goldeval eval --corpus docs/ --golden golden.jsonl --retriever bm25 --retriever dense:minilm \\
+      --retriever hybrid:bm25+dense:minilm --json results.json
+  goldeval pool results.json --golden golden.jsonl --corpus docs/
+  goldeval pool base.json new.json --golden golden.jsonl --k 5 --judge ana
+  goldeval pool @last --golden golden.jsonl --list          print the unjudged candidates (TSV), no page
+  goldeval pool results.json --golden golden.jsonl --prelabel openai:gpt-4o-mini   suggestions only
+
+Every verdict is written into the golden set at once (atomically) as a judgment with who (--judge),
+when and which pool, and recorded in golden.changes.jsonl beside it. Re-run `goldeval eval` to re-score:
+the scorecard then shows judged@k and each metric's range. Stop the server with Ctrl+C.
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "pool",
+        help="judge the unjudged passages of every retriever's top k, in the browser",
+        description="Collect the top k of every retriever in the results, keep the passages the golden set has "
+        "not judged for each question, and open them in a local page: the question, the passage with the "
+        "question's words highlighted, and a verdict (relevant with a grade, not relevant, the corpus does "
+        "not answer this question), keyboard first. Label fixes from misses too. Verdicts go into the golden "
+        "set with provenance. Exit 0 ok (after Ctrl+C), 2 bad input.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("results", nargs="+", metavar="RESULTS.json|@RUN",
+                        help="results of `goldeval eval --json`, or history references (@last, @NAME)")
+    parser.add_argument("--golden", metavar="FILE", type=Path, required=True,
+                        help="the golden set (JSONL) the verdicts are written into")
+    parser.add_argument("--k", type=int, default=10, help="pool each retriever's top k (default: 10)")
+    parser.add_argument("--corpus", metavar="PATH", type=Path,
+                        help="show each passage's full text (default: the snippet stored in the results)")
+    parser.add_argument("--judge", metavar="NAME", help="who judges, recorded on every verdict (default: $USER)")
+    parser.add_argument("--prelabel", metavar="BACKEND",
+                        help="ask a model for a suggestion per passage (a `goldeval synth` backend spec); shown, "
+                        "never written unless you accept it")
+    parser.add_argument("--workspace", metavar="DIR", type=Path, default=Path(".goldeval"),
+                        help="the workspace whose run history @references read (default: .goldeval)")
+    parser.add_argument("--list", action="store_true", help="print the pool as TSV on stdout and exit (no page)")
+    parser.add_argument("--json", metavar="OUT", type=Path, help="also write the pool as JSON")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
+    parser.add_argument("--port", type=int, default=8767, help="port (default: 8767; 0 picks a free one)")
+    parser.add_argument("--no-open", action="store_true", help="do not open the page in the browser")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from goldeval.history.db import load_results
+    from goldeval.judging.edits import GoldenFile
+    from goldeval.judging.pool import build_pool
+
+    if not 0 <= args.port <= 65535:
+        raise InputError(f"--port {args.port} is not a port number", value=args.port, hint="use 1-65535, or 0 for a free port")
+    golden_file = GoldenFile(args.golden, judge=args.judge)
+    golden = golden_file.load()
+    loaded = [load_results(ref, args.workspace) for ref in args.results]
+    labels = [label for _, label in loaded]
+    if len(set(labels)) < len(labels):
+        labels = list(args.results)
+    cards = [card for card, _ in loaded]
+    texts = _texts(args.corpus, cards) if args.corpus else None
+    pool = build_pool(cards, labels, golden, k=args.k, texts=texts)
+    for note in pool.notes:
+        print(f"goldeval: note: {note}", file=sys.stderr)
+    questions = len({i.question_id for i in pool.items})
+    print(f"goldeval: {pool.id}: {len(pool.items)} unjudged passage(s) for {questions} question(s) in the top "
+          f"{pool.k} of " + ", ".join(f"{s} ({n} unjudged)" for s, n in pool.unjudged.items()), file=sys.stderr)
+    if args.json:
+        from goldeval.scorecard.io import dumps_strict
+        from goldeval.store.atomic import write_atomic
+
+        write_atomic(args.json, dumps_strict(pool.to_dict()))
+        print(f"goldeval: wrote {args.json}", file=sys.stderr)
+    if args.list:
+        print("question\tpassage\tfound_by\tmiss\tquestion_text")
+        for item in pool.items:
+            found = ",".join(f"{f.system}#{f.rank}" for f in item.found_by)
+            print(f"{item.question_id}\t{item.passage}\t{found}\t{int(item.miss)}\t{item.question}")
+        return 0
+    if not pool.items:
+        print("goldeval: nothing to judge: every passage in the pooled top k is judged", file=sys.stderr)
+        return 0
+    return _serve(args, pool, golden_file)
+
+
+def _serve(args: argparse.Namespace, pool, golden_file) -> int:  # type: ignore[no-untyped-def]
+    from goldeval.web.pool import PoolStore, make_pool_server
+    from goldeval.web.server import is_loopback
+
+    suggestions = {}
+    if args.prelabel:
+        from goldeval.judging.prelabel import prelabel
+
+        suggestions = prelabel(pool.items, args.prelabel)
+        print(f"goldeval: {len(suggestions)} suggestion(s) from {args.prelabel} (written only if you accept them)",
+              file=sys.stderr)
+    server = make_pool_server(PoolStore(pool, golden_file, suggestions), host=args.host, port=args.port)
+    if not is_loopback(args.host):
+        print(f"goldeval: warning: serving on {args.host}: anyone who can reach this machine can change the golden set",
+              file=sys.stderr)
+    print(f"goldeval: judging at {server.url} as {golden_file.judge} (Ctrl+C to stop); verdicts go into "
+          f"{args.golden}", flush=True)
+    if not args.no_open:
+        import webbrowser
+
+        webbrowser.open(server.url)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("goldeval: stopped", file=sys.stderr)
+    finally:
+        server.server_close()
+    return 0
+
+
+def _texts(corpus_path: Path, cards):  # type: ignore[no-untyped-def]
+    """Passage -> (title, text) from the corpus, at the results' level and chunking."""
+    from goldeval.corpus import load_corpus
+    from goldeval.corpus.chunking import parse_chunk_spec
+
+    corpus = load_corpus(corpus_path)
+    if cards and cards[0].level == "chunk":
+        spec = cards[0].identity.chunking
+        return {p.id: (p.title, p.text) for p in corpus.passages(parse_chunk_spec(spec) if spec else None)}
+    return {d.id: (d.title, d.text) for d in corpus}

@@ -1,0 +1,159 @@
+"""Frozen versions of a golden set: a number and a content hash, kept in a sidecar file.
+
+`goldeval golden freeze golden.jsonl` appends one line to `golden.versions.jsonl` beside the set:
+
+    {"version": 3, "fingerprint": "<sha256>", "at": "2026-11-30T05:40:00+00:00", "by": "ana",
+     "n_questions": 58, "n_judgments": 71, "questions": {"q01": "<digest>", ...}, "note": ""}
+
+The fingerprint is `GoldenSet.fingerprint()` (ids, texts, intents, judged grades), so loading a set whose
+content equals a frozen version gives it that version number (`GoldenSet.version`), which every run then
+records in its identity; any edit (a question added, a label fixed, a pooled judgment) leaves the set
+unversioned until it is frozen again, as version n + 1. Freezing an unchanged set makes no new version.
+Per-question digests let two versions name what changed between them (`changes_between`).
+A sidecar, not a header line: rewriting the set (pooling, label fixes) never loses its history.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from goldeval.errors import InputError
+from goldeval.golden.model import GoldenSet, Question
+from goldeval.store.atomic import write_atomic
+from goldeval.store.workspace import file_lock
+
+
+@dataclass(frozen=True)
+class Version:
+    """One frozen version of a golden set."""
+
+    version: int
+    fingerprint: str
+    at: str
+    by: str = ""
+    n_questions: int = 0
+    n_judgments: int = 0
+    questions: Mapping[str, str] = field(default_factory=dict)
+    """Question id -> digest of its text, intent and judged grades."""
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"version": self.version, "fingerprint": self.fingerprint, "at": self.at, "by": self.by,
+                "n_questions": self.n_questions, "n_judgments": self.n_judgments,
+                "questions": dict(self.questions), "note": self.note}
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What differs between two versions of a golden set, by question id."""
+
+    added: list[str]
+    removed: list[str]
+    changed: list[str]
+    """Same id, another text, intent or judged grades."""
+
+    @property
+    def empty(self) -> bool:
+        return not (self.added or self.removed or self.changed)
+
+    def describe(self) -> str:
+        """E.g. `2 added (q13, q14), 1 relabelled (h05)`; `no question changed`."""
+        parts = [f"{len(ids)} {what} ({_few(ids)})" for what, ids in
+                 (("added", self.added), ("removed", self.removed), ("relabelled", self.changed)) if ids]
+        return ", ".join(parts) or "no question changed"
+
+
+def sidecar_path(golden_path: str | Path, suffix: str = "versions") -> Path:
+    """`golden.jsonl` -> `golden.versions.jsonl` (and `golden.changes.jsonl` with suffix `changes`)."""
+    path = Path(golden_path)
+    return path.with_name(f"{path.stem}.{suffix}.jsonl")
+
+
+def lock_path(golden_path: str | Path) -> Path:
+    """The lock every writer of a golden set and its sidecars holds (`.golden.jsonl.lock`)."""
+    path = Path(golden_path)
+    return path.with_name(f".{path.name}.lock")
+
+
+def question_digest(golden: GoldenSet, q: Question) -> str:
+    """A short digest of what a question asks and what answers it: text, intent, judged grades."""
+    payload = json.dumps([q.question, q.intent, sorted(golden.grades(q.id).items())], ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def question_digests(golden: GoldenSet) -> dict[str, str]:
+    return {q.id: question_digest(golden, q) for q in golden}
+
+
+def read_versions(golden_path: str | Path) -> list[Version]:
+    """The frozen versions of the set at `golden_path`, oldest first; [] when it was never frozen."""
+    path = sidecar_path(golden_path)
+    if not path.is_file():
+        return []
+    out = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            out.append(Version(int(data["version"]), str(data["fingerprint"]), str(data.get("at", "")),
+                               str(data.get("by", "")), int(data.get("n_questions", 0)),
+                               int(data.get("n_judgments", 0)), dict(data.get("questions") or {}),
+                               str(data.get("note", ""))))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"bad versions line: {exc}", path=path, line=lineno, value=line[:120],
+                             hint="this file is written by `goldeval golden freeze`; restore it from version control") from None
+    return out
+
+
+def frozen_version(golden: GoldenSet) -> int | None:
+    """The number of the frozen version whose content equals `golden`, or None (never frozen, or
+    edited since)."""
+    if not golden.path:
+        return None
+    fingerprint = golden.fingerprint()
+    matches = [v.version for v in read_versions(golden.path) if v.fingerprint == fingerprint]
+    return max(matches) if matches else None
+
+
+def freeze(golden: GoldenSet, *, by: str = "", note: str = "", now: str | None = None) -> tuple[Version, bool]:
+    """Stamp `golden` (loaded from its file) as a new version; (the version, whether it is new).
+
+    An unchanged set keeps its latest version: freezing twice makes no version 4 equal to version 3.
+    """
+    if not golden.path or not Path(golden.path).is_file():
+        raise InputError("only a golden-set file can be frozen", path=golden.path or None,
+                         hint="freeze the JSONL file the set was loaded from")
+    with file_lock(lock_path(golden.path)):
+        versions = read_versions(golden.path)
+        fingerprint = golden.fingerprint()
+        if versions and versions[-1].fingerprint == fingerprint:
+            return versions[-1], False
+        version = Version(
+            version=(versions[-1].version + 1) if versions else 1, fingerprint=fingerprint,
+            at=now or datetime.now(UTC).isoformat(timespec="seconds"), by=by, n_questions=len(golden),
+            n_judgments=len(golden.qrels), questions=question_digests(golden), note=note,
+        )
+        lines = [json.dumps(v.to_dict(), ensure_ascii=False) + "\n" for v in [*versions, version]]
+        write_atomic(sidecar_path(golden.path), "".join(lines))
+    golden.version = version.version
+    return version, True
+
+
+def changes_between(old: Mapping[str, str], new: Mapping[str, str]) -> Changes:
+    """Question digests of two versions -> what was added, removed and relabelled."""
+    return Changes(
+        added=sorted(set(new) - set(old)),
+        removed=sorted(set(old) - set(new)),
+        changed=sorted(q for q in set(old) & set(new) if old[q] != new[q]),
+    )
+
+
+def _few(ids: list[str], limit: int = 5) -> str:
+    return ", ".join(ids[:limit]) + (f" and {len(ids) - limit} more" if len(ids) > limit else "")

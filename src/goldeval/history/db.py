@@ -1,0 +1,262 @@
+"""The run history: every evaluation, in an embedded SQLite database in the workspace.
+
+`goldeval eval` records each run in `.goldeval/history.sqlite` (stdlib sqlite3, write-ahead log, one
+transaction per run, so a crash records the whole run or nothing and readers never wait for a writer):
+
+- `runs`: the run identity (golden fingerprint and frozen version, corpus fingerprint, goldeval
+  version, when) and the whole scorecard as compressed results JSON, so `compare @last` gets back
+  exactly what was written;
+- `metrics`: each retriever's mean and interval per metric (the trend);
+- `question_ranks`: each retriever's rank of every question (the first correct result, and every
+  expected id's rank), to see which questions moved without unpacking a scorecard;
+- `tags`: named baselines (`goldeval history tag 12 baseline`, then `compare @baseline @last`).
+
+References: `@last` is the newest run, `@last~N` the N-th before it, `@12` run 12, `@NAME` a tag.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from goldeval.errors import InputError
+from goldeval.scorecard.model import Scorecard
+
+DB_NAME = "history.sqlite"
+ENV_OFF = "GOLDEVAL_NO_HISTORY"
+"""Set to 1 to keep `goldeval eval` from recording runs (e.g. throwaway evaluations)."""
+SCHEMA_VERSION = 1
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    created TEXT NOT NULL,
+    recorded TEXT NOT NULL,
+    golden_path TEXT NOT NULL,
+    golden_fingerprint TEXT NOT NULL,
+    golden_version INTEGER,
+    corpus_fingerprint TEXT NOT NULL,
+    level TEXT NOT NULL,
+    depth INTEGER NOT NULL,
+    goldeval_version TEXT NOT NULL,
+    identity TEXT NOT NULL,
+    scorecard BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS runs_by_version ON runs (golden_version, golden_fingerprint);
+CREATE TABLE IF NOT EXISTS retrievers (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    config TEXT NOT NULL,
+    n_answerable INTEGER NOT NULL,
+    n_errors INTEGER NOT NULL,
+    PRIMARY KEY (run_id, name)
+);
+CREATE TABLE IF NOT EXISTS metrics (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    retriever TEXT NOT NULL,
+    metric TEXT NOT NULL,
+    value REAL NOT NULL,
+    low REAL,
+    high REAL,
+    PRIMARY KEY (run_id, retriever, metric)
+);
+CREATE TABLE IF NOT EXISTS question_ranks (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    retriever TEXT NOT NULL,
+    question TEXT NOT NULL,
+    off_topic INTEGER NOT NULL,
+    rank INTEGER,
+    ranks TEXT NOT NULL,
+    PRIMARY KEY (run_id, retriever, question)
+);
+CREATE TABLE IF NOT EXISTS tags (
+    name TEXT PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    at TEXT NOT NULL
+);
+"""
+REF = re.compile(r"^@(?:(last)(?:~(\d+))?|(\d+)|([A-Za-z_][\w.-]*))$")
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """One recorded run, as `goldeval history` lists it."""
+
+    id: int
+    created: str
+    golden_path: str
+    golden_fingerprint: str
+    golden_version: int | None
+    corpus_fingerprint: str
+    retrievers: list[str]
+    tags: list[str]
+
+
+class History:
+    """The history database of one workspace (created on first use)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+
+    @classmethod
+    def of(cls, workspace: str | Path) -> History:
+        return cls(Path(workspace) / DB_NAME)
+
+    @contextmanager
+    def connect(self, *, write: bool = False) -> Iterator[sqlite3.Connection]:
+        if not write and not self.path.exists():
+            raise InputError("no run history yet", path=self.path,
+                             hint="every `goldeval eval` records its run here; evaluate first (or pass --workspace)")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        try:
+            conn.execute("PRAGMA busy_timeout = 30000")
+            conn.execute("PRAGMA foreign_keys = ON")
+            if write:
+                conn.execute("PRAGMA journal_mode = WAL")
+                if conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+                    conn.executescript(SCHEMA)
+                    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            yield conn
+        except sqlite3.DatabaseError as exc:
+            raise InputError(f"cannot use the run history: {exc}", path=self.path,
+                             hint="the file is not a goldeval history database; move it away to start a new one") from None
+        finally:
+            conn.close()
+
+    def record(self, card: Scorecard) -> int:
+        """Record one run in a single transaction; returns its id."""
+        from goldeval.scorecard.io import dumps_strict
+
+        blob = zlib.compress(dumps_strict(card.to_dict()).encode("utf-8"), 6)
+        identity = card.identity
+        with self.connect(write=True) as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                run_id = int(conn.execute(
+                    "INSERT INTO runs (created, recorded, golden_path, golden_fingerprint, golden_version, "
+                    "corpus_fingerprint, level, depth, goldeval_version, identity, scorecard) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (identity.created or _now(), _now(), str(card.golden.get("path", "")),
+                     identity.golden_fingerprint, identity.golden_version, identity.corpus_fingerprint,
+                     card.level, card.depth, identity.goldeval_version, json.dumps(identity.to_dict()), blob),
+                ).lastrowid or 0)
+                for r in card.retrievers:
+                    conn.execute("INSERT INTO retrievers VALUES (?, ?, ?, ?, ?)",
+                                 (run_id, r.name, json.dumps(r.config, default=str), len(r.answerable), r.n_errors))
+                    conn.executemany("INSERT INTO metrics VALUES (?, ?, ?, ?, ?, ?)", [
+                        (run_id, r.name, str(m), v, *(r.intervals.get(m) or (None, None))) for m, v in r.metrics.items()])
+                    conn.executemany("INSERT INTO question_ranks VALUES (?, ?, ?, ?, ?, ?)", [
+                        (run_id, r.name, q.id, int(q.off_topic), q.rank, json.dumps(q.ranks)) for q in r.questions])
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        return run_id
+
+    def runs(self, limit: int | None = None) -> list[RunRow]:
+        """Recorded runs, newest first."""
+        with self.connect() as conn:
+            rows = conn.execute(
+                "SELECT id, created, golden_path, golden_fingerprint, golden_version, corpus_fingerprint "
+                "FROM runs ORDER BY id DESC" + (f" LIMIT {int(limit)}" if limit else "")).fetchall()
+            names = _group(conn.execute("SELECT run_id, name FROM retrievers ORDER BY rowid").fetchall())
+            tags = _group(conn.execute("SELECT run_id, name FROM tags ORDER BY name").fetchall())
+        return [RunRow(r[0], r[1], r[2], r[3], r[4], r[5], names.get(r[0], []), tags.get(r[0], [])) for r in rows]
+
+    def scorecard(self, run_id: int) -> Scorecard:
+        with self.connect() as conn:
+            row = conn.execute("SELECT scorecard FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise InputError(f"no run {run_id} in the history", path=self.path, value=run_id,
+                             hint="`goldeval history` lists the runs")
+        return Scorecard.from_dict(json.loads(zlib.decompress(row[0])), source=f"{self.path} run {run_id}")
+
+    def resolve(self, ref: str) -> int:
+        """The run id a reference names: `@last`, `@last~N`, `@ID` or `@NAME` (a tag)."""
+        match = REF.match(ref.strip())
+        if match is None:
+            raise InputError(f"cannot read history reference {ref!r}", value=ref,
+                             hint="use @last, @last~1, a run id such as @12, or a tag such as @baseline")
+        last, back, number, name = match.groups()
+        with self.connect() as conn:
+            if last:
+                row = conn.execute("SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?", (int(back or 0),)).fetchone()
+                total = conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+                if row is None:
+                    raise InputError(f"{ref}: the history holds {total} run(s)", path=self.path, value=ref,
+                                     hint="`goldeval history` lists the runs")
+                return int(row[0])
+            if number:
+                if conn.execute("SELECT 1 FROM runs WHERE id = ?", (int(number),)).fetchone() is None:
+                    raise InputError(f"{ref}: no run {number} in the history", path=self.path, value=ref,
+                                     hint="`goldeval history` lists the runs")
+                return int(number)
+            row = conn.execute("SELECT run_id FROM tags WHERE name = ?", (name,)).fetchone()
+            known = [t for (t,) in conn.execute("SELECT name FROM tags ORDER BY name")]
+        if row is None:
+            raise InputError(f"{ref}: no run is tagged {name!r}", path=self.path, value=ref,
+                             hint=("tags: " + ", ".join(known)) if known else "tag one: goldeval history tag @last NAME")
+        return int(row[0])
+
+    def tag(self, ref: str, name: str) -> int:
+        """Name a run (moving the name if another run had it); returns the run id."""
+        if not re.fullmatch(r"[A-Za-z_][\w.-]*", name) or name == "last":
+            raise InputError(f"cannot use {name!r} as a tag", value=name,
+                             hint="letters, digits, _ . -, starting with a letter (and not `last`), e.g. baseline")
+        run_id = self.resolve(ref if ref.startswith("@") else f"@{ref}")
+        with self.connect(write=True) as conn:
+            conn.execute("INSERT INTO tags VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET run_id = excluded.run_id, "
+                         "at = excluded.at", (name, run_id, _now()))
+        return run_id
+
+    def metric_rows(self, run_ids: list[int], metric: str) -> list[tuple[int, str, float, float | None, float | None]]:
+        """(run, retriever, value, low, high) of one metric for these runs, in run order."""
+        if not run_ids:
+            return []
+        marks = ",".join("?" * len(run_ids))
+        with self.connect() as conn:
+            return [tuple(r) for r in conn.execute(  # type: ignore[misc]
+                f"SELECT run_id, retriever, value, low, high FROM metrics WHERE metric = ? AND run_id IN ({marks}) "
+                "ORDER BY run_id, rowid", (metric, *run_ids))]
+
+
+def record_run(card: Scorecard, workspace: str | Path) -> int | None:
+    """What `goldeval eval` calls after an evaluation: record it, unless $GOLDEVAL_NO_HISTORY is set."""
+    if os.environ.get(ENV_OFF, "").strip() not in ("", "0"):
+        return None
+    return History.of(workspace).record(card)
+
+
+def load_results(ref: str, workspace: str | Path) -> tuple[Scorecard, str]:
+    """A results file or a history reference -> (scorecard, label for it)."""
+    if ref.startswith("@"):
+        history = History.of(workspace)
+        run_id = history.resolve(ref)
+        return history.scorecard(run_id), f"{ref.lstrip('@')}" if not ref[1:].isdigit() else f"run{run_id}"
+    return Scorecard.load(Path(ref)), Path(ref).stem
+
+
+def _group(rows: list[tuple[int, str]]) -> dict[int, list[str]]:
+    out: dict[int, list[str]] = {}
+    for run_id, name in rows:
+        out.setdefault(run_id, []).append(name)
+    return out
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def describe(row: RunRow) -> dict[str, Any]:
+    return {"id": row.id, "created": row.created, "golden": row.golden_path, "golden_version": row.golden_version,
+            "golden_fingerprint": row.golden_fingerprint, "corpus_fingerprint": row.corpus_fingerprint,
+            "retrievers": row.retrievers, "tags": row.tags}

@@ -1,0 +1,100 @@
+"""How much of what a retriever returned anyone has judged, and what the unjudged could change.
+
+A golden set lists the answers someone knew of; a retriever may return a passage that also answers and
+that nobody looked at. It then scores as a miss, and a conclusion may rest on what nobody judged.
+Two numbers make that visible (the TREC pooling literature's "judged@k" and best/worst-case bounds,
+e.g. Sakai, "Alternatives to bpref", SIGIR 2007; Buckley & Voorhees, SIGIR 2004):
+
+- judged@k: the share of a retriever's top k that carries a judgment (relevant or not), averaged over
+  the answerable questions. A list shorter than k counts what was returned; an empty list is fully
+  judged (nothing unjudged can change it).
+- the range of each metric: its mean if every unjudged passage in the top k were relevant (grade 1)
+  and if every one were not. k is the metric's own cut-off, or the pool depth (the scorecard's largest
+  k) for metrics without one (MRR, MAP, R-precision, bpref).
+
+Both come from the one metric engine (`goldeval.metrics.compute.evaluate_ranked`) on the rankings the
+evaluation scored: a range is the engine run on the same lists with completed judgments, never a
+second formula.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+
+from goldeval.metrics.compute import evaluate_ranked
+from goldeval.metrics.definitions import Metric
+
+Grades = Mapping[str, Mapping[str, int]]
+"""Question id -> judged id -> grade (relevant and judged not relevant; absent means unjudged)."""
+
+
+def is_placeholder(key: str) -> bool:
+    """A ranking key the evaluation puts for a repeated document (`\\x00repeat:N`): it never counts
+    as relevant, so it is settled, as a judged passage is."""
+    return key.startswith("\x00")
+
+
+def judged_curve(
+    grades: Grades, rankings: Mapping[str, Sequence[str]], qids: Sequence[str], depth: int,
+    *, settled: Callable[[str], bool] = is_placeholder,
+) -> list[float]:
+    """judged@k for k = 1..depth: mean over `qids` of the judged share of each top k."""
+    if not qids or depth < 1:
+        return []
+    judged = np.zeros((len(qids), depth))
+    returned = np.zeros((len(qids), depth))
+    for row, qid in enumerate(qids):
+        known = grades.get(qid, {})
+        flags = [1.0 if (key in known or settled(key)) else 0.0 for key in list(rankings.get(qid, ()))[:depth]]
+        judged[row, : len(flags)] = flags
+        returned[row, : len(flags)] = 1.0
+    seen = np.cumsum(returned, axis=1)
+    share = np.divide(np.cumsum(judged, axis=1), seen, out=np.ones_like(seen), where=seen > 0)
+    return [round(float(v), 6) for v in share.mean(axis=0)]
+
+
+def metric_ranges(
+    grades: Grades, rankings: Mapping[str, Sequence[str]], qids: Sequence[str], metrics: Sequence[Metric],
+    pool_depth: int, *, settled: Callable[[str], bool] = is_placeholder,
+) -> dict[Metric, tuple[float, float]]:
+    """Metric -> (low, high): its mean over `qids` with every unjudged passage of the top k judged
+    not relevant, and judged relevant (grade 1); low <= high whichever scenario gives which."""
+    if not qids:
+        return {}
+    by_cut: dict[int, list[Metric]] = {}
+    for m in dict.fromkeys(metrics):
+        by_cut.setdefault(m.k if m.k is not None else pool_depth, []).append(m)
+    out: dict[Metric, tuple[float, float]] = {}
+    for cut, group in by_cut.items():
+        worst = _completed(grades, rankings, qids, cut, 0, settled)
+        best = _completed(grades, rankings, qids, cut, 1, settled)
+        low = evaluate_ranked(worst, rankings, group, qids=qids)
+        high = evaluate_ranked(best, rankings, group, qids=qids)
+        for m in group:
+            a, b = float(low[m].mean()), float(high[m].mean())
+            out[m] = (round(min(a, b), 6), round(max(a, b), 6))
+    return {m: out[m] for m in metrics if m in out}
+
+
+def _completed(grades: Grades, rankings: Mapping[str, Sequence[str]], qids: Sequence[str], cut: int, grade: int,
+               settled: Callable[[str], bool]) -> dict[str, dict[str, int]]:
+    """The judgments of `qids` with every unjudged id of each top `cut` given `grade`."""
+    out: dict[str, dict[str, int]] = {}
+    for qid in qids:
+        known = dict(grades.get(qid, {}))
+        for key in list(rankings.get(qid, ()))[:cut]:
+            if key not in known and not settled(key):
+                known[key] = grade
+        out[qid] = known
+    return out
+
+
+def judged_coverage(
+    grades: Grades, rankings: Mapping[str, Sequence[str]], qids: Sequence[str], metrics: Sequence[Metric],
+    pool_depth: int,
+) -> tuple[list[float], dict[Metric, tuple[float, float]]]:
+    """(judged@k for k = 1..pool_depth, each metric's range): what `goldeval.evaluate` stores per retriever."""
+    return (judged_curve(grades, rankings, qids, pool_depth),
+            metric_ranges(grades, rankings, qids, metrics, pool_depth))

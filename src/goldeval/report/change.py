@@ -1,0 +1,110 @@
+"""The comparison of a candidate run with its baseline, as a short pull-request comment.
+
+It leads with what changed (each paired retriever on the lead metric: before -> after, the difference
+and whether it is beyond noise), then the flipped questions, then what the reader must know (shared
+questions across golden-set versions, configuration changes, unpaired retrievers); every other metric
+is folded away. Computes nothing: it formats a `Comparison` and the `goldeval.history.changes` data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from goldeval.history.changes import Flips, Shared
+from goldeval.metrics.definitions import Metric
+from goldeval.scorecard.statistics import Comparison, MetricComparison
+
+MAX_FLIPS = 10
+"""Questions listed per direction and retriever; the rest are counted."""
+
+
+@dataclass
+class ChangeReport:
+    """Everything the comment shows, computed by the caller."""
+
+    comparison: Comparison
+    baseline: str
+    candidate: str
+    metric: Metric
+    flips: list[Flips] = field(default_factory=list)
+    shared: Shared | None = None
+    config: Mapping[str, list[str]] = field(default_factory=dict)
+    """Candidate system -> its configuration changes against the baseline."""
+
+
+def outcome(r: MetricComparison) -> str:
+    if not r.significant:
+        return "within noise"
+    return "better beyond noise" if r.diff > 0 else "worse beyond noise"
+
+
+def headline_lines(report: ChangeReport, *, markdown: bool) -> list[str]:
+    """One line per paired retriever: `bm25: hit@5 0.800 -> 0.850, +5.0 points (95% CI ...): within noise`."""
+    conf = round(report.comparison.confidence * 100)
+    lines = []
+    for r in report.comparison.for_metric(report.metric):
+        name = r.a.split("/", 1)[-1] if r.a.split("/", 1)[-1] == r.b.split("/", 1)[-1] else f"{r.a} vs {r.b}"
+        result = outcome(r)
+        if markdown and r.significant:
+            result = f"**{result}**"
+        text = (f"{f'`{name}`' if markdown else name}: {report.metric} {r.mean_b:.3f} -> {r.mean_a:.3f}, "
+                f"{r.diff * 100:+.1f} points ({conf}% CI {r.ci[0] * 100:+.1f} to {r.ci[1] * 100:+.1f}, "
+                f"{r.wins} better / {r.losses} worse of {r.n}): {result}")
+        lines.append(f"- {text}" if markdown else text)
+    return lines
+
+
+def flip_lines(report: ChangeReport, *, markdown: bool) -> list[str]:
+    lines = []
+    for f in report.flips:
+        name = f.candidate.split("/", 1)[-1]
+        for verb, questions in (("now finds", f.found), ("now misses", f.lost)):
+            if not questions:
+                continue
+            shown = [f"{q.id} “{_short(q.question)}”" for q in questions[:MAX_FLIPS]]
+            more = f" and {len(questions) - MAX_FLIPS} more" if len(questions) > MAX_FLIPS else ""
+            head = f"`{name}`" if markdown else name
+            lines.append(f"{'- ' if markdown else ''}{head} {verb} {len(questions)}: {'; '.join(shown)}{more}")
+    return lines
+
+
+def context_lines(report: ChangeReport) -> list[str]:
+    lines = []
+    if report.shared is not None and (report.shared.partial or not report.shared.changes.empty):
+        lines.append(report.shared.describe()[0].upper() + report.shared.describe()[1:] + ".")
+    for system, changes in report.config.items():
+        if changes:
+            lines.append(f"{system.split('/', 1)[-1]} configuration: " + "; ".join(changes[:6])
+                         + (f" and {len(changes) - 6} more" if len(changes) > 6 else ""))
+    lines.extend(report.comparison.notes)
+    return lines
+
+
+def change_markdown(report: ChangeReport) -> str:
+    """The PR comment: what changed, flipped questions, context; every metric folded."""
+    lines = [f"### goldeval: {report.candidate} vs {report.baseline}", "", "**What changed**", "",
+             *headline_lines(report, markdown=True)]
+    flips = flip_lines(report, markdown=True)
+    if flips:
+        lines += ["", f"**Flipped questions** ({report.metric})", "", *flips]
+    elif report.flips:
+        lines += ["", f"_No question flipped on {report.metric}._"]
+    lines += ["", *(f"_{line}_" for line in context_lines(report))]
+    rows = [f"| {r.metric} | `{r.a}` vs `{r.b}` | {r.mean_b:.3f} -> {r.mean_a:.3f} | {r.diff * 100:+.1f} | "
+            f"{r.ci[0] * 100:+.1f} to {r.ci[1] * 100:+.1f} | {r.p_adjusted:.3g} | {outcome(r)} |"
+            for r in report.comparison.results]
+    lines += ["", "<details><summary>Every metric</summary>", "",
+              *(f"- {r.verdict}" for r in report.comparison.results), "",
+              "| metric | pair | before -> after | diff (points) | CI (points) | p adj. | |",
+              "| --- | --- | ---: | ---: | ---: | ---: | --- |", *rows, "", "</details>"]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def change_text(report: ChangeReport) -> list[str]:
+    """The same, as plain lines for the terminal (before the full comparison)."""
+    return [*headline_lines(report, markdown=False), *flip_lines(report, markdown=False), *context_lines(report)]
+
+
+def _short(text: str, width: int = 60) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"

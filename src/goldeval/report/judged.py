@@ -1,0 +1,46 @@
+"""Lines saying how far the scorecard rests on judged passages: judged@k, metric ranges, label fixes.
+
+Computes nothing: it formats `RetrieverResult.judged` and `.ranges` (`goldeval.metrics.judged`) and the
+golden set's changelog summary (`golden.changes`), for the terminal and the Markdown scorecard.
+"""
+
+from __future__ import annotations
+
+from goldeval.metrics.definitions import Metric
+from goldeval.scorecard.model import Scorecard
+
+
+def _pool_k(card: Scorecard) -> int:
+    return max(card.k) if card.k else 0
+
+
+def judged_lines(card: Scorecard, *, markdown: bool = False) -> list[str]:
+    """E.g. `judged@10: bm25 0.42, dense 0.38: ...` and `if the unjudged were relevant: hit@5 bm25 0.80 to 1.00`.
+
+    Nothing when every retriever's top k is fully judged (or the scorecard predates judged@k)."""
+    k = _pool_k(card)
+    shares = {r.name: r.judged[k - 1] for r in card.retrievers if len(r.judged) >= k > 0}
+    lines: list[str] = []
+    changes = card.golden.get("changes") or {}
+    if changes.get("text"):
+        lines.append(f"Golden set: {changes['text']}.")
+    if not shares or min(shares.values()) >= 1.0:
+        return lines
+    name = (lambda n: f"`{n}`") if markdown else (lambda n: n)
+    lines.append(f"judged@{k}: " + ", ".join(f"{name(n)} {v:.2f}" for n, v in shares.items())
+                 + f" of each top {k} carries a judgment; the rest nobody has looked at (`goldeval pool` judges them).")
+    for metric in _shown(card):
+        spans = [(r.name, r.metrics[metric], r.ranges[metric]) for r in card.retrievers
+                 if metric in r.ranges and metric in r.metrics]
+        wide = [s for s in spans if s[2][1] - s[2][0] > 1e-9]
+        if wide:
+            lines.append(f"{metric} if the unjudged were all not relevant / all relevant: "
+                         + ", ".join(f"{name(n)} {lo:.3f} to {hi:.3f}" for n, _, (lo, hi) in wide))
+    if any(m.name == "bpref" for m in card.metrics):
+        lines.append("bpref counts only judged passages (unjudged ones are skipped, not read as misses).")
+    return lines
+
+
+def _shown(card: Scorecard) -> list[Metric]:
+    """The headline metrics whose ranges are shown (not bpref: it skips the unjudged by design)."""
+    return [m for m in card.headline if m.name != "bpref"]

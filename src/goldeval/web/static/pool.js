@@ -1,0 +1,194 @@
+// goldeval pool: judge the unjudged passages of the pooled top k, one at a time, keyboard first.
+// Every text enters the page through textContent (never innerHTML): a passage holding HTML shows as text.
+"use strict";
+
+const token = document.querySelector('meta[name="goldeval-token"]').content;
+const $ = (id) => document.getElementById(id);
+const state = { items: [], index: 0 };
+const LABELS = { unjudged: "unjudged", relevant: "relevant", not_relevant: "not relevant", not_covered: "not covered" };
+
+function el(tag, text, cls) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (cls) node.className = cls;
+  return node;
+}
+
+function showError(message) {
+  const box = $("error");
+  box.textContent = message;
+  box.hidden = false;
+  clearTimeout(showError.timer);
+  showError.timer = setTimeout(() => { box.hidden = true; }, 6000);
+}
+
+async function load() {
+  const response = await fetch("/api/items", { cache: "no-store" });
+  if (!response.ok) { showError(`cannot load the pool: HTTP ${response.status}`); return; }
+  const payload = await response.json();
+  state.items = payload.items || [];
+  $("file").textContent = `${payload.pool} · top ${payload.k} of ${(payload.systems || []).join(", ")}`;
+  $("golden-name").textContent = payload.golden || "the golden set";
+  $("judge").textContent = payload.judge || "you";
+  $("notes").textContent = (payload.notes || []).join(" ");
+  const first = state.items.findIndex((item) => item.status === "unjudged");
+  state.index = first >= 0 ? first : 0;
+  render();
+}
+
+function current() { return state.items[state.index]; }
+
+async function send(action) {
+  const item = current();
+  if (!item) return null;
+  const response = await fetch(`/api/items/${encodeURIComponent(item.id)}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-Goldeval-Token": token },
+    body: JSON.stringify(action),
+  });
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) { showError(data.error || `HTTP ${response.status}`); return null; }
+  // a question-level fix (not covered, wrong expected) changes every item of that question
+  if (action.action === "not_covered" || action.action === "wrong_expected") await load();
+  else state.items[state.index] = data.item;
+  $("reason").value = "";
+  document.body.dataset.saved = String(Number(document.body.dataset.saved || 0) + 1);
+  return data.item;
+}
+
+function next() {
+  const after = state.items.findIndex((item, i) => i > state.index && item.status === "unjudged");
+  if (after >= 0) state.index = after;
+  else if (state.index < state.items.length - 1) state.index += 1;
+  render();
+}
+
+function move(step) {
+  if (!state.items.length) return;
+  state.index = Math.min(state.items.length - 1, Math.max(0, state.index + step));
+  render();
+}
+
+async function verdict(action) {
+  if (await send(action)) next();
+}
+
+function needReason(what) {
+  const reason = $("reason").value.trim();
+  if (!reason) {
+    showError(`type the reason first (${what}), then press Enter`);
+    $("reason").dataset.pending = what;
+    $("reason").focus();
+    return null;
+  }
+  return reason;
+}
+
+function notCovered() {
+  const reason = needReason("not covered");
+  if (reason) verdict({ action: "not_covered", reason });
+}
+
+function wrongExpected(doc) {
+  const reason = needReason(`wrong:${doc}`);
+  if (reason) verdict({ action: "wrong_expected", doc, reason });
+}
+
+function highlighted(text, spans) {
+  const box = document.createDocumentFragment();
+  let at = 0;
+  for (const [start, end] of spans || []) {
+    if (start > at) box.append(text.slice(at, start));
+    box.append(el("mark", text.slice(start, end)));
+    at = end;
+  }
+  box.append(text.slice(at));
+  return box;
+}
+
+function render() {
+  const counts = { unjudged: 0, relevant: 0, not_relevant: 0, not_covered: 0 };
+  for (const item of state.items) counts[item.status] = (counts[item.status] || 0) + 1;
+  $("counts").textContent = `${counts.relevant} relevant · ${counts.not_relevant} not relevant · `
+    + `${counts.not_covered} not covered · ${counts.unjudged} to judge`;
+  const item = current();
+  $("main").hidden = !item;
+  $("empty").hidden = Boolean(item);
+  if (!item) return;
+  $("position").textContent = `passage ${state.index + 1} of ${state.items.length}`;
+  const label = LABELS[item.status] + (item.status === "relevant" ? ` (grade ${item.grade})` : "");
+  $("status").textContent = label;
+  $("status").className = `status ${item.status}`;
+  $("qid").textContent = item.question_id;
+  $("miss").hidden = !item.miss;
+  $("question").textContent = item.question;
+  for (const span of document.querySelectorAll(".rel-label")) span.textContent = item.miss ? "Also answers" : "Relevant";
+  renderExpected(item);
+  $("passage-id").textContent = item.passage;
+  $("found").textContent = "found by " + item.found_by.map((f) => `${f.system} #${f.rank}`).join(", ");
+  $("passage-title").textContent = item.title || "";
+  $("passage-text").replaceChildren(highlighted(item.text || "(no text: pass --corpus to see it)", item.highlights));
+  const suggestion = item.suggestion;
+  $("suggestion").hidden = !suggestion;
+  $("btn-suggest").hidden = !suggestion;
+  if (suggestion) {
+    $("suggestion").textContent = `Suggestion by ${suggestion.by}: ${suggestion.grade > 0 ? "relevant" : "not relevant"}`
+      + " (not written unless you accept it)";
+  }
+}
+
+function renderExpected(item) {
+  const docs = item.expected || [];
+  const list = $("expected");
+  if (!docs.length) { list.replaceChildren(el("li", item.off_topic ? "none: off-topic" : "none")); return; }
+  list.replaceChildren(...docs.map((doc) => {
+    const li = el("li", doc);
+    const wrong = el("button", "wrong");
+    wrong.type = "button";
+    wrong.title = `the expected document ${doc} is wrong (needs a reason)`;
+    wrong.addEventListener("click", () => wrongExpected(doc));
+    li.append(wrong);
+    return li;
+  }));
+}
+
+$("reason").addEventListener("keydown", (event) => {
+  if (event.key === "Escape") { event.preventDefault(); $("reason").blur(); return; }
+  if (event.key !== "Enter") return;
+  event.preventDefault();
+  const pending = $("reason").dataset.pending;
+  $("reason").dataset.pending = "";
+  $("reason").blur();
+  if (pending === "not covered") notCovered();
+  else if (pending && pending.startsWith("wrong:")) wrongExpected(pending.slice(6));
+});
+
+document.addEventListener("keydown", (event) => {
+  if (["INPUT", "TEXTAREA"].includes(event.target.tagName)) return;
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  const item = current();
+  const key = event.key;
+  if (key === "j" || key === "ArrowRight" || key === "ArrowDown") move(1);
+  else if (key === "k" || key === "ArrowLeft" || key === "ArrowUp") move(-1);
+  else if (!item) return;
+  else if (/^[123]$/.test(key)) verdict({ action: "relevant", grade: Number(key), reason: $("reason").value.trim() });
+  else if (key === "n" || key === "0") verdict({ action: "not_relevant" });
+  else if (key === "x") notCovered();
+  else if (key === "w" && (item.expected || []).length) wrongExpected(item.expected[0]);
+  else if (key === "s" && item.suggestion) verdict({ action: "accept_suggestion" });
+  else if (key === "r") $("reason").focus();
+  else return;
+  event.preventDefault();
+});
+
+for (const button of document.querySelectorAll("[data-grade]")) {
+  button.addEventListener("click", () => verdict({ action: "relevant", grade: Number(button.dataset.grade),
+    reason: $("reason").value.trim() }));
+}
+$("btn-not").addEventListener("click", () => verdict({ action: "not_relevant" }));
+$("btn-gap").addEventListener("click", notCovered);
+$("btn-suggest").addEventListener("click", () => verdict({ action: "accept_suggestion" }));
+$("btn-prev").addEventListener("click", () => move(-1));
+$("btn-next").addEventListener("click", () => move(1));
+
+load().catch((error) => showError(String(error)));
