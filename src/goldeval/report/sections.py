@@ -9,18 +9,23 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, Group
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from goldeval.metrics.definitions import Metric
+from goldeval.report.grid import MetricGrid
+from goldeval.report.layout import say
 from goldeval.scorecard.model import Scorecard
 from goldeval.scorecard.statistics import Comparison, MetricComparison
 from goldeval.stats.diagnosis import CAUSES
 
 
 def _say(console: Console, text: str, style: str | None = None) -> None:
-    console.print(escape(text), style=style, highlight=False, soft_wrap=True)
+    """A sentence wrapped at words for the console's width; its leading spaces are its indent."""
+    stripped = text.lstrip(" ")
+    say(console, stripped, style, indent=len(text) - len(stripped))
 
 
 def render_stats(card: Scorecard, console: Console, *, details: bool = False) -> None:
@@ -35,25 +40,15 @@ def render_stats(card: Scorecard, console: Console, *, details: bool = False) ->
     if stats.off_topic:
         render_off_topic(stats.off_topic, console, details=details)
     if stats.diagnosis_counts:
-        render_diagnosis_counts(stats.diagnosis_counts, console)
+        render_diagnosis(card, console)
 
 
-def systems_table(cards: Sequence[Scorecard], systems: Sequence[str], metrics: Sequence[Metric], n: int) -> Table:
-    """Metrics as rows, compared systems as columns: mean and interval, as stored in the scorecards."""
-    table = Table(title=f"{len(systems)} systems on {n} answerable questions", title_justify="left",
-                  show_edge=False, pad_edge=False)
-    table.add_column("metric", style="bold")
+def systems_table(cards: Sequence[Scorecard], systems: Sequence[str], metrics: Sequence[Metric], n: int) -> Group:
+    """Metrics as rows, compared systems as columns: mean and interval, as stored in the scorecards,
+    laid out for the width there is (`report.grid`)."""
     results = [r for card in cards for r in card.retrievers]
-    for name in systems:
-        table.add_column(escape(name), justify="right")
-    for metric in metrics:
-        cells = []
-        for r in results:
-            value, ci = r.metrics.get(metric), r.intervals.get(metric)
-            cell = "-" if value is None else f"{value:.3f}"
-            cells.append(cell + (f" [dim]({ci[0]:.2f}–{ci[1]:.2f})[/dim]" if ci and value is not None else ""))
-        table.add_row(str(metric), *cells)
-    return table
+    title = Text(f"{len(systems)} systems on {n} answerable questions")
+    return Group(title, MetricGrid(systems, results, metrics, counts=False, mark_best=False))
 
 
 def render_comparison(comparison: Comparison, console: Console, *, metrics: Sequence[Metric],
@@ -69,37 +64,49 @@ def render_comparison(comparison: Comparison, console: Console, *, metrics: Sequ
     shown = [r for r in results if r.metric == primary or (r.metric in metrics and r.significant)]
     for r in shown:
         _say(console, "  " + r.verdict, "green" if r.significant else None)
-    hidden = sum(1 for r in results if r.metric in metrics and r.metric != primary and not r.significant)
+    hidden = [r for r in results if r.metric in metrics and r.metric != primary and not r.significant]
     if hidden:
-        _say(console, f"  ({hidden} more verdict(s) on {', '.join(str(m) for m in metrics[1:])} within noise, "
-                      "not shown)", "dim")
+        on = ", ".join(str(m) for m in dict.fromkeys(r.metric for r in hidden))
+        _say(console, f"  ({len(hidden)} more verdict(s) on {on} within noise, not shown)", "dim")
     detectable = next((r.detectable for r in results if r.metric == primary), None)
     if detectable:
         _say(console, "  " + detectable[0].upper() + detectable[1:] + ".", "dim")
     for note in comparison.notes:
         _say(console, "  " + note, "dim")
     if details:
-        console.print(comparison_table(results))
+        console.print(comparison_tables(results))
     else:
         _say(console, "  (--details: every metric, with intervals, tests and detectable differences)", "dim")
 
 
-def comparison_table(results: Sequence[MetricComparison]) -> Table:
-    """Every metric and pair: better/worse/tied in questions, the difference in points with its interval,
-    the test, raw and adjusted p, the minimum detectable difference and the questions needed."""
-    table = Table(show_edge=False, pad_edge=False, box=None)
-    for name in ("metric", "a vs b", "+/-/=", "diff [CI] (points)", "test", "p (adj.)", "MDD", "need"):
-        table.add_column(name, justify="left" if name in ("metric", "a vs b", "test") else "right")
-    for r in results:
-        table.add_row(
-            str(r.metric), escape(f"{r.a} vs {r.b}"), f"{r.wins}/{r.losses}/{r.ties}",
-            f"{r.diff * 100:+.1f} [{r.ci[0] * 100:+.0f}, {r.ci[1] * 100:+.0f}]",
-            "McNemar" if "McNemar" in r.test else "random.",
-            f"{r.p:.2g}" + (f" ({r.p_adjusted:.2g})" if r.p_adjusted != r.p else ""),
-            "-" if r.mdd is None else f"{r.mdd * 100:.0f}",
-            "-" if r.questions_needed is None else str(r.questions_needed),
-        )
-    return table
+def comparison_tables(results: Sequence[MetricComparison]) -> Group:
+    """Every metric and pair, one table per pair under its names (the pair column would not fit 80
+    columns): better/worse/tied in questions, the difference in points with its interval, the test,
+    raw and adjusted p, the minimum detectable difference and the questions needed."""
+    parts: list[Text | Table] = []
+    for pair in dict.fromkeys((r.a, r.b) for r in results):
+        parts.append(Text(f"\n{pair[0]} vs {pair[1]}", style="bold"))
+        table = Table(show_edge=False, pad_edge=False, box=None)
+        for name in ("metric", "+/-/=", "diff [CI] (points)", "test", "p (adj.)", "MDD", "need"):
+            table.add_column(name, justify="left" if name in ("metric", "test") else "right", no_wrap=True)
+        for r in results:
+            if (r.a, r.b) != pair:
+                continue
+            table.add_row(
+                str(r.metric), f"{r.wins}/{r.losses}/{r.ties}",
+                f"{r.diff * 100:+.1f} [{r.ci[0] * 100:+.0f}, {r.ci[1] * 100:+.0f}]",
+                "McNemar" if "McNemar" in r.test else "random.",
+                f"{r.p:.2g}" + (f" ({r.p_adjusted:.2g})" if r.p_adjusted != r.p else ""),
+                "-" if r.mdd is None else f"{r.mdd * 100:.0f}",
+                _needed(r.questions_needed),
+            )
+        parts.append(table)
+    return Group(*parts)
+
+
+def _needed(n: int | None) -> str:
+    """Questions needed to detect the difference; beyond 100,000 the exact count means nothing."""
+    return "-" if n is None else str(n) if n <= 100_000 else ">100k"
 
 
 def render_breakdown(breakdown: Mapping[str, Any], console: Console, *, metrics: Sequence[str],
@@ -109,6 +116,8 @@ def render_breakdown(breakdown: Mapping[str, Any], console: Console, *, metrics:
     if breakdown.get("mixed_sources"):
         console.print("\n[bold]Hand-written vs synthetic questions[/bold] (never pooled into one number)")
         console.print(source_table(retrievers, metrics))
+        if _too_small(retrievers, "by_source"):
+            _say(console, "  A group without an interval is too small for one.", "dim")
     for warning in breakdown.get("warnings", []):
         _say(console, "  warning: " + warning["text"], "yellow")
     if details and any(r.get("by_tag") for r in retrievers.values()):
@@ -118,8 +127,15 @@ def render_breakdown(breakdown: Mapping[str, Any], console: Console, *, metrics:
 
 
 def _value(group: Mapping[str, Any], metric: str) -> str:
-    value, ci = group["metrics"].get(metric), group["intervals"].get(metric)
-    return "-" if value is None else f"{value:.3f} [dim]({ci[0]:.2f}–{ci[1]:.2f})[/dim]"
+    """The value with its interval; a group too small for an interval has none (issue 13)."""
+    value, ci = group["metrics"].get(metric), group.get("intervals", {}).get(metric)
+    if value is None:
+        return "-"
+    return f"{value:.3f}" + (f" [dim]({ci[0]:.2f}–{ci[1]:.2f})[/dim]" if ci else "")
+
+
+def _too_small(retrievers: Mapping[str, Any], key: str) -> bool:
+    return any(not g.get("intervals") for r in retrievers.values() for g in r.get(key, {}).values())
 
 
 def source_table(retrievers: Mapping[str, Any], metrics: Sequence[str]) -> Table:
@@ -178,16 +194,34 @@ def render_off_topic(report: Mapping[str, Any], console: Console, *, details: bo
     _say(console, "  " + report.get("note", ""), "dim")
 
 
-def render_diagnosis_counts(counts: Mapping[str, Mapping[str, int]], console: Console) -> None:
-    """One line per retriever: its misses counted by cause."""
-    lines = []
-    for name, by_cause in counts.items():
+def render_diagnosis(card: Scorecard, console: Console) -> None:
+    """Misses counted by cause per retriever, the advice once per cause, the questions every retriever
+    missed and the hub documents (issue 13: the same advice used to be printed once per miss)."""
+    stats = card.statistics
+    if stats is None:
+        return
+    k = card.headline_k
+    console.print(f"\n[bold]Why the misses missed at k={k}[/bold] (--misses lists each with its evidence)",
+                  highlight=False)
+    for name, by_cause in stats.diagnosis_counts.items():
         total = sum(by_cause.values())
-        if not total:
-            lines.append(f"  {name}: no misses")
-            continue
-        parts = [f"{n} {CAUSES[c][0] if c in CAUSES else c}" for c, n in sorted(by_cause.items(), key=lambda x: -x[1]) if n]
-        lines.append(f"  {name}: {total} miss(es): " + ", ".join(parts))
-    console.print("\n[bold]Why the misses missed[/bold] (--misses shows each with its evidence)")
-    for line in lines:
-        _say(console, line)
+        parts = [f"{n} {CAUSES[c][0] if c in CAUSES else c}" for c, n in sorted(by_cause.items(), key=lambda x: -x[1])
+                 if n]
+        _say(console, f"  {name}: " + (f"{total} miss(es): " + ", ".join(parts) if total else "no misses"))
+    seen = [c for c in CAUSES if any(by.get(c) for by in stats.diagnosis_counts.values())]
+    if seen:
+        _say(console, "  What to do, by cause:")
+    for cause in seen:
+        _say(console, f"    {CAUSES[cause][0]}: {CAUSES[cause][1]}", "dim")
+    if stats.missed_by_all:
+        _say(console, f"  Missed by every retriever ({len(stats.missed_by_all)}): {', '.join(stats.missed_by_all)}")
+    for name, hubs in stats.hubs.items():
+        for hub in hubs:
+            _say(console, f"  Hub under {name}: {hub_sentence(hub)}", "yellow")
+
+
+def hub_sentence(hub: Mapping[str, Any], limit: int = 12) -> str:
+    """`pydoc-topics comes first for 12 of 140 questions it does not answer: q1, q2, ...`"""
+    ids = list(hub["questions"])
+    shown = ", ".join(ids[:limit]) + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
+    return f"{hub['doc']} comes first for {hub['wrong']} of {hub['searched']} questions it does not answer: {shown}"

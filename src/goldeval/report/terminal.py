@@ -1,6 +1,7 @@
 """The scorecard in the terminal: a retrievers x metrics table, and every miss on request.
 
-Computes nothing: it formats what the Scorecard holds.
+Computes nothing: it formats what the Scorecard holds. The table is laid out for the console's
+width (`report.grid`); sentences wrap at words (`report.layout`).
 """
 
 from __future__ import annotations
@@ -9,10 +10,12 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from goldeval.metrics.definitions import Metric, default_metrics
+from goldeval.report.grid import NO_SPREAD, MetricGrid, no_spread
+from goldeval.report.layout import say
 from goldeval.scorecard.model import QuestionResult, RetrieverResult, Scorecard
+from goldeval.stats.diagnosis import CAUSES
 
 
 def table_metrics(card: Scorecard) -> list[Metric]:
@@ -27,55 +30,50 @@ def table_metrics(card: Scorecard) -> list[Metric]:
 
 
 def render_table(card: Scorecard, console: Console) -> None:
-    """Metrics as rows, retrievers as columns: fits a laptop terminal with intervals beside values."""
+    """Metrics as rows, retrievers as columns, intervals beside (or under) the values; best in green."""
     if not card.retrievers:
         console.print("goldeval: no retrievers were evaluated", style="bold red")
         return
-    columns = table_metrics(card)
-    console.print(f"[bold]{escape(_title(card))}[/bold]", highlight=False)
-    table = Table(show_edge=False, pad_edge=False)
-    table.add_column("metric", style="bold")
-    for r in card.retrievers:
-        table.add_column(escape(r.name), justify="right")
-    first = card.retrievers[0] if card.retrievers else None
-    if first is not None:
-        table.add_row("questions", *[f"{len(r.answerable)}" for r in card.retrievers], style="dim")
-    for m in columns:
-        best = max(r.metrics.get(m, 0.0) for r in card.retrievers)
-        table.add_row(str(m), *[_cell(r, m, bold=len(card.retrievers) > 1 and r.metrics.get(m) == best)
-                           for r in card.retrievers])
-    console.print(table)
-    notes = [_errors_line(r) for r in card.retrievers if r.n_errors]
-    if first is not None and first.off_topic:
-        notes.append(f"{len(first.off_topic)} off-topic question(s) (no expected answer) are counted apart, "
-                     "never averaged in as zeros.")
-    if any(r.intervals for r in card.retrievers):
-        notes.append("(low–high): 95% bootstrap interval over the answerable questions; best value in green.")
-    from goldeval.report.judged import judged_lines
-
-    notes.extend(judged_lines(card))  # judged@k, metric ranges, label fixes since the last version
-    for line in notes:
-        console.print(line, style="dim", highlight=False)
+    for line in title_lines(card):
+        head, paren, rest = line.partition(" (")
+        for part in ([head, paren.strip() + rest] if paren and len(line) > console.width else [line]):
+            say(console, part, "bold")
+    console.print(MetricGrid([r.name for r in card.retrievers], card.retrievers, table_metrics(card)))
+    for line in table_notes(card):
+        say(console, line, "dim")
 
 
-def _title(card: Scorecard) -> str:
+def title_lines(card: Scorecard) -> list[str]:
+    """What was evaluated, then how: the level, the depth and how long documents were ranked."""
     golden = Path(card.golden.get("path") or "golden set").name
     corpus = card.corpus.get("name") or card.corpus.get("path") or ""
     where = f" on {corpus}" if corpus else ""
-    return f"goldeval scorecard: {golden}{where} ({card.level} level, top {card.depth} retrieved)"
+    lines = [f"goldeval scorecard: {golden}{where} ({card.level} level, top {card.depth} retrieved)"]
+    for r in card.retrievers:
+        scoring = r.config.get("long_documents")
+        if isinstance(scoring, dict) and scoring.get("summary"):
+            lines.append(f"{r.name}: {scoring['summary']}")
+    return lines
 
 
-def _cell(r: RetrieverResult, metric: Metric, *, bold: bool) -> str:
-    value = r.metrics.get(metric)
-    if value is None:
-        return "-"
-    text = f"{value:.3f}"
-    if bold:
-        text = f"[bold green]{text}[/bold green]"
-    interval = r.intervals.get(metric)
-    if interval:
-        text += f" [dim]({interval[0]:.2f}–{interval[1]:.2f})[/dim]"
-    return text
+def table_notes(card: Scorecard) -> list[str]:
+    """The lines under the table: errors, off-topic questions, what the intervals are or why none."""
+    notes = [_errors_line(r) for r in card.retrievers if r.n_errors]
+    first = card.retrievers[0]
+    if first.off_topic:
+        notes.append(f"{len(first.off_topic)} off-topic question(s) (no expected answer) are counted apart, "
+                     "never averaged in as zeros.")
+    stats = card.statistics
+    small = [r for r in card.retrievers if r.answerable and not r.intervals]
+    if stats is not None and stats.min_questions and small:
+        n = len(small[0].answerable)
+        notes.append(f"No intervals: {n} answerable question(s) are too few for one (goldeval gives intervals "
+                     f"from {stats.min_questions}); read the values as counts of questions, not estimates.")
+    if any(r.intervals for r in card.retrievers):
+        notes.append("(low–high): 95% bootstrap interval over the answerable questions; best value in green.")
+    if any(no_spread(ci) for r in card.retrievers for ci in r.intervals.values()):
+        notes.append(f"{NO_SPREAD}: every question scored the same, so resampling them gives no interval.")
+    return notes
 
 
 def _errors_line(r: RetrieverResult) -> str:
@@ -85,45 +83,73 @@ def _errors_line(r: RetrieverResult) -> str:
 
 def miss_line(q: QuestionResult, k: int, depth: int) -> str:
     """`miss h05 (rank 14): question  expected a, b  got x (0.721)`; rank >depth when never retrieved."""
-    where = f"rank {q.rank}" if q.rank is not None else f"rank >{depth}"
-    if q.error:
-        where = "error"
+    where = "error" if q.error else f"rank {q.rank}" if q.rank is not None else f"rank >{depth}"
     expected = ", ".join(q.expected) or "(nothing)"
     got = f"{q.top[0].id} ({q.top[0].score:.3g})" if q.top else "(nothing)"
-    text = f"miss {q.id} ({where}): {q.question}  expected {expected}  got {got}"
-    if q.error:
-        text += f"  error: {q.error}"
-    elif q.diagnosis:
-        text += f"\n    {q.diagnosis['label']}: {q.diagnosis['evidence']} -> {q.diagnosis['suggestion']}"
-    return text
+    return f"miss {q.id} ({where}): {q.question}  expected {expected}  got {got}"
 
 
 def misses(r: RetrieverResult, k: int) -> list[QuestionResult]:
     """Answerable questions with no expected answer in the top k."""
-    return [q for q in r.answerable if q.rank is None or q.rank > k]
+    return [q for q in r.answerable if not q.hit_at(k)]
+
+
+_RESTATES_RANK = ("retrieved_deep", "never_retrieved")
+"""Causes whose evidence only repeats the rank the miss line already shows."""
 
 
 def render_misses(card: Scorecard, console: Console) -> None:
-    k = headline_k(card)
+    """Every miss at the headline k, grouped by cause (the advice for each cause is in `render_stats`)."""
+    k = card.headline_k
+    say(console, f"\nMisses at k={k} (the headline cut-off), grouped by cause", "bold")
     for r in card.retrievers:
         missed = misses(r, k)
-        console.print(f"\n[bold]{escape(r.name)}[/bold]: {len(missed)} miss(es) at k={k} of {len(r.answerable)} answerable")
+        console.print(f"\n[bold]{escape(r.name)}[/bold]: {len(missed)} miss(es) at k={k} of "
+                      f"{len(r.answerable)} answerable", highlight=False)
+        by_cause: dict[str, list[QuestionResult]] = {}
         for q in missed:
-            console.print(escape(miss_line(q, k, card.depth)), highlight=False, soft_wrap=True)
+            by_cause.setdefault(q.diagnosis["cause"] if q.diagnosis else "", []).append(q)
+        for cause in [*CAUSES, ""]:
+            group = by_cause.get(cause, [])
+            if not group:
+                continue
+            if cause:  # the advice is given once per cause, under "Why the misses missed"
+                say(console, f"{CAUSES[cause][0]} ({len(group)})", "yellow", indent=2)
+            evidence = {q.diagnosis["evidence"] for q in group if q.diagnosis and not q.error}
+            shared = len(group) > 1 and len(evidence) == 1 and cause not in _RESTATES_RANK
+            if shared:  # one hub behind every miss of the group: say it once
+                say(console, evidence.pop(), "dim", indent=4)
+            for q in group:
+                say(console, miss_line(q, k, card.depth), indent=4)
+                if q.error:
+                    say(console, f"error: {q.error}", "dim", indent=8)
+                elif q.diagnosis and cause not in _RESTATES_RANK and not shared:
+                    say(console, q.diagnosis["evidence"], "dim", indent=8)
+    _render_missed_by_all(card, console)
+
+
+def _render_missed_by_all(card: Scorecard, console: Console) -> None:
+    ids = card.statistics.missed_by_all if card.statistics else []
+    if not ids:
+        return
+    say(console, f"\nMissed by every retriever at k={card.headline_k} ({len(ids)})", "bold")
+    first = card.retrievers[0]
+    for qid in ids:
+        q = next(q for q in first.answerable if q.id == qid)
+        say(console, f"{q.id}: {q.question}  expected {', '.join(q.expected)}", indent=2, hang=4)
 
 
 def headline_k(card: Scorecard) -> int:
-    """The cut-off misses are counted at: the headline metrics' k (one rule for every view)."""
-    return next((m.k for m in card.headline if m.k is not None), max(card.k) if card.k else 10)
+    """The cut-off misses are counted at (`Scorecard.headline_k`: one rule for every view)."""
+    return card.headline_k
 
 
 def render(card: Scorecard, *, show_misses: bool = False, console: Console | None = None,
            details: bool = False) -> None:
-    console = console or Console()
-    render_table(card, console)
-    # stats sections
     from goldeval.report.sections import render_stats
 
+    console = console or Console()
+    render_table(card, console)
     render_stats(card, console, details=details)
     if show_misses:
         render_misses(card, console)

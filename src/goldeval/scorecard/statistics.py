@@ -106,6 +106,13 @@ class Statistics:
     off_topic: dict[str, Any] = field(default_factory=dict)
     """Retriever -> separability (ranges, AUC, ROC points, the chosen threshold, a verdict)."""
     diagnosis_counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    hubs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    """Retriever -> documents it ranks first for many unrelated questions: `doc`, `first_for`, `wrong`,
+    `searched`, `questions` (goldeval.stats.diagnosis.find_hubs)."""
+    missed_by_all: list[str] = field(default_factory=list)
+    """Answerable questions no retriever finds in its top k (headline k); empty with one retriever."""
+    min_questions: int = 0
+    """Below this many answerable questions no interval is given: the set is too small for one."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -113,7 +120,8 @@ class Statistics:
             "seed": self.seed, "power": self.power,
             "comparison": self.comparison.to_dict() if self.comparison else None,
             "breakdown": self.breakdown, "off_topic": self.off_topic,
-            "diagnosis_counts": self.diagnosis_counts,
+            "diagnosis_counts": self.diagnosis_counts, "hubs": self.hubs, "missed_by_all": self.missed_by_all,
+            "min_questions": self.min_questions,
         }
 
     @classmethod
@@ -126,4 +134,7 @@ class Statistics:
             comparison=Comparison.from_dict(comparison) if comparison else None,
             breakdown=dict(data.get("breakdown") or {}), off_topic=dict(data.get("off_topic") or {}),
             diagnosis_counts={k: dict(v) for k, v in (data.get("diagnosis_counts") or {}).items()},
+            hubs={k: [dict(h) for h in v] for k, v in (data.get("hubs") or {}).items()},
+            missed_by_all=[str(q) for q in data.get("missed_by_all") or []],
+            min_questions=int(data.get("min_questions") or 0),
         )

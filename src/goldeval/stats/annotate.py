@@ -19,7 +19,7 @@ from goldeval.corpus.model import Passage
 from goldeval.errors import InputError
 from goldeval.scorecard.model import RetrieverResult, Scorecard
 from goldeval.scorecard.statistics import Statistics
-from goldeval.stats.bootstrap import bootstrap_intervals
+from goldeval.stats.bootstrap import MIN_INTERVAL_QUESTIONS, bootstrap_intervals
 from goldeval.stats.breakdown import breakdown_report
 from goldeval.stats.compare import compare_scorecard
 from goldeval.stats.diagnosis import diagnose_scorecard
@@ -51,13 +51,14 @@ def compare(
     comparison = None
     if len(card.retrievers) >= 2:
         comparison = compare_scorecard(card, seed=seed, resamples=resamples, confidence=confidence, power=power)
-    headline_k = next((m.k for m in card.headline if m.k is not None), max(card.k) if card.k else None)
+    diagnosis = diagnose_scorecard(card, k=card.headline_k, passages=passages, kinds=kinds)
     card.statistics = Statistics(
         method=METHOD, confidence=confidence, resamples=resamples, seed=seed, power=power,
         comparison=comparison,
         breakdown=breakdown_report(card, card.headline, resamples=resamples, seed=seed, confidence=confidence),
         off_topic=off_topic_report(card),
-        diagnosis_counts=diagnose_scorecard(card, k=headline_k, passages=passages, kinds=kinds),
+        diagnosis_counts=diagnosis.counts, hubs=diagnosis.hubs, missed_by_all=diagnosis.missed_by_all,
+        min_questions=MIN_INTERVAL_QUESTIONS,
     )
     return card
 
@@ -74,7 +75,8 @@ def check_settings(*, resamples: int, confidence: float, power: float) -> None:
 
 
 def fill_intervals(scorecard: Scorecard, *, seed: int = 0, resamples: int = 10_000, confidence: float = 0.95) -> None:
-    """Set `intervals[metric] = (low, high)` on every retriever (empty when it has no answerable question).
+    """Set `intervals[metric] = (low, high)` on every retriever (empty with fewer than
+    `MIN_INTERVAL_QUESTIONS` answerable questions: too few for an interval).
 
     All retrievers share one set of resampled questions (one matrix product), so their intervals line
     up question for question and the resampling is done once.
@@ -83,7 +85,7 @@ def fill_intervals(scorecard: Scorecard, *, seed: int = 0, resamples: int = 10_0
         r.intervals = {}
     groups: dict[tuple[str, ...], list[RetrieverResult]] = {}
     for r in scorecard.retrievers:
-        if r.answerable:
+        if len(r.answerable) >= MIN_INTERVAL_QUESTIONS:
             groups.setdefault(tuple(q.id for q in r.answerable), []).append(r)
     for retrievers in groups.values():
         columns = [(r, m) for r in retrievers for m in ([m for m in scorecard.metrics if m in r.metrics] or list(r.metrics))]

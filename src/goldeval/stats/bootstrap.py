@@ -21,6 +21,9 @@ import numpy as np
 FloatArray = np.ndarray
 """A float64 numpy array."""
 
+MIN_INTERVAL_QUESTIONS = 10
+"""Fewer questions than this get no interval (the scorecard says the set is too small for one):
+resampling 9 questions that all hit gives `1.00–1.00`, which reads as certainty (issue 13)."""
 _BLOCK_CELLS = 2_000_000
 """Resample rows per block are chosen so one block holds about this many counts (16 MB)."""
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from goldeval.metrics.definitions import Metric
 from goldeval.scorecard.model import RetrieverResult, Scorecard
-from goldeval.stats.bootstrap import bootstrap_intervals, unpaired_diff_intervals
+from goldeval.stats.bootstrap import MIN_INTERVAL_QUESTIONS, bootstrap_intervals, unpaired_diff_intervals
 
 FLATTER = ("synthetic questions written while reading the answer flatter search; "
            "the hand-written number is the one to report")
@@ -45,7 +45,9 @@ def _groups(retrievers: Sequence[RetrieverResult], ids: Sequence[str], metrics: 
         out[r.name] = {
             "n": len(ids),
             "metrics": {str(m): float(means[j]) for m, j in zip(metrics, cols, strict=True)},
-            "intervals": {str(m): [float(ci[0, j]), float(ci[1, j])] for m, j in zip(metrics, cols, strict=True)},
+            # too few questions in the group for an interval: none (issue 13)
+            "intervals": {str(m): [float(ci[0, j]), float(ci[1, j])] for m, j in zip(metrics, cols, strict=True)}
+            if len(ids) >= MIN_INTERVAL_QUESTIONS else {},
         }
     return out
 

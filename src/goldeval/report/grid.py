@@ -1,0 +1,99 @@
+"""Metrics as rows, retrievers as columns, laid out when printed for the width there is.
+
+Intervals sit beside the values when everything fits, under them when not, and the columns are split
+into several tables when even that is too wide; names break only at their own separators
+(`hybrid:bm25+` / `dense:minilm`), never mid-word, and nothing is cut with an ellipsis (issue 13).
+Computes nothing: it formats the values and intervals a RetrieverResult holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from rich.console import Console, ConsoleOptions
+from rich.markup import escape
+from rich.table import Table
+
+from goldeval.metrics.definitions import Metric
+from goldeval.report.layout import break_name, column_groups, name_width, table_width
+from goldeval.scorecard.model import RetrieverResult
+
+VALUE_WIDTH = 5
+"""`0.812`"""
+INTERVAL_WIDTH = 11
+"""`(0.71–0.90)` or `(no spread)`"""
+NO_SPREAD = "(no spread)"
+"""An interval of zero width: every question scored the same, so resampling them shows nothing."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    stacked: bool
+    """The interval under the value rather than beside it."""
+    widths: list[int]
+    groups: list[list[int]]
+
+
+def plan(names: Sequence[str], first: int, total: int, *, intervals: bool) -> Layout:
+    """The widest layout that fits `total` columns: intervals inline, then stacked, then split."""
+    for stacked in (False, True):
+        cell = VALUE_WIDTH if not intervals else max(VALUE_WIDTH, INTERVAL_WIDTH) if stacked else (
+            VALUE_WIDTH + 1 + INTERVAL_WIDTH)
+        widths = [max(cell, name_width(n)) for n in names]
+        if table_width([first, *widths]) <= total or stacked:
+            spare = total - table_width([first, *widths])
+            for i in sorted(range(len(names)), key=lambda i: len(names[i]) - widths[i]):  # whole names first
+                grow = min(max(len(names[i]) - widths[i], 0), max(spare, 0))
+                widths[i] += grow
+                spare -= grow
+            return Layout(stacked, widths, column_groups(first, widths, total))
+    raise AssertionError("unreachable")
+
+
+class MetricGrid:
+    """A rich renderable: `console.print(MetricGrid(names, results, metrics))`."""
+
+    def __init__(self, names: Sequence[str], results: Sequence[RetrieverResult], metrics: Sequence[Metric], *,
+                 counts: bool = True, mark_best: bool = True) -> None:
+        self.names, self.results, self.metrics = list(names), list(results), list(metrics)
+        self.counts, self.mark_best = counts, mark_best
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Table]:
+        first = max(len("questions"), *(len(str(m)) for m in self.metrics)) if self.metrics else len("questions")
+        layout = plan(self.names, first, options.max_width, intervals=any(r.intervals for r in self.results))
+        for group in layout.groups:
+            yield self._table(group, layout, first)
+
+    def _table(self, group: list[int], layout: Layout, first: int) -> Table:
+        table = Table(show_edge=False, pad_edge=False)
+        table.add_column("metric", style="bold", no_wrap=True, min_width=first)
+        for i in group:
+            table.add_column(escape(break_name(self.names[i], layout.widths[i])), justify="right", no_wrap=True,
+                             min_width=layout.widths[i])
+        if self.counts:
+            table.add_row("questions", *[f"{len(self.results[i].answerable)}" for i in group], style="dim")
+        several = self.mark_best and len(self.results) > 1
+        for m in self.metrics:
+            best = max((r.metrics.get(m, 0.0) for r in self.results), default=0.0)
+            table.add_row(str(m), *[cell(self.results[i], m, bold=several and self.results[i].metrics.get(m) == best,
+                                         stacked=layout.stacked) for i in group])
+        return table
+
+
+def cell(r: RetrieverResult, metric: Metric, *, bold: bool = False, stacked: bool = False) -> str:
+    """`0.812 (0.71–0.90)` in rich markup; `-` when the metric was not computed."""
+    value = r.metrics.get(metric)
+    if value is None:
+        return "-"
+    text = f"[bold green]{value:.3f}[/bold green]" if bold else f"{value:.3f}"
+    interval = r.intervals.get(metric)
+    if interval:
+        shown = NO_SPREAD if no_spread(interval) else f"({interval[0]:.2f}–{interval[1]:.2f})"
+        text += ("\n" if stacked else " ") + f"[dim]{shown}[/dim]"
+    return text
+
+
+def no_spread(interval: Sequence[float]) -> bool:
+    """Whether an interval is a single point at the printed precision (`1.00–1.00`)."""
+    return interval[1] - interval[0] < 5e-4
