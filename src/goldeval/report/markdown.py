@@ -41,6 +41,9 @@ def scorecard_markdown(card: Scorecard, *, title: str = "goldeval scorecard") ->
             cells.append("-" if value is None else f"{value:.3f}" + (f" ({ci[0]:.2f}–{ci[1]:.2f})" if ci else ""))
         rows.append(cells)
     lines += _table(["retriever", "questions", *(str(m) for m in columns)], rows, right_from=2)
+    from goldeval.report.judged import judged_lines
+
+    lines += [f"_{line}_" for line in judged_lines(card, markdown=True)]  # judged@k, ranges, label fixes
     stats = card.statistics
     if stats is not None and any(r.intervals for r in card.retrievers):
         lines += ["", f"_(low–high): {round(stats.confidence * 100)}% {stats.method}, "

@@ -71,6 +71,9 @@ def table_notes(card: Scorecard) -> list[str]:
                      f"from {stats.min_questions}); read the values as counts of questions, not estimates.")
     if any(r.intervals for r in card.retrievers):
         notes.append("(low–high): 95% bootstrap interval over the answerable questions; best value in green.")
+    from goldeval.report.judged import judged_lines
+
+    notes.extend(judged_lines(card))  # judged@k, metric ranges, label fixes since the last version
     if any(no_spread(ci) for r in card.retrievers for ci in r.intervals.values()):
         notes.append(f"{NO_SPREAD}: every question scored the same, so resampling them gives no interval.")
     return notes

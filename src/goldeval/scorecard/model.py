@@ -75,6 +75,12 @@ class RetrieverResult:
     config: dict[str, Any] = field(default_factory=dict)
     """The retriever's resolved configuration (spec, kind, model, options, backend, depth)."""
     seconds: float = 0.0
+    judged: list[float] = field(default_factory=list)
+    """judged@k for k = 1..max(k): mean share of the top k that carries a judgment (relevant or not),
+    over answerable questions (`goldeval.metrics.judged`); below 1, some results nobody looked at."""
+    ranges: dict[Metric, tuple[float, float]] = field(default_factory=dict)
+    """Metric -> (low, high): its mean if every unjudged passage in the top k were not relevant, and
+    if every one were relevant. A wide range: the conclusion depends on what nobody judged."""
 
     @property
     def answerable(self) -> list[QuestionResult]:
