@@ -1,6 +1,10 @@
 """Errors that say what went wrong, where, and how to fix it.
 
-Exit codes (STYLE.md): 0 ok, 1 the evaluation ran and a gate failed, 2 bad input or usage.
+Exit codes (STYLE.md, docs/reliability.md):
+0 ok; 1 the evaluation ran and a gate failed; 2 bad input, usage, or an output that cannot be written;
+3 the evaluation ran but a retriever failed on some questions (they are flagged and score 0);
+4 an internal error, a bug in goldeval (one line; GOLDEVAL_DEBUG=1 shows the traceback);
+128 + N killed by signal N after cleaning up (130 Ctrl+C, 143 SIGTERM, 129 SIGHUP).
 """
 
 from __future__ import annotations
@@ -12,6 +16,9 @@ from types import ModuleType
 EXIT_OK = 0
 EXIT_GATE_FAILED = 1
 EXIT_BAD_INPUT = 2
+EXIT_RAN_WITH_ERRORS = 3
+EXIT_INTERNAL = 4
+EXIT_INTERRUPTED = 130
 
 
 class GoldevalError(Exception):
@@ -56,6 +63,14 @@ class InputErrors(InputError):
         self.problems = problems
         body = "\n".join(f"- {p}" for p in problems)
         super().__init__(f"{summary}\n{body}")
+
+
+class WriteError(InputError, OSError):
+    """An output or workspace file that cannot be written: names the path and the cause (exit 2).
+
+    Also an OSError, so code that already degrades on OSError (a cache that can live without a
+    write) keeps doing so.
+    """
 
 
 class RetrieverError(GoldevalError):

@@ -38,6 +38,7 @@ from goldeval.retrievers.function import FunctionRetriever
 from goldeval.run import Run
 from goldeval.scorecard.curves import flips, metric_curves
 from goldeval.scorecard.model import Hit, QuestionResult, RetrieverResult, RunIdentity, Scorecard
+from goldeval.store.workspace import Workspace
 
 RetrieverLike = Retriever | Callable[[str, int], Any] | str
 """A Retriever, a `search_fn(question, k)`, or a spec string such as `bm25` or `dense:minilm`."""
@@ -58,7 +59,7 @@ def evaluate(
     level: str = "doc",
     depth: int = 100,
     chunking: Any = None,
-    workspace: str | Path = ".goldeval",
+    workspace: str | Path | None = None,
     options: Mapping[str, object] | None = None,
     progress: bool = False,
 ) -> Scorecard:
@@ -100,7 +101,7 @@ def evaluate(
     fingerprint = passages_fingerprint(passages) if corpus is not None else ""
     ctx = BuildContext(
         passages=passages,
-        workspace=Path(workspace),
+        workspace=Workspace.at(workspace).root,  # None: $GOLDEVAL_WORKSPACE, else .goldeval
         corpus_key=fingerprint[:16],
         options={"progress": progress, **(options or {})},  # encoders draw their bar only with progress
     )

@@ -30,6 +30,7 @@ from goldeval.corpus.model import Passage
 from goldeval.errors import InputError
 from goldeval.retrievers.options import OptionSet, split_spec
 from goldeval.run import Run
+from goldeval.store.workspace import default_workspace
 from goldeval.types import QuestionId
 
 
@@ -51,7 +52,8 @@ class BuildContext:
     """What a factory gets besides the spec: the passages to index and where it may cache."""
 
     passages: Sequence[Passage]
-    workspace: Path = Path(".goldeval")
+    workspace: Path = field(default_factory=default_workspace)
+    """goldeval's cache folder: `$GOLDEVAL_WORKSPACE` or `.goldeval` unless given."""
     corpus_key: str = ""
     """A content hash of the passages, so caches of two corpora never collide."""
     options: dict[str, object] = field(default_factory=dict)

@@ -3,6 +3,10 @@
 Nothing goldeval writes lives anywhere else, and every file in it is keyed so that two corpora or
 two models never overwrite each other. Writes are atomic (goldeval.store.atomic), so a
 crash or two concurrent runs leave either the old file or the new one, never half of one.
+
+Where it is: `--workspace DIR`, else `$GOLDEVAL_WORKSPACE`, else `./.goldeval` (`default_workspace`,
+the one rule every command and `evaluate()` use). `Workspace.check` runs before an evaluation, so a
+workspace that is a file or cannot be written is one clear error before any work is done.
 """
 
 from __future__ import annotations
@@ -14,8 +18,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from goldeval.errors import WriteError
+from goldeval.store.atomic import clean_stale_temps, probe
+
 DEFAULT_WORKSPACE = Path(".goldeval")
 ENV_WORKSPACE = "GOLDEVAL_WORKSPACE"
+
+
+def default_workspace() -> Path:
+    """`$GOLDEVAL_WORKSPACE` when set and not empty, else `.goldeval` (read at call time)."""
+    return Path(os.environ.get(ENV_WORKSPACE) or DEFAULT_WORKSPACE)
 
 
 @dataclass(frozen=True)
@@ -30,14 +42,34 @@ class Workspace:
     @classmethod
     def at(cls, root: str | Path | None = None) -> Workspace:
         """The workspace at `root`, else `$GOLDEVAL_WORKSPACE`, else `./.goldeval`."""
-        if root is None:
-            root = os.environ.get(ENV_WORKSPACE) or DEFAULT_WORKSPACE
-        return cls(Path(root))
+        return cls(Path(root) if root is not None else default_workspace())
+
+    def check(self) -> None:
+        """Create the workspace if needed and prove it writable; WriteError naming it otherwise."""
+        hint = f"pass --workspace DIR (or set {ENV_WORKSPACE}) to a folder you may write to"
+        if self.root.exists() and not self.root.is_dir():
+            raise WriteError("the workspace is a file, not a folder", path=self.root, hint=hint)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise WriteError(f"cannot create the workspace ({exc.strerror or exc})", path=self.root,
+                             hint=hint) from None
+        try:
+            probe(self.root)
+        except WriteError as exc:
+            raise WriteError(f"the workspace is not writable: {exc.reason.removeprefix('cannot write: ')}",
+                             path=self.root, hint=hint) from None
+        clean_stale_temps(self.root)
 
     def folder(self, *parts: str) -> Path:
-        """A sub-folder of the workspace, created on first use."""
+        """A sub-folder of the workspace, created on first use; temp files of dead writers are removed."""
         path = self.root.joinpath(*parts)
-        path.mkdir(parents=True, exist_ok=True)
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise WriteError(f"cannot create a workspace folder ({exc.strerror or exc})", path=path,
+                             hint=f"pass --workspace DIR (or set {ENV_WORKSPACE}) to a folder you may write to") from None
+        clean_stale_temps(path)
         return path
 
     @property

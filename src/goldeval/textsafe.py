@@ -1,0 +1,106 @@
+"""Text from users and retrievers, made safe for what people read: the terminal and Markdown.
+
+Questions, ids, tags, corpus file names and a retriever's error messages are data, and data may
+hold anything: an ANSI escape that clears the screen, a bidi override that reverses a line, a lone
+surrogate that crashes the encoder, or HTML that closes a `<details>` in a pull-request comment
+(issue 9, class 7). They are neutralised here, once, for every renderer and warning:
+
+- `clean` writes control characters (C0 but newline and tab when kept, DEL, C1), bidi controls,
+  line separators and lone surrogates as visible escapes (`\\x1b`, `\\u202e`, `\\ud800`), so nothing
+  reaches the terminal as a command and the reader still sees that something odd was there;
+- `safe_console` is a rich Console that applies `clean` to every piece of text it prints (never to
+  the styles rich adds itself), so a renderer cannot forget it;
+- `warn` prints one cleaned, cut `goldeval: warning:` line; `cut` keeps a long message to `limit`
+  characters and says how much was left out;
+- `md_text` and `md_code` put text into Markdown as text (HTML and Markdown syntax escaped) or as a
+  code span that no backtick inside can close.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+MESSAGE_LIMIT = 500
+"""Characters of an exception message kept in warnings and results (a 1 MB message is cut)."""
+
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_UNSAFE_KEEP_LINES = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}|#~!])")
+_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group(0))
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def clean(text: object, *, limit: int | None = None, keep_newlines: bool = False) -> str:
+    """`text` with every control character, bidi control and lone surrogate written as an escape."""
+    text = str(text)
+    if limit is not None:
+        text = cut(text, limit)
+    pattern = _UNSAFE_KEEP_LINES if keep_newlines else _UNSAFE
+    return pattern.sub(_escape, text)
+
+
+def cut(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    """`text` up to `limit` characters, then how many more there were."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit:,} more characters)"
+
+
+def warn(message: str) -> None:
+    """Print `goldeval: warning: <message>` on stderr, cleaned (one line) and cut."""
+    print(f"goldeval: warning: {clean(message, limit=4 * MESSAGE_LIMIT)}", file=sys.stderr)
+
+
+def md_text(text: object) -> str:
+    """Text for a Markdown paragraph or table cell: HTML and Markdown syntax escaped, one line."""
+    shown = clean(str(text).replace("\r\n", " ").replace("\n", " "))
+    shown = "".join(_HTML.get(c, c) for c in shown)
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", shown)
+
+
+def md_code(text: object) -> str:
+    """A Markdown code span showing `text` verbatim (cleaned), whatever backticks it holds.
+
+    CommonMark closes a code span at a run of backticks as long as the one that opened it, so the
+    fence is one longer than the longest run inside, with a space either side when the text starts
+    or ends with a backtick. A `|` is escaped so that a table cell is not split by it.
+    """
+    shown = clean(str(text)).replace("|", "\\|")
+    runs = [len(r) for r in re.findall(r"`+", shown)]
+    fence = "`" * (max(runs, default=0) + 1)
+    pad = " " if shown.startswith("`") or shown.endswith("`") or not shown.strip() else ""
+    return f"{fence}{pad}{shown}{pad}{fence}"
+
+
+def safe_console(**kwargs: Any) -> Console:
+    """A rich Console that cleans every piece of text it prints (newlines and tabs kept)."""
+    return _safe_console_class()(**kwargs)
+
+
+@cache
+def _safe_console_class() -> type[Console]:
+    from rich.console import Console
+    from rich.segment import Segment
+
+    class SafeConsole(Console):
+        """Cleans the text of each segment just before output; rich's own control sequences and styles
+        are separate segments (or added after this step), so they pass unchanged."""
+
+        def _render_buffer(self, buffer: Any) -> str:
+            safe = [segment if segment.control else Segment(clean(segment.text, keep_newlines=True),
+                                                            segment.style, segment.control)
+                    for segment in buffer]
+            return str(super()._render_buffer(safe))
+
+    return SafeConsole
