@@ -1,7 +1,8 @@
 """The `goldeval` command line: a thin layer, one module per subcommand.
 
 Each module in SUBCOMMANDS defines `register(subparsers)`, which adds its parser and sets
-`func=run`; `run(args) -> int` returns the exit code (0 ok, 1 a gate failed, 2 bad input).
+`func=run`; `run(args) -> int` returns the exit code (0 ok, 1 a gate failed, 2 bad input, 3 ran with
+retriever errors; `cli.guard` maps exceptions and signals to codes, docs/reliability.md lists them all).
 Machine output (JSON, TSV, trec_eval format) goes to stdout; progress and diagnostics to stderr.
 """
 
@@ -13,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from goldeval import __version__
-from goldeval.errors import EXIT_BAD_INPUT, GoldevalError
+from goldeval.errors import EXIT_BAD_INPUT
 
 SUBCOMMANDS = ["eval", "demo", "golden", "trec", "compare", "models", "serve", "report", "synth", "review", "pool",
                "history"]
@@ -23,7 +24,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="goldeval",
         description="Tell whether your retrieval is any good, and whether a change made it better or worse.",
-        epilog="Exit codes: 0 ok, 1 the evaluation ran and a gate failed, 2 bad input or usage.",
+        epilog="Exit codes: 0 ok, 1 the evaluation ran and a gate failed, 2 bad input or usage (or an output "
+        "that cannot be written), 3 the evaluation ran but a retriever failed on some questions, 4 a bug in "
+        "goldeval, 128+N stopped by signal N (docs/reliability.md).",
     )
     parser.add_argument("--version", action="version", version=f"goldeval {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -44,15 +47,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT
-    try:
-        code: int = args.func(args)
-    except GoldevalError as exc:
-        print(f"goldeval: error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        print("goldeval: interrupted", file=sys.stderr)
-        return 130
-    return code
+    from goldeval.cli.guard import run_guarded
+
+    return run_guarded(args.func, args)  # errors, signals and bugs: an exit code and one line, no traceback
 
 
 if __name__ == "__main__":  # pragma: no cover
