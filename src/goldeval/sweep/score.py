@@ -1,0 +1,127 @@
+"""Stages 5 and 6: score every configuration from stored runs, then compare them.
+
+Each configuration is built by goldeval's own factories (`build_retriever`) in a context whose base
+retrievers are its stored runs, so a hybrid fuses stored runs and a reranked cell reads its stored
+reranked run; `goldeval.evaluate` scores it into the configuration's own Scorecard. Intervals come from
+`goldeval.stats.annotate.fill_intervals` over all configurations at once (one set of resampled
+questions, so the intervals line up); the rest from `goldeval.sweep.analysis`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from goldeval.corpus.model import Corpus, Passage
+from goldeval.evaluation import evaluate
+from goldeval.retrievers.base import BuildContext, build_retriever
+from goldeval.scorecard.model import Scorecard
+from goldeval.stats.annotate import fill_intervals
+from goldeval.sweep.analysis import heatmaps, pareto_fronts, rank_cells, test_against_best
+from goldeval.sweep.cost import Cost, add, add_latencies, measure_latency, percentile
+from goldeval.sweep.grid import Cell
+from goldeval.sweep.history import record_cells
+from goldeval.sweep.keys import model_key
+from goldeval.sweep.model import CellResult, SweepResult
+from goldeval.sweep.plan import Plan
+from goldeval.sweep.stages import CachedRetriever
+
+INTERVAL_METHOD = "percentile bootstrap over answerable questions"
+
+
+@dataclass
+class _StoredPassages(Corpus):
+    """The corpus, whose passages under each chunking are the stored ones (not chunked again per cell)."""
+
+    stored: dict[str, Sequence[Passage]] = field(default_factory=dict)
+
+    def passages(self, chunking: object | None = None) -> Sequence[Passage]:
+        return self.stored["none" if chunking is None else str(chunking)]
+
+
+def score_cells(plan: Plan, *, record_history: bool) -> SweepResult:
+    started = time.perf_counter()
+    assert plan.corpus is not None  # the chunks stage ran
+    corpus = _StoredPassages(plan.corpus.documents, plan.corpus.name, plan.corpus.path, [], stored=dict(plan.passages))
+    contexts = {c: plan.context(c) for c in plan.grid.chunking}
+    cells = [_score(plan, cell, contexts[cell.chunking], corpus) for cell in plan.cells]
+    cards = [c.scorecard for c in cells if c.scorecard is not None]
+    settings = plan.settings
+    merged = Scorecard(retrievers=[card.retrievers[0] for card in cards], metrics=cards[0].metrics, k=cards[0].k,
+                       depth=cards[0].depth, headline=cards[0].headline)
+    fill_intervals(merged, seed=settings.seed, resamples=settings.resamples, confidence=settings.confidence)
+    for cell, card in zip(cells, cards, strict=True):
+        cell.intervals = dict(card.retrievers[0].intervals)
+    primary = cards[0].headline[0]
+    ranked = rank_cells(cells, primary)
+    best = test_against_best(ranked, primary, seed=settings.seed, resamples=settings.resamples,
+                             confidence=settings.confidence)
+    fronts = pareto_fronts(ranked, primary)
+    plan.wall["score"] = time.perf_counter() - started
+    recorded = record_cells(cards, plan.workspace.root) if record_history else None
+    return SweepResult(
+        cells=ranked, dials=plan.grid.values(), metrics=list(cards[0].metrics), headline=list(cards[0].headline),
+        k=list(cards[0].k), depth=plan.depth, level=settings.level, best=best,
+        statistics={"intervals": INTERVAL_METHOD, "confidence": settings.confidence, "alpha": 1 - settings.confidence,
+                    "resamples": settings.resamples, "seed": settings.seed, "primary": str(primary),
+                    "tests": "each configuration against the best, paired on the same questions "
+                             "(exact McNemar for 0/1 metrics, paired randomization otherwise)",
+                    "correction": "holm", "n_tests": max(len(ranked) - 1, 0),
+                    "within_noise": sum(1 for c in ranked if c.vs_best is not None and c.vs_best.within_noise)},
+        pareto=fronts, heatmaps=heatmaps(ranked, primary, plan.grid.values()),
+        stages={**plan.counters, "history": recorded, "wall_seconds": {k: round(v, 3) for k, v in plan.wall.items()},
+                "reranker": plan.grid.reranker if any(c.rerank for c in plan.cells) else None},
+    )
+
+
+def _score(plan: Plan, cell: Cell, ctx: BuildContext, corpus: _StoredPassages) -> CellResult:
+    """Build the configuration over stored runs, time its fusion, and score it with `evaluate`."""
+    if cell.rerank:
+        ctx.built[cell.spec] = CachedRetriever(plan.reranked[cell])
+    retriever = build_retriever(cell.spec, ctx)
+    fuse_ms = None
+    if cell.retriever == "hybrid":  # the fusion's own time (its parts are stored runs: lookups)
+        fuse_ms = measure_latency(build_retriever(cell.base_spec, ctx), plan.questions, plan.latency_ids, plan.depth)
+    settings = plan.settings
+    card = evaluate({cell.label: retriever}, plan.golden, corpus=corpus, k=settings.k, metrics=plan.metrics,
+                    headline=plan.headline, level=settings.level, depth=plan.depth,
+                    chunking=None if cell.chunking == "none" else cell.chunking, workspace=plan.workspace.root,
+                    options=dict(settings.options))
+    result = card.retrievers[0]
+    reads = [(cell.chunking, part) for part in cell.parts] + ([cell] if cell.rerank else [])
+    return CellResult(cell=cell, metrics=dict(result.metrics), intervals={}, cost=_cost(plan, cell, fuse_ms),
+                      config=dict(result.config), cached=not any(r in plan.computed for r in reads),
+                      n_errors=result.n_errors, scorecard=card)
+
+
+def _cost(plan: Plan, cell: Cell, fuse_ms: dict[str, float] | None) -> Cost:
+    """Index time and size (summed over the parts), embedding time, latency (parts + fusion + reranker)."""
+    parts = [plan.base[(cell.chunking, p)] for p in cell.parts]
+    cost = Cost(notes=[])
+    cost.index_seconds = add(*(p.cost.get("index_seconds") for p in parts))
+    sizes = [p.cost.get("index_bytes") for p in parts]
+    cost.index_bytes = None if any(s is None for s in sizes) else int(sum(int(s) for s in sizes if s is not None))
+    embedding: list[float | None] = []
+    for part in cell.parts:
+        if not part.startswith("dense:"):
+            embedding.append(0.0)
+            continue
+        record = plan.cache.embedding_time(plan.embedding_key(model_key(part[len("dense:"):], plan.workspace),
+                                                              cell.chunking))
+        embedding.append(float(record["seconds"]) if record else None)
+        if record and record.get("estimated"):
+            cost.embedding_estimated = True
+            cost.notes.append(f"embedding time scaled from the {record['computed']} of {record['texts']} passages "
+                              "this sweep embedded (the rest were already in the embedding cache)")
+        elif not record:
+            cost.notes.append("embedding time unknown: every passage was in the embedding cache before any sweep ran")
+    cost.embedding_seconds = add(*embedding)
+    stages = [p.latency_ms for p in parts] + ([fuse_ms] if fuse_ms is not None else [])
+    if cell.rerank:
+        stages.append(plan.reranked[cell].latency_ms)
+        cost.notes.append(f"reranking {cell.rerank} results with {cell.reranker} is in the latency")
+    latency = list(add_latencies(*stages).values())
+    cost.latency_p50_ms, cost.latency_p95_ms = percentile(latency, 50), percentile(latency, 95)
+    cost.latency_questions = len(latency)
+    return cost
