@@ -43,7 +43,10 @@ def run(args: argparse.Namespace) -> int:
     from goldeval.stats import compare
 
     started = time.perf_counter()
-    corpus = build_stdlib_corpus(workspace=args.workspace)
+    from goldeval.progress import progress_callback
+
+    corpus = build_stdlib_corpus(workspace=args.workspace,
+                                 progress=progress_callback("rendering the stdlib docs", unit="modules"))
     for warning in corpus.warnings:
         print(f"goldeval: warning: {warning}", file=sys.stderr)
     golden = drop_unavailable(load_golden(demo_golden_path()), corpus)
@@ -56,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         corpus=corpus,
         k=parse_ks(args.k),
         workspace=args.workspace,
-        progress=sys.stderr.isatty(),
+        progress=True,  # a bar on a terminal, periodic lines in a log (goldeval.progress)
     ), passages=corpus.passages())
     if args.json:
         card.save(args.json)

@@ -70,7 +70,7 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dsn", metavar="DSN", help="PostgreSQL connection string for --backend pgvector (goldeval only writes to its own eval schema)")
     parser.add_argument("--option", metavar="KEY=VALUE", action="append", default=[], help="retriever option for every retriever that declares KEY (repeatable; a spec's own ?KEY=VALUE wins), e.g. k1=0.9 or batch_size=64")
     parser.add_argument("--timeout", metavar="SECONDS", type=float, help="time limit per question for module:function retrievers")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument("--quiet", action="store_true", help="no progress (a bar on a terminal, a line every 15 s with an estimate otherwise)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap intervals and paired tests (default: 0)")
     parser.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples and randomization rounds (default: 10000)")
     parser.add_argument("--no-stats", action="store_true", help="skip intervals, comparisons, breakdowns and miss diagnosis")
@@ -116,7 +116,7 @@ def run_eval(args: argparse.Namespace) -> Scorecard:
         chunking=chunking,
         workspace=args.workspace,
         options=options,
-        progress=not args.quiet and sys.stderr.isatty(),
+        progress=not args.quiet,  # a bar on a terminal, periodic lines in a log (goldeval.progress)
     )
     if getattr(args, "no_stats", False):
         return card

@@ -3,25 +3,26 @@
 An encoder turns texts into float32, L2-normalised rows. `BatchedEncoder` does the common work
 once: it adds the model's query or passage prefix, sorts texts by length so each batch pads to
 similar lengths (sentence-transformers does the same), runs batches, restores the input order,
-normalises, and shows a progress bar with passages per second on stderr.
+normalises, and reports progress on stderr through `goldeval.progress` (a bar on a terminal, periodic
+lines with an estimate elsewhere: one rule for every long loop).
 """
 
 from __future__ import annotations
 
 import os
-import sys
-import time
 from collections.abc import Sequence
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
+
+from goldeval.progress import progress_bar
 
 Kind = Literal["query", "passage"]
 """Whether texts are questions or passages; models such as e5 embed them with different prefixes."""
 
 _THREADS: int | None = None
 PROGRESS_MIN_TEXTS = 512
-"""Below this many texts no progress bar is drawn (it would only flicker)."""
+"""Below this many texts no bar is drawn on a terminal (it would only flicker); see goldeval.progress."""
 
 
 def set_threads(threads: int | None) -> int:
@@ -79,7 +80,8 @@ class BatchedEncoder:
         if self.sort_by_length:
             order.sort(key=lambda i: len(texts[i]), reverse=True)
         out: np.ndarray | None = None
-        with _Progress(len(texts), f"{self.name}: embedding {kind}s", self.show_progress) as bar:
+        with progress_bar(f"embedding {kind}s ({self.name})", total=len(texts), enabled=self.show_progress,
+                          unit=f"{kind}s", min_total=PROGRESS_MIN_TEXTS) as advance:
             for start in range(0, len(order), self.batch_size):
                 rows = order[start : start + self.batch_size]
                 vectors = self._embed([texts[i] for i in rows], kind)
@@ -87,7 +89,7 @@ class BatchedEncoder:
                     self.dim = self.dim or int(vectors.shape[1])
                     out = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
                 out[rows] = vectors
-                bar.advance(len(rows))
+                advance(len(rows))
         assert out is not None  # texts is not empty
         return normalise(out)
 
@@ -100,42 +102,3 @@ def normalise(vectors: np.ndarray) -> np.ndarray:
     vectors = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return (vectors / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
-
-
-class _Progress:
-    """A rich progress bar on stderr with passages per second; silent for small jobs."""
-
-    def __init__(self, total: int, label: str, enabled: bool) -> None:
-        self.total, self.label = total, label
-        self.enabled = enabled and total >= PROGRESS_MIN_TEXTS
-        self._progress: Any = None
-        self._task: Any = None
-        self._start = 0.0
-
-    def __enter__(self) -> _Progress:
-        self._start = time.perf_counter()
-        if self.enabled:
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-            self._progress = Progress(
-                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                TextColumn("{task.fields[rate]} passages/s"), TimeRemainingColumn(),
-                console=Console(file=sys.stderr), transient=True,
-            )
-            self._progress.start()
-            self._task = self._progress.add_task(self.label, total=self.total, rate="-")
-        return self
-
-    def advance(self, n: int) -> None:
-        if self._progress is not None and self._task is not None:
-            self._progress.advance(self._task, n)
-            done = self._progress.tasks[0].completed
-            rate = done / max(time.perf_counter() - self._start, 1e-9)
-            self._progress.update(self._task, rate=f"{rate:,.0f}")
-
-    def __exit__(self, *exc: object) -> None:
-        if self._progress is not None:
-            self._progress.stop()
-            elapsed = time.perf_counter() - self._start
-            print(f"{self.label}: {self.total} in {elapsed:.1f}s ({self.total / max(elapsed, 1e-9):,.0f}/s)", file=sys.stderr)
