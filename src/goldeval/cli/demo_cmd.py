@@ -7,6 +7,11 @@ import importlib.util
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from goldeval.corpus.model import Corpus
+    from goldeval.golden.model import GoldenSet
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -23,6 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-misses", action="store_true", help="print the scorecard only")
     parser.add_argument("--json", metavar="OUT", type=Path, help="also write the results JSON to OUT")
     parser.add_argument("--workspace", metavar="DIR", type=Path, default=Path(".goldeval"), help="cache folder (default: .goldeval)")
+    parser.add_argument("--synth-backend", metavar="SPEC", help="also generate questions with this backend (e.g. anthropic:MODEL; default: $GOLDEVAL_SYNTH_BACKEND) and score them apart, with their leakage")
     parser.set_defaults(func=run)
 
 
@@ -64,5 +70,29 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         card.save(args.json)
     render(card, show_misses=not args.no_misses)
+    _synthetic_beside(args, corpus, golden, [str(r.config.get("spec") or r.name) for r in card.retrievers])
     print(f"goldeval: demo finished in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     return 0
+
+
+def _synthetic_beside(args: argparse.Namespace, corpus: Corpus, golden: GoldenSet, specs: list[str]) -> None:
+    """With a question generator configured, score a generated set apart from the hand-written one (never
+    pooled) and show how much easier it is; without one, say how to enable it. Nothing is fabricated."""
+    from rich.console import Console
+
+    from goldeval.cli.eval_cmd import parse_ks
+    from goldeval.evaluation import evaluate
+    from goldeval.report.sections import render_leakage
+    from goldeval.report.terminal import render_table
+    from goldeval.synth.demo import ENABLE_HINT, demo_synthetic
+
+    generated = demo_synthetic(corpus, golden, workspace=args.workspace, backend=args.synth_backend)
+    if generated is None:
+        print(f"\ngoldeval: {ENABLE_HINT}", file=sys.stderr)
+        return
+    console = Console()
+    card = evaluate(specs, generated.golden, corpus=corpus, k=parse_ks(args.k), workspace=args.workspace)
+    console.print(f"\n[bold]Generated questions[/bold] ({len(generated.golden)}, unreviewed, from "
+                  f"{generated.path}), scored apart from the hand-written set:")
+    render_table(card, console)
+    render_leakage(generated.leakage.to_dict(), console)

@@ -123,7 +123,7 @@ def run_eval(args: argparse.Namespace) -> Scorecard:
     from goldeval.stats import compare
 
     return compare(card, seed=getattr(args, "seed", 0), resamples=int(getattr(args, "resamples", 10_000)),
-                   passages=corpus.passages(chunking) if corpus is not None else None)
+                   passages=corpus.passages(chunking) if corpus is not None else None, golden=golden)
 
 
 def _headline(args: argparse.Namespace) -> Metric | None:

@@ -37,10 +37,23 @@ def render_stats(card: Scorecard, console: Console, *, details: bool = False) ->
         render_comparison(stats.comparison, console, metrics=card.headline, details=details)
     if stats.breakdown:
         render_breakdown(stats.breakdown, console, metrics=[str(m) for m in card.headline], details=details)
+    if stats.leakage:
+        render_leakage(stats.leakage, console)
     if stats.off_topic:
         render_off_topic(stats.off_topic, console, details=details)
     if stats.diagnosis_counts:
         render_diagnosis(card, console)
+
+
+def render_leakage(leakage: Mapping[str, Any], console: Console) -> None:
+    """Synthetic questions beside hand-written ones: how much each borrows from its source passage."""
+    from goldeval.synth.leakage import LeakageReport
+    from goldeval.synth.summary import leakage_lines
+
+    console.print("\n[bold]How much easier are the synthetic questions?[/bold] (leakage from their source "
+                  "passages, beside the hand-written questions')")
+    for line in leakage_lines(LeakageReport.from_dict(leakage)):
+        _say(console, "  " + line)
 
 
 def systems_table(cards: Sequence[Scorecard], systems: Sequence[str], metrics: Sequence[Metric], n: int) -> Group:

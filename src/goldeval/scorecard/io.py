@@ -151,7 +151,7 @@ def _read(data: dict[str, Any], schema: int) -> Scorecard:
         version = str(data.get("goldset_version", data.get("goldeval_version", "")))
         notes.append(f"read from a goldset {version or '0.1'} results file (schema 1)")
         stats = _v1_statistics(data)
-        info = data.get("stats") if isinstance(data.get("stats"), dict) else {}
+        info: dict[str, Any] = data["stats"] if isinstance(data.get("stats"), dict) else {}
         # 0.1 led with the largest k and diagnosed misses there: keep its headline so the two agree
         headline = headline or [_metric(m, "stats.headline_metrics") for m in info.get("headline_metrics") or []]
         identity = RunIdentity(golden_fingerprint=str(_get(data, "golden", dict, {}).get("fingerprint", "")),

@@ -113,6 +113,9 @@ class Statistics:
     """Answerable questions no retriever finds in its top k (headline k); empty with one retriever."""
     min_questions: int = 0
     """Below this many answerable questions no interval is given: the set is too small for one."""
+    leakage: dict[str, Any] = field(default_factory=dict)
+    """When the golden set holds synthetic questions: how much of each question comes from its source
+    passage, per provenance kind, and the synthetic-minus-hand gap (`goldeval.synth.LeakageReport`)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -121,7 +124,7 @@ class Statistics:
             "comparison": self.comparison.to_dict() if self.comparison else None,
             "breakdown": self.breakdown, "off_topic": self.off_topic,
             "diagnosis_counts": self.diagnosis_counts, "hubs": self.hubs, "missed_by_all": self.missed_by_all,
-            "min_questions": self.min_questions,
+            "min_questions": self.min_questions, "leakage": self.leakage,
         }
 
     @classmethod
@@ -137,4 +140,5 @@ class Statistics:
             hubs={k: [dict(h) for h in v] for k, v in (data.get("hubs") or {}).items()},
             missed_by_all=[str(q) for q in data.get("missed_by_all") or []],
             min_questions=int(data.get("min_questions") or 0),
+            leakage=dict(data.get("leakage") or {}),
         )

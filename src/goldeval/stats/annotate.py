@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from goldeval.corpus.model import Passage
 from goldeval.errors import InputError
+from goldeval.golden.model import GoldenSet
 from goldeval.scorecard.model import RetrieverResult, Scorecard
 from goldeval.scorecard.statistics import Statistics
 from goldeval.stats.bootstrap import MIN_INTERVAL_QUESTIONS, bootstrap_intervals
@@ -39,11 +41,13 @@ def compare(
     power: float = 0.8,
     passages: Sequence[Passage] | None = None,
     kinds: Mapping[str, str] | None = None,
+    golden: GoldenSet | None = None,
 ) -> Scorecard:
     """A copy of `scorecard` with every statistic filled in (seeded, so reproducible).
 
     `passages` (the corpus as indexed) lets the miss diagnosis read passage texts; `kinds` maps a
-    retriever name to `lexical` or `semantic` when its name does not say.
+    retriever name to `lexical` or `semantic` when its name does not say. With `golden` and `passages`,
+    a set holding synthetic questions also gets its leakage beside the hand-written questions'.
     """
     check_settings(resamples=resamples, confidence=confidence, power=power)
     card = copy.deepcopy(scorecard)
@@ -59,8 +63,18 @@ def compare(
         off_topic=off_topic_report(card),
         diagnosis_counts=diagnosis.counts, hubs=diagnosis.hubs, missed_by_all=diagnosis.missed_by_all,
         min_questions=MIN_INTERVAL_QUESTIONS,
+        leakage=_leakage(golden, passages),
     )
     return card
+
+
+def _leakage(golden: GoldenSet | None, passages: Sequence[Passage] | None) -> dict[str, Any]:
+    """Leakage figures when there are synthetic questions to measure; {} otherwise."""
+    if golden is None or not passages or not any(q.source == "synthetic" for q in golden.answerable):
+        return {}
+    from goldeval.synth.leakage import leakage_for_golden
+
+    return leakage_for_golden(golden, passages).to_dict()
 
 
 def check_settings(*, resamples: int, confidence: float, power: float) -> None:
