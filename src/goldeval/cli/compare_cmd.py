@@ -172,7 +172,7 @@ def _change_report(cards: list[Scorecard], labels: list[str], comparison: Compar
     return ChangeReport(
         comparison, labels[0], ", ".join(labels[1:]), metric,
         flips=flipped(cards, names, pairs, hits[0]) if hits else [], shared=shared,
-        config={a: config_changes(configs[b], configs[a]) for a, b in pairs},
+        config={a: config_changes(configs[b], configs[a]) for a, b in pairs}, others=list(shown),
     )
 
 

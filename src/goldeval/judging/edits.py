@@ -73,18 +73,23 @@ class GoldenFile:
             self._write(golden, [Change(at, self.judge, action, qid, doc, grade, before, reason.strip(), pool)])
         return judgment
 
-    def not_covered(self, qid: str, reason: str, *, pool: str = "") -> None:
-        """Relabel a question as not covered by the corpus (a content gap): intent off_topic, and its
-        relevant documents judged not relevant, each recorded."""
+    def not_covered(self, qid: str, reason: str, *, pool: str = "", passages: tuple[str, ...] = ()) -> None:
+        """Relabel a question as not covered by the corpus (a content gap): intent off_topic, its
+        relevant documents judged not relevant, and so are the unjudged `passages` (the pooled ones:
+        if the corpus does not answer the question, none of them does)."""
         _need_reason(reason, qid)
         at = now()
         with file_lock(lock_path(self.path)):
             golden = self.load()
             question = _question(golden, qid, self.path)
             changes = [Change(at, self.judge, "not_covered", qid, None, None, question.intent, reason.strip(), pool)]
+            note = "; ".join(p for p in (f"pool {pool}" if pool else "", f"not covered: {reason.strip()}") if p)
             for j in list(golden.qrels.judgments(qid)):
                 if j.relevant:
-                    golden.qrels.add(Judgment(qid, j.doc_id, 0, self.judge, at, f"not covered: {reason.strip()}"))
+                    golden.qrels.add(Judgment(qid, j.doc_id, 0, self.judge, at, note))
+            for doc in passages:
+                if not golden.qrels.is_judged(qid, doc):
+                    golden.qrels.add(Judgment(qid, doc, 0, self.judge, at, note))
             _set_intent(golden, qid, "off_topic")
             self._write(golden, changes)
 

@@ -31,6 +31,8 @@ class ChangeReport:
     shared: Shared | None = None
     config: Mapping[str, list[str]] = field(default_factory=dict)
     """Candidate system -> its configuration changes against the baseline."""
+    others: list[Metric] = field(default_factory=list)
+    """Further metrics shown when their difference is beyond noise (the headline ones)."""
 
 
 def outcome(r: MetricComparison) -> str:
@@ -42,13 +44,18 @@ def outcome(r: MetricComparison) -> str:
 def headline_lines(report: ChangeReport, *, markdown: bool) -> list[str]:
     """One line per paired retriever: `bm25: hit@5 0.800 -> 0.850, +5.0 points (95% CI ...): within noise`."""
     conf = round(report.comparison.confidence * 100)
+    shown: list[MetricComparison] = []
+    for lead in report.comparison.for_metric(report.metric):  # one per pair: its lead line, then what else moved
+        shown.append(lead)
+        shown += [r for r in report.comparison.results if r.a == lead.a and r.b == lead.b and r.significant
+                  and r.metric in report.others and r.metric != report.metric]
     lines = []
-    for r in report.comparison.for_metric(report.metric):
+    for r in shown:
         name = r.a.split("/", 1)[-1] if r.a.split("/", 1)[-1] == r.b.split("/", 1)[-1] else f"{r.a} vs {r.b}"
         result = outcome(r)
         if markdown and r.significant:
             result = f"**{result}**"
-        text = (f"{f'`{name}`' if markdown else name}: {report.metric} {r.mean_b:.3f} -> {r.mean_a:.3f}, "
+        text = (f"{f'`{name}`' if markdown else name}: {r.metric} {r.mean_b:.3f} -> {r.mean_a:.3f}, "
                 f"{r.diff * 100:+.1f} points ({conf}% CI {r.ci[0] * 100:+.1f} to {r.ci[1] * 100:+.1f}, "
                 f"{r.wins} better / {r.losses} worse of {r.n}): {result}")
         lines.append(f"- {text}" if markdown else text)

@@ -29,13 +29,14 @@ def judged_lines(card: Scorecard, *, markdown: bool = False) -> list[str]:
     name = (lambda n: f"`{n}`") if markdown else (lambda n: n)
     lines.append(f"judged@{k}: " + ", ".join(f"{name(n)} {v:.2f}" for n, v in shares.items())
                  + f" of each top {k} carries a judgment; the rest nobody has looked at (`goldeval pool` judges them).")
+    parts = []
     for metric in _shown(card):
-        spans = [(r.name, r.metrics[metric], r.ranges[metric]) for r in card.retrievers
-                 if metric in r.ranges and metric in r.metrics]
-        wide = [s for s in spans if s[2][1] - s[2][0] > 1e-9]
+        wide = [(r.name, r.ranges[metric]) for r in card.retrievers
+                if metric in r.ranges and r.ranges[metric][1] - r.ranges[metric][0] > 1e-9]
         if wide:
-            lines.append(f"{metric} if the unjudged were all not relevant / all relevant: "
-                         + ", ".join(f"{name(n)} {lo:.3f} to {hi:.3f}" for n, _, (lo, hi) in wide))
+            parts.append(f"{metric}: " + ", ".join(f"{name(n)} {lo:.3f} to {hi:.3f}" for n, (lo, hi) in wide))
+    if parts:
+        lines.append("Ranges if the unjudged were all not relevant / all relevant: " + "; ".join(parts))
     if any(m.name == "bpref" for m in card.metrics):
         lines.append("bpref counts only judged passages (unjudged ones are skipped, not read as misses).")
     return lines

@@ -256,9 +256,10 @@ def pair_systems(scorecards: Sequence[Scorecard], labels: Sequence[str], *,
                  verb: str = "compared") -> tuple[list[tuple[str, str]], list[str]]:
     """The (candidate, baseline) systems compared across files, and notes on the retrievers left out.
 
-    Each retriever of a later scorecard is paired with the retriever of the same name in the first; when
-    the first and a later file hold one retriever each, they are paired whatever their names (noted).
-    Pairs inside one file are never made across files: `new/dense` vs `new/bm25` is not what changed.
+    Each retriever of a later scorecard is paired with the retriever of the same name in the first; else
+    with the one retriever of the same spec without options (`bm25?k1=1.5` with `bm25`: the change
+    under test); else, when the first and a later file hold one retriever each, with it whatever its name
+    (noted). Never two retrievers of one file: `new/dense` vs `new/bm25` is not what changed.
     One scorecard: every retriever against every earlier one, no notes.
     """
     names = system_names(scorecards, labels)
@@ -268,23 +269,30 @@ def pair_systems(scorecards: Sequence[Scorecard], labels: Sequence[str], *,
     baseline = {r.name: s for r, s in zip(scorecards[0].retrievers, names[0], strict=True)}
     pairs: list[tuple[str, str]] = []
     notes: list[str] = []
-    paired_base: set[str] = set()
     for sc, systems in zip(scorecards[1:], names[1:], strict=True):
+        later = [r.name for r in sc.retrievers]
         for r, system in zip(sc.retrievers, systems, strict=True):
+            same_spec = [b for b in baseline if _spec(b) == _spec(r.name)]
             if r.name in baseline:
                 pairs.append((system, baseline[r.name]))
-                paired_base.add(baseline[r.name])
+            elif len(same_spec) == 1 and same_spec[0] not in later and [_spec(n) for n in later].count(_spec(r.name)) == 1:
+                pairs.append((system, baseline[same_spec[0]]))
+                notes.append(f"{system} is {verb} against {baseline[same_spec[0]]}: the same retriever with other options")
             elif len(sc.retrievers) == 1 and len(names[0]) == 1:
                 pairs.append((system, names[0][0]))
-                paired_base.add(names[0][0])
                 notes.append(f"{system} is {verb} against {names[0][0]}, the only retriever of the baseline")
             else:
                 notes.append(f"{system} is not {verb}: no retriever named {r.name} in the baseline "
                              f"{labels[0]} ({', '.join(baseline)})")
-    left = [s for s in names[0] if s not in paired_base]
+    left = [s for s in names[0] if s not in {b for _, b in pairs}]
     if left and pairs:
         notes.append(f"{', '.join(left)} of the baseline {labels[0]} has no namesake in the later file(s)")
     return pairs, notes
+
+
+def _spec(name: str) -> str:
+    """A retriever spec without its options: `dense:minilm?batch_size=8` -> `dense:minilm`."""
+    return name.split("?", 1)[0]
 
 
 @dataclass

@@ -60,8 +60,8 @@ class PoolStore:
         question = golden.by_id().get(item.question_id)
         grade = golden.grades(item.question_id).get(item.passage)
         off_topic = question is not None and question.off_topic
-        status = ("not_covered" if off_topic and not grade else "unjudged" if grade is None
-                  else "relevant" if grade > 0 else "not_relevant")
+        status = ("unjudged" if grade is None else "relevant" if grade > 0
+                  else "not_covered" if off_topic else "not_relevant")
         suggestion = self.suggestions.get(item.id)
         return {**item.to_dict(), "status": status, "grade": grade, "off_topic": off_topic,
                 "expected": list(golden.relevant(item.question_id)),
@@ -85,7 +85,8 @@ class PoolStore:
         elif name == "not_relevant":
             self.file.judge_passage(item.question_id, item.passage, 0, pool=pool, reason=reason)
         elif name == "not_covered":
-            self.file.not_covered(item.question_id, reason, pool=pool)
+            pooled = tuple(i.passage for i in self.pool.items if i.question_id == item.question_id)
+            self.file.not_covered(item.question_id, reason, pool=pool, passages=pooled)
         elif name == "wrong_expected":
             self.file.wrong_expected(item.question_id, str(action.get("doc") or ""), reason, pool=pool)
         elif name == "accept_suggestion":

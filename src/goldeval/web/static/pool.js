@@ -14,15 +14,16 @@ function el(tag, text, cls) {
   return node;
 }
 
-function showError(message) {
+function showError(message, hint) {
   const box = $("error");
   box.textContent = message;
+  box.className = hint ? "hint" : "";
   box.hidden = false;
   clearTimeout(showError.timer);
   showError.timer = setTimeout(() => { box.hidden = true; }, 6000);
 }
 
-async function load() {
+async function load(keep) {
   const response = await fetch("/api/items", { cache: "no-store" });
   if (!response.ok) { showError(`cannot load the pool: HTTP ${response.status}`); return; }
   const payload = await response.json();
@@ -32,7 +33,7 @@ async function load() {
   $("judge").textContent = payload.judge || "you";
   $("notes").textContent = (payload.notes || []).join(" ");
   const first = state.items.findIndex((item) => item.status === "unjudged");
-  state.index = first >= 0 ? first : 0;
+  state.index = keep !== undefined ? Math.min(keep, state.items.length - 1) : (first >= 0 ? first : 0);
   render();
 }
 
@@ -49,9 +50,10 @@ async function send(action) {
   const data = await response.json().catch(() => ({}));
   if (!response.ok) { showError(data.error || `HTTP ${response.status}`); return null; }
   // a question-level fix (not covered, wrong expected) changes every item of that question
-  if (action.action === "not_covered" || action.action === "wrong_expected") await load();
+  if (action.action === "not_covered" || action.action === "wrong_expected") await load(state.index);
   else state.items[state.index] = data.item;
   $("reason").value = "";
+  $("error").hidden = true;
   document.body.dataset.saved = String(Number(document.body.dataset.saved || 0) + 1);
   return data.item;
 }
@@ -76,7 +78,7 @@ async function verdict(action) {
 function needReason(what) {
   const reason = $("reason").value.trim();
   if (!reason) {
-    showError(`type the reason first (${what}), then press Enter`);
+    showError(`type the reason first (${what}), then press Enter`, true);
     $("reason").dataset.pending = what;
     $("reason").focus();
     return null;

@@ -1,0 +1,111 @@
+"""The run history on a real SQLite file: every `goldeval eval` recorded, trends on one frozen version,
+tags and references, and a run on a new version compared with the old on the shared questions only."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from goldeval.cli import main
+from goldeval.golden.io import load_golden
+from goldeval.history.db import History
+from goldeval.metrics.definitions import Metric
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO / "examples" / "data" / "corpus"
+INCIDENTS = [("how do I undo git add", "git/git-reset.md"), ("take back the last commit I pushed", "git/git-revert.md")]
+
+
+@pytest.fixture()
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A golden set of 11 answerable questions (enough for intervals), frozen as version 1."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GOLDEVAL_NO_HISTORY", raising=False)
+    shutil.copy(REPO / "examples" / "data" / "golden_example.jsonl", tmp_path / "golden.jsonl")
+    for text, doc in INCIDENTS:
+        assert main(["golden", "add", "--golden", "golden.jsonl", "--question", text, "--expected", doc,
+                     "--incident", "INC-1"]) == 0
+    assert main(["golden", "freeze", "golden.jsonl"]) == 0
+    return tmp_path
+
+
+def _eval(*extra: str) -> int:
+    return main(["eval", "--corpus", str(CORPUS), "--golden", "golden.jsonl", "--retriever", "bm25", "--k", "1,5",
+                 "--workspace", "ws", "--resamples", "300", "--quiet", *extra])
+
+
+def test_runs_on_one_frozen_version_show_their_trend(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _eval() == 0
+    assert _eval("--option", "k1=0.5", "--option", "b=0.2") == 0
+    assert "recorded run 2 in ws/history.sqlite" in capsys.readouterr().err
+    with sqlite3.connect(project / "ws" / "history.sqlite") as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("SELECT COUNT(*) FROM question_ranks WHERE run_id = 2").fetchone()[0] == 13
+    runs = History.of(project / "ws").runs()
+    assert [(r.id, r.golden_version, r.retrievers) for r in runs] == [(2, 1, ["bm25"]), (1, 1, ["bm25"])]
+    assert main(["history", "--workspace", "ws"]) == 0
+    listed = capsys.readouterr().out
+    assert "golden.jsonl" in listed and "bm25" in listed
+    assert main(["history", "trend", "--workspace", "ws", "--metric", "mrr", "--json", "trend.json"]) == 0
+    printed = capsys.readouterr().out
+    assert "mrr over 2 run(s) on golden set version 1" in printed and "bm25: " in printed
+    trend = json.loads((project / "trend.json").read_text())
+    points = trend["retrievers"]["bm25"]
+    assert [p["run"] for p in points] == [1, 2] and trend["golden_version"] == 1
+    for p in points:
+        assert p["low"] is not None and p["low"] <= p["value"] <= p["high"]
+    second = History.of(project / "ws").scorecard(2)
+    assert points[1]["value"] == pytest.approx(second.retrievers[0].metrics[Metric("mrr")])
+    assert second.retrievers[0].config["options"]["k1"] == 0.5
+
+
+def test_a_run_on_a_new_version_is_compared_on_the_shared_questions(project: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    assert _eval() == 0
+    assert main(["history", "tag", "@last", "baseline", "--workspace", "ws"]) == 0
+    assert main(["golden", "add", "--golden", "golden.jsonl", "--question", "delete a branch I no longer need",
+                 "--expected", "git/git-branch.md", "--incident", "INC-2"]) == 0
+    text = (project / "golden.jsonl").read_text()
+    (project / "golden.jsonl").write_text(text.replace('"expected": ["git/git-commit.md"]',
+                                                       '"expected": ["git/git-commit.md", "git/git-reset.md"]'))
+    assert main(["golden", "freeze", "golden.jsonl"]) == 0
+    assert load_golden(project / "golden.jsonl").version == 2
+    assert _eval() == 0
+    capsys.readouterr()
+    code = main(["compare", "@baseline", "@last", "--workspace", "ws", "--markdown", "comment.md",
+                 "--json", "cmp.json", "--resamples", "300"])
+    assert code == 0
+    err = capsys.readouterr().err
+    assert ("compared on the 12 questions the runs share unchanged (of 13 and 14; golden set version 1 -> 2: "
+            "1 added (inc-003), 1 relabelled (h05))") in err
+    data = json.loads((project / "cmp.json").read_text())
+    assert data["n_questions"] == 10 and data["shared"]["added"] == ["inc-003"]
+    assert data["shared"]["relabelled"] == ["h05"] and len(data["shared"]["questions"]) == 12
+    comment = (project / "comment.md").read_text()
+    assert comment.startswith("### goldeval: last vs baseline\n\n**What changed**")
+    assert "Compared on the 12 questions the runs share unchanged" in comment
+    assert main(["compare", "@last~1", "@last", "--workspace", "ws", "--resamples", "300"]) == 0
+    assert main(["history", "export", "@baseline", "--out", "base.json", "--workspace", "ws"]) == 0
+    assert json.loads((project / "base.json").read_text())["identity"]["golden_version"] == 1
+
+
+def test_references_that_name_nothing_say_what_exists(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["history", "--workspace", "ws"]) == 2
+    assert "no run history yet" in capsys.readouterr().err
+    assert _eval() == 0
+    for ref, message in (("@last~3", "@last~3: the history holds 1 run(s)"), ("@nightly", "no run is tagged 'nightly'"),
+                         ("@7", "no run 7 in the history"), ("@a b", "cannot read history reference")):
+        assert main(["compare", ref, "@last", "--workspace", "ws"]) == 2
+        assert message in capsys.readouterr().err
+    assert main(["history", "tag", "@last", "last", "--workspace", "ws"]) == 2
+    assert "cannot use 'last' as a tag" in capsys.readouterr().err
+
+
+def test_no_history_when_switched_off(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GOLDEVAL_NO_HISTORY", "1")
+    assert _eval() == 0
+    assert not (project / "ws" / "history.sqlite").exists()

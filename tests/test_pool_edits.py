@@ -1,0 +1,156 @@
+"""Label fixes and verdicts written into a golden-set file: provenance, changelog, reasons, the pool
+command line, the page server's write protection, and the model pre-label kept a suggestion."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from goldeval.cli import main
+from goldeval.errors import InputError
+from goldeval.golden.changelog import changes_summary, read_changes
+from goldeval.golden.io import load_golden
+from goldeval.golden.versions import freeze
+from goldeval.judging.edits import GoldenFile
+from goldeval.judging.pool import build_pool
+from goldeval.judging.prelabel import parse_reply
+from goldeval.scorecard.model import Hit, QuestionResult, RetrieverResult, Scorecard
+from goldeval.web.pool import PoolStore, make_pool_server
+from goldeval.web.review import start_in_thread
+
+REPO = Path(__file__).resolve().parents[1]
+GOLDEN = REPO / "examples" / "data" / "golden_example.jsonl"
+
+
+@pytest.fixture()
+def golden_path(tmp_path: Path) -> Path:
+    path = tmp_path / "golden.jsonl"
+    shutil.copy(GOLDEN, path)
+    freeze(load_golden(path), by="ana")
+    return path
+
+
+def _card(tops: dict[str, list[str]], name: str = "bm25") -> Scorecard:
+    golden = load_golden(GOLDEN)
+    questions = []
+    for q in golden:
+        expected = golden.relevant(q.id)
+        docs = tops.get(q.id, [])
+        ranks = {e: (docs.index(e) + 1 if e in docs else None) for e in expected}
+        found = [r for r in ranks.values() if r is not None]
+        questions.append(QuestionResult(q.id, q.question, expected, q.off_topic, min(found) if found else None, ranks,
+                                        [Hit(d, 1.0 / (i + 1), d) for i, d in enumerate(docs)], {}))
+    return Scorecard([RetrieverResult(name, questions, {})], [], [1, 5], 5, [], snippets={
+        d: {"doc": d, "title": d, "text": f"text of {d}"} for docs in tops.values() for d in docs})
+
+
+def test_fixes_from_a_miss_are_recorded_with_their_reasons(golden_path: Path) -> None:
+    file = GoldenFile(golden_path, judge="ana")
+    file.judge_passage("h05", "git/git-reset.md", 1, pool="p1", fix=True, reason="reset --soft rewrites the message too")
+    file.wrong_expected("h04", "claude/claude-git-workflow.md", "it never says how to create a branch")
+    file.not_covered("h07", "the venv page was removed from the docs")
+    golden = load_golden(golden_path)
+    reset = next(j for j in golden.qrels.judgments("h05") if j.doc_id == "git/git-reset.md")
+    assert (reset.grade, reset.judge) == (1, "ana") and "pool p1" in reset.note and "reset --soft" in reset.note
+    assert golden.grades("h04")["claude/claude-git-workflow.md"] == 0 and golden.relevant("h04") == {"git/git-branch.md": 1}
+    assert golden["h07"].off_topic and golden.grades("h07") == {"python/venv.md": 0}
+    changes = read_changes(golden_path)
+    assert [(c.action, c.question, c.reason != "", c.version) for c in changes] == [
+        ("also_answers", "h05", True, 1), ("wrong_expected", "h04", True, 1), ("not_covered", "h07", True, 1)]
+    assert changes[1].before == 1 and changes[2].before == "answerable"
+    summary = changes_summary(golden_path, golden.version)
+    assert summary["text"] == "3 labels fixed since version 1 (not frozen yet)"
+    freeze(golden, by="ana")
+    assert changes_summary(golden_path, load_golden(golden_path).version)["text"] == "3 labels fixed since version 1"
+
+
+def test_a_fix_without_a_reason_is_refused_and_nothing_is_written(golden_path: Path) -> None:
+    before = golden_path.read_bytes()
+    file = GoldenFile(golden_path, judge="ana")
+    with pytest.raises(InputError, match="a label fix needs a reason"):
+        file.not_covered("h07", "  ")
+    with pytest.raises(InputError, match="`git/git-stash.md` is not an expected document"):
+        file.wrong_expected("h04", "git/git-stash.md", "wrong")
+    with pytest.raises(InputError, match="question `nope` is not in the golden set"):
+        file.judge_passage("nope", "git/git-stash.md", 1)
+    assert golden_path.read_bytes() == before and read_changes(golden_path) == []
+    assert not [p for p in golden_path.parent.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_concurrent_verdicts_are_all_kept(golden_path: Path) -> None:
+    file = GoldenFile(golden_path, judge="ana")
+    docs = ["git/git-branch.md", "git/git-commit.md", "git/git-reset.md", "git/git-revert.md", "python/venv.md"]
+    threads = [threading.Thread(target=file.judge_passage, args=("h01", d, 0)) for d in docs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(load_golden(golden_path).grades("h01")[d] == 0 for d in docs)
+    assert len(read_changes(golden_path)) == len(docs)
+
+
+def test_pool_keeps_only_unjudged_passages_and_marks_misses(golden_path: Path) -> None:
+    base = _card({"h01": ["git/git-stash.md", "git/git-branch.md"], "h05": ["git/git-reset.md", "git/git-revert.md"]})
+    new = _card({"h01": ["git/git-branch.md", "python/venv.md"], "h05": ["git/git-commit.md"]})
+    golden = load_golden(golden_path)
+    pool = build_pool([base, new], ["base", "new"], golden, k=5)
+    assert pool.systems == ["base/bm25", "new/bm25"]
+    pairs = [(i.question_id, i.passage, [(f.system, f.rank) for f in i.found_by], i.miss) for i in pool.items]
+    assert pairs == [
+        ("h01", "git/git-branch.md", [("base/bm25", 2), ("new/bm25", 1)], True),  # new/bm25 misses h01
+        ("h01", "python/venv.md", [("new/bm25", 2)], True),
+        ("h05", "git/git-reset.md", [("base/bm25", 1)], True),
+        ("h05", "git/git-revert.md", [("base/bm25", 2)], True),
+    ]
+    assert pool.unjudged == {"base/bm25": 3, "new/bm25": 2}
+    assert pool.items[0].text == "text of git/git-branch.md"
+    assert "results keep their top 5 only" in build_pool([base], ["base"], golden, k=50).notes[0]
+
+
+def test_page_server_refuses_writes_without_its_token(golden_path: Path) -> None:
+    pool = build_pool([_card({"h01": ["git/git-branch.md"]})], ["r"], load_golden(golden_path), k=5)
+    server = make_pool_server(PoolStore(pool, GoldenFile(golden_path, judge="ana")), port=0)
+    thread = start_in_thread(server)
+    try:
+        with urllib.request.urlopen(server.url + "api/items") as response:
+            items = json.load(response)["items"]
+        assert [(i["question_id"], i["passage"], i["status"]) for i in items] == [("h01", "git/git-branch.md", "unjudged")]
+        body = json.dumps({"action": "relevant", "grade": 1}).encode()
+        for headers in ({"Content-Type": "application/json"},
+                        {"Content-Type": "application/json", "X-Goldeval-Token": "guess", "Origin": "http://evil.example"}):
+            request = urllib.request.Request(server.url + "api/items/p1", data=body, headers=headers, method="POST")
+            with pytest.raises(urllib.error.HTTPError) as caught:
+                urllib.request.urlopen(request)
+            assert caught.value.code == 403
+        assert load_golden(golden_path).grades("h01") == {"git/git-stash.md": 1}
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def test_pool_command_lists_candidates_from_files(golden_path: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    results = tmp_path / "results.json"
+    _card({"h02": ["git/git-reset.md", "git/git-stash.md"]}).save(results)
+    out = tmp_path / "pool.json"
+    assert main(["pool", str(results), "--golden", str(golden_path), "--list", "--json", str(out)]) == 0
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert lines[0] == "question\tpassage\tfound_by\tmiss\tquestion_text"
+    assert lines[1].startswith("h02\tgit/git-stash.md\tbm25#2\t0\t")
+    assert "1 unjudged passage(s) for 1 question(s)" in captured.err
+    assert json.loads(out.read_text())["items"][0]["passage"] == "git/git-stash.md"
+    assert main(["pool", str(results), "--golden", str(tmp_path / "missing.jsonl"), "--list"]) == 2
+
+
+@pytest.mark.parametrize(("reply", "grade"), [("relevant", 1), ("Relevant.", 1), ("not relevant", 0),
+                                              ("Not Relevant", 0), ("irrelevant", 0), ("yes", 1), ("hmm", None)])
+def test_prelabel_replies_are_read_strictly(reply: str, grade: int | None) -> None:
+    assert parse_reply(reply) == grade
