@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from goldeval.corpus.model import Corpus, Document
-from goldeval.golden.model import GoldenSet, Question
+from goldeval.golden.model import GoldenSet, Qrels, Question
 
 REPO = Path(__file__).resolve().parents[1]
 ARTIFACTS = REPO / "test-artifacts"
@@ -76,11 +77,11 @@ def tiny_corpus() -> Corpus:
 
 
 def tiny_golden() -> GoldenSet:
-    questions = [
-        Question(qid, text, dict(expected) if isinstance(expected, dict) else {e: 1 for e in expected}, tuple(tags), line=i + 1)
-        for i, (qid, text, expected, tags) in enumerate(QUESTIONS)
-    ]
-    return GoldenSet(questions, path="tiny-golden.jsonl")
+    questions = [Question(qid, text, "answerable" if expected else "off_topic", tuple(tags), line=i + 1)
+                 for i, (qid, text, expected, tags) in enumerate(QUESTIONS)]
+    grades = {qid: dict(expected) if isinstance(expected, dict) else {e: 1 for e in expected}
+              for qid, _, expected, _ in QUESTIONS if expected}
+    return GoldenSet(questions, Qrels.from_grades(grades), path="tiny-golden.jsonl")
 
 
 def overlap_search(question: str, k: int) -> list[tuple[str, float]]:
@@ -99,35 +100,39 @@ def overlap_search(question: str, k: int) -> list[tuple[str, float]]:
     return scored[:k]
 
 
-def evaluate_tiny(tmp: Path, *, stats: bool, level: str = "doc", retrievers: list[Any] | None = None) -> dict[str, Any]:
-    """A real evaluation: BM25 and `overlap_search` on the tiny corpus, k = 1, 3, 5, 10.
+def evaluate_tiny(tmp: Path, *, stats: bool, level: str = "doc", retrievers: list[Any] | None = None,
+                  k: tuple[int, ...] = (1, 3, 5, 10)) -> dict[str, Any]:
+    """A real evaluation: BM25 and `overlap_search` on the tiny corpus, k = 1, 3, 5, 10, depth 20;
+    with `stats`, `goldeval.compare` adds intervals, paired tests, off-topic separability and diagnoses.
 
     At chunk level the documents are cut into chunks of about 60 characters, and BM25 ranks chunks.
     """
     from goldeval.corpus.chunking import ChunkSpec
     from goldeval.evaluation import evaluate
+    from goldeval.stats import compare
 
     chunking = ChunkSpec(60, 10) if level == "chunk" else None
     if retrievers is None:
         retrievers = ["bm25", overlap_search] if level == "doc" else ["bm25"]
-    card = evaluate(retrievers, tiny_golden(), corpus=tiny_corpus(), k=(1, 3, 5, 10), depth=20,
-                    level=level, chunking=chunking, workspace=tmp / "ws", stats=stats, resamples=400, seed=1)
+    corpus = tiny_corpus()
+    card = evaluate(retrievers, tiny_golden(), corpus=corpus, k=k, depth=20,
+                    level=level, chunking=chunking, workspace=tmp / "ws")
+    if stats:
+        card = compare(card, resamples=400, seed=1, passages=corpus.passages(chunking))
     return card.to_dict()
 
 
 def bare(card: dict[str, Any]) -> dict[str, Any]:
     """The same results without anything the stats stage adds: no intervals, diagnoses or extras."""
-    from goldeval.report.scorecard import Scorecard
+    from goldeval.scorecard import Scorecard
 
     data = copy.deepcopy(card)
+    data["statistics"] = None
     for r in data["retrievers"]:
         r["intervals"] = {}
         for q in r["questions"]:
             q["diagnosis"] = None
-    known = Scorecard.from_dict(data).to_dict()
-    for key in ("comparison", "breakdown", "off_topic", "diagnosis_counts", "stats"):
-        known.pop(key, None)
-    return known
+    return Scorecard.from_dict(data).to_dict()
 
 
 @pytest.fixture(scope="session")
@@ -137,7 +142,7 @@ def scorecard_dict(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def results_file(scorecard_dict: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from goldeval.report.scorecard import Scorecard
+    from goldeval.scorecard import Scorecard
 
     path = tmp_path_factory.mktemp("results") / "results.json"
     Scorecard.from_dict(scorecard_dict).save(path)
@@ -147,7 +152,7 @@ def results_file(scorecard_dict: dict[str, Any], tmp_path_factory: pytest.TempPa
 @pytest.fixture(scope="session")
 def served_url(results_file: Path) -> Iterator[str]:
     """`goldeval serve results.json` in a thread, on a free port of 127.0.0.1."""
-    from goldeval.web.page import results_payload
+    from goldeval.report.page import results_payload
     from goldeval.web.server import make_server, start_in_thread
 
     server = make_server(results_payload([results_file]), port=0)
@@ -186,3 +191,49 @@ def screenshot(page: Any, name: str) -> Path:
     path = ARTIFACTS / name
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+@contextmanager
+def serving(payload_or_source: Any) -> Iterator[str]:
+    """A scorecard server for a payload (or a `ResultsFiles`) in a thread; yields its address."""
+    from goldeval.web.server import make_server, start_in_thread
+
+    srv = make_server(payload_or_source, port=0)
+    thread = start_in_thread(srv)
+    try:
+        yield srv.url
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        thread.join(timeout=5)
+
+
+def open_page(page: Any, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector("body[data-ready=true]", timeout=10_000)
+
+
+def wait_until(page: Any, expression: str, seconds: float = 15) -> None:
+    """Poll a JS expression (wait_for_function would need 'unsafe-eval', which the page's CSP forbids)."""
+    for _ in range(int(seconds * 10)):
+        if page.evaluate(expression):
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError(f"still false after {seconds} s: {expression}")
+
+
+def set_k(page: Any, k: int) -> None:
+    """Type k into the k field, as a reader does for a k without a button."""
+    page.fill("#k-input", str(k))
+    page.press("#k-input", "Enter")
+
+
+def shown_metrics(page: Any) -> dict[tuple[int, str], tuple[str, str]]:
+    """(run index, metric key) -> (data-value, displayed text) of every cell of the metric table."""
+    cells = page.locator(".mcell").evaluate_all(
+        "cs => cs.map(c => [Number(c.dataset.run), c.dataset.metric, c.dataset.value, c.querySelector('.val').textContent])")
+    return {(run, key): (value, text) for run, key, value, text in cells}
+
+
+def run_json(card: Mapping[str, Any], name: str) -> dict[str, Any]:
+    return next(r for r in card["retrievers"] if r["name"] == name)

@@ -17,7 +17,8 @@ import pytest
 from browser_fixtures import results_file, scorecard_dict  # noqa: F401 - fixtures
 from goldeval.cli import main
 from goldeval.errors import InputError
-from goldeval.web.page import payload_json, results_payload, static_text
+from goldeval.report.page import SCRIPTS, payload_json, results_payload, static_text
+from goldeval.scorecard import Scorecard
 from goldeval.web.server import CSP, make_server, start_in_thread
 
 
@@ -70,7 +71,10 @@ def test_serves_page_assets_and_results(server: Any, results_file: Path) -> None
     assert b'<script src="app.js"></script>' in body
     assert headers["content-security-policy"] == CSP
     assert headers["x-content-type-options"] == "nosniff"
-    for path, ctype, name in [("/app.js", "text/javascript", "app.js"), ("/style.css", "text/css", "style.css")]:
+    for name in SCRIPTS:
+        assert f'<script src="{name}"></script>'.encode() in body
+    routes = [(f"/{name}", "text/javascript", name) for name in SCRIPTS] + [("/style.css", "text/css", "style.css")]
+    for path, ctype, name in routes:
         status, headers, body = get(server, path)
         assert status == 200 and headers["content-type"].startswith(ctype)
         assert body.decode("utf-8") == static_text(name)
@@ -95,6 +99,7 @@ def test_head_has_no_body_and_post_is_refused(server: Any) -> None:
     "/%2e%2e/%2e%2e/etc/passwd", "/%2E%2E%2Fpyproject.toml", "/..%2f..%2fetc%2fpasswd",
     "//etc/passwd", "/etc/passwd", "/C:/Windows/win.ini", "/..\\..\\pyproject.toml",
     "/app.js%00.html", "/./app.js", "http://127.0.0.1/../etc/passwd", "/src/goldeval/web/server.py",
+    "/static/dom.js", "/report/static/data.js", "/DATA.JS",
 ])
 def test_unknown_and_traversal_paths_are_404(server: Any, path: str) -> None:
     status, headers, body = get(server, path)
@@ -204,7 +209,6 @@ def test_serve_cli_prints_the_address_and_serves(results_file: Path) -> None:  #
 
 
 def test_results_files_are_reread_when_they_change(tmp_path: Path, scorecard_dict: dict[str, Any]) -> None:  # noqa: F811
-    from goldeval.report.scorecard import Scorecard
     from goldeval.web.live import ResultsFiles
 
     path = tmp_path / "results.json"
@@ -241,3 +245,36 @@ def test_a_fixed_payload_has_a_fixed_version(results_file: Path) -> None:  # noq
         srv.shutdown()
         srv.server_close()
         thread.join(timeout=5)
+
+
+GOLDSET_01 = Path(__file__).parent / "data" / "goldset-0.1-results.json"
+
+
+def test_a_goldset_01_file_reaches_the_page_as_schema_2_with_what_the_page_looks_up() -> None:
+    """goldset 0.1 wrote no curves, no flips and no ROC table; the page computes none, so Python adds them."""
+    from goldeval.stats.offtopic import separability
+
+    old = json.loads(GOLDSET_01.read_text(encoding="utf-8"))
+    assert old["schema"] == 1 and "roc" not in old["off_topic"]["retrievers"]["bm25"]
+    data = results_payload([GOLDSET_01])["files"][0]["data"]
+    assert data["schema"] == 2 and data["headline"] and data["flips"]
+    card = Scorecard.load(GOLDSET_01)
+    for r, stored in zip(data["retrievers"], old["retrievers"], strict=True):
+        assert len(r["curves"]["hit"]) == data["depth"] == old["depth"]
+        for k in old["k"]:
+            assert r["curves"]["ndcg"][k - 1] == pytest.approx(stored["metrics"][f"ndcg@{k}"], abs=1e-12)
+        entry = data["statistics"]["off_topic"]["retrievers"][r["name"]]
+        assert entry["threshold"] == old["off_topic"]["retrievers"][r["name"]]["threshold"]  # the file's own verdict
+        assert entry["roc"] == separability(card.retriever(r["name"]))["roc"]
+        assert entry["threshold"] in entry["roc"]["thresholds"]
+        assert entry["roc"]["n_answerable"] == stored["n_answerable"] and entry["roc"]["n_off_topic"] == stored["n_off_topic"]
+
+
+def test_a_diagnosis_without_its_k_gets_goldset_01s_rule(scorecard_dict: dict[str, Any]) -> None:  # noqa: F811
+    """goldset 0.1 diagnosed misses at the largest computed k without saying so: the page needs that k."""
+    card = json.loads(json.dumps(scorecard_dict))
+    q = next(q for r in card["retrievers"] for q in r["questions"] if q["diagnosis"])
+    del q["diagnosis"]["k"]
+    data = results_payload([card])["files"][0]["data"]
+    got = next(x for r in data["retrievers"] for x in r["questions"] if x["id"] == q["id"] and x["diagnosis"])
+    assert got["diagnosis"]["k"] == max(card["k"])

@@ -1,13 +1,13 @@
 """The static HTML report: the live scorecard page as one self-contained file that works offline.
 
-The page's own CSS, JavaScript and the results JSON are inlined into its HTML; nothing is fetched (no
+The page's own CSS, its scripts and the results JSON are inlined into its HTML; nothing is fetched (no
 CDN, no external fonts, scripts or images). Inlining is done safely:
 - the results JSON goes into a `<script type="application/json">` element with `<`, `>`, `&` and the
   line separators U+2028/U+2029 written as `\\uXXXX` escapes, so no document text, however hostile
   (`</script><script>...`), can close the element or start markup; `JSON.parse` reads it back unchanged;
-- a Content-Security-Policy meta tag allows exactly the inlined script and style (by their SHA-256)
+- a Content-Security-Policy meta tag allows exactly the inlined scripts and style (by their SHA-256)
   and nothing else: no other script can run and no request can leave the page.
-The page itself puts every result string into the DOM as text (see `goldeval/report/static/app.js`).
+The page itself puts every result string into the DOM as text (see `goldeval/report/static/dom.js`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ _JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2
 _JSON_UNSAFE = re.compile("[<>&\u2028\u2029]")
 
 STYLE_LINK = '<link rel="stylesheet" href="style.css">'
-SCRIPT_TAG = '<script src="app.js"></script>'
 DATA_TAG = '<script id="goldeval-data" type="application/json"></script>'
 CSP_MARK = "<!--goldeval:csp-->"
 TITLE_TAG = "<title>goldeval scorecard</title>"
@@ -40,25 +39,27 @@ def json_for_script(payload: Mapping[str, Any]) -> str:
 
 def render_html(payload: Mapping[str, Any], *, title: str | None = None) -> str:
     """The single-file report for a results payload (`goldeval.report.page.results_payload`)."""
-    from goldeval.report.page import static_text
+    from goldeval.report.page import SCRIPTS, static_text
 
     html = static_text("index.html")
     css = static_text("style.css")
-    js = static_text("app.js")
+    scripts = {name: static_text(name) for name in SCRIPTS}
     # Our own files, checked so a future edit cannot break out of the inline elements.
     if re.search(r"</style", css, re.IGNORECASE):
         raise RuntimeError("style.css contains '</style', which cannot be inlined")
-    if re.search(r"</script|<!--", js, re.IGNORECASE):
-        raise RuntimeError("app.js contains '</script' or '<!--', which cannot be inlined")
+    for name, js in scripts.items():
+        if re.search(r"</script|<!--", js, re.IGNORECASE):
+            raise RuntimeError(f"{name} contains '</script' or '<!--', which cannot be inlined")
+    hashes = " ".join(f"'{_sha256(js)}'" for js in scripts.values())
     csp = (
         "default-src 'none'; "
-        f"script-src '{_sha256(js)}'; style-src '{_sha256(css)}'; img-src data:; "
+        f"script-src {hashes}; style-src '{_sha256(css)}'; img-src data:; "
         "base-uri 'none'; form-action 'none'"
     )
     replacements = {
         CSP_MARK: f'<meta http-equiv="Content-Security-Policy" content="{csp}">',
         STYLE_LINK: f"<style>{css}</style>",
-        SCRIPT_TAG: f"<script>{js}</script>",
+        **{f'<script src="{name}"></script>': f"<script>{js}</script>" for name, js in scripts.items()},
         DATA_TAG: f'<script id="goldeval-data" type="application/json">{json_for_script(payload)}</script>',
         TITLE_TAG: f"<title>{_escape_text(title or 'goldeval scorecard')}</title>",
     }

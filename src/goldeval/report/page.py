@@ -7,15 +7,20 @@ import math
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goldeval.errors import InputError
 
-STATIC_FILES = ("index.html", "app.js", "style.css")
+if TYPE_CHECKING:
+    from goldeval.scorecard.model import Scorecard
+
+SCRIPTS = ("dom.js", "data.js", "questions.js", "panels.js", "app.js")
+"""The page's scripts, in the order index.html loads them (helpers, lookups, views, then the app)."""
+STATIC_FILES = ("index.html", "style.css", *SCRIPTS)
 
 
 def static_text(name: str) -> str:
-    """The text of one of the page's files shipped as package data (index.html, app.js, style.css)."""
+    """The text of one of the page's files shipped as package data (`STATIC_FILES`)."""
     if name not in STATIC_FILES:
         raise KeyError(name)
     return resources.files("goldeval.report").joinpath("static", name).read_text(encoding="utf-8")
@@ -39,12 +44,12 @@ def results_payload(
     files: list[dict[str, Any]] = []
     for i, source in enumerate(sources):
         if isinstance(source, Mapping):
-            data = Scorecard.from_dict(dict(source)).to_dict()
+            card = Scorecard.from_dict(dict(source))
             default = f"results {i + 1}"
         else:
-            data = Scorecard.load(source).to_dict()
+            card = Scorecard.load(source)
             default = Path(source).name
-        files.append({"name": names[i] if names else default, "data": data})
+        files.append({"name": names[i] if names else default, "data": page_dict(card)})
     seen: dict[str, int] = {}
     for f in files:
         name = str(f["name"])
@@ -52,6 +57,31 @@ def results_payload(
         if seen[name] > 1:
             f["name"] = f"{name} ({seen[name]})"
     return {"files": files}
+
+
+def page_dict(card: Scorecard) -> dict[str, Any]:
+    """`card.to_dict()`, completed where an older file lacks what the page looks up (the page computes
+    nothing itself, issue 8):
+    - the off-topic ROC table of each retriever with its denominators (goldset 0.1 wrote the threshold
+      and AUC, not every cut), recomputed by `goldeval.stats.offtopic` from the stored top-1 scores;
+    - the `k` of each miss diagnosis (goldset 0.1 diagnosed at the largest computed k and did not say so).
+    """
+    from goldeval.stats.offtopic import separability
+
+    data = card.to_dict()
+    off_topic = (data.get("statistics") or {}).get("off_topic") or {}
+    by_name = {r.name: r for r in card.retrievers}
+    for name, entry in (off_topic.get("retrievers") or {}).items():
+        if not isinstance(entry, dict) or entry.get("auc") is None or name not in by_name:
+            continue
+        if "n_answerable" not in (entry.get("roc") or {}):
+            entry["roc"] = separability(by_name[name]).get("roc")
+    largest = max(card.k) if card.k else None
+    for r in data["retrievers"]:
+        for q in r["questions"]:
+            if isinstance(q.get("diagnosis"), dict) and q["diagnosis"].get("k") is None:
+                q["diagnosis"]["k"] = largest
+    return data
 
 
 def payload_json(payload: Mapping[str, Any]) -> str:

@@ -24,7 +24,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from goldeval.errors import InputError
-from goldeval.report.page import static_text
+from goldeval.report.page import SCRIPTS, static_text
 from goldeval.web.live import FixedResults, ResultsSource, version_body
 
 DEFAULT_HOST = "127.0.0.1"
@@ -41,8 +41,8 @@ JSON = "application/json; charset=utf-8"
 ROUTES: dict[str, tuple[str, str]] = {
     "/": ("index.html", "text/html; charset=utf-8"),
     "/index.html": ("index.html", "text/html; charset=utf-8"),
-    "/app.js": ("app.js", "text/javascript; charset=utf-8"),
     "/style.css": ("style.css", "text/css; charset=utf-8"),
+    **{f"/{name}": (name, "text/javascript; charset=utf-8") for name in SCRIPTS},
 }
 DYNAMIC = ("/results.json", "/version")
 

@@ -1,0 +1,167 @@
+/* goldeval page: the results payload and every lookup into it.
+ *
+ * One source of truth (issue 8): the page computes no metric and no statistic. Python writes them into
+ * the results JSON (schema 2, docs/results-json.md) and this file only looks them up:
+ * - hit@k, recall@k, precision@k and nDCG@k at any k from 1 to the depth: `curves[metric][k - 1]`
+ *   (goldeval.scorecard.curves, from the one metric engine); MRR and MAP: `metrics`;
+ * - whether one question is a hit at k: its stored `rank` (first correct answer) is at most k;
+ * - "A finds, B misses" counts at every k: `flips["A|B"]`;
+ * - off-topic separability (AUC, Youden's J threshold, the count of mistakes at every candidate cut, the
+ *   verdict): `statistics.off_topic.retrievers[name]` (goldeval.stats.offtopic);
+ * - paired tests and verdicts: `statistics.comparison`; breakdowns: `statistics.breakdown`;
+ *   miss causes: each question's `diagnosis`, made at the k it names.
+ */
+'use strict';
+(function (G) {
+  const PALETTE = ['#2f6fde', '#d9480f', '#2b8a3e', '#9c36b5', '#c2255c', '#0b7285', '#e67700', '#5c677d'];
+  /** The cut-offs people use; the k buttons show those up to the depth, plus the computed ones. */
+  G.COMMON_KS = [1, 3, 5, 10, 20, 50, 100];
+  /** Metrics with a value at every k (curves) and metrics of the whole ranking (fixed). */
+  G.CURVES = [
+    { key: 'hit', label: (k) => `hit@${k}`, title: 'share of questions with a correct answer in the top k' },
+    { key: 'recall', label: (k) => `recall@${k}`, title: 'share of the expected answers found in the top k' },
+    { key: 'precision', label: (k) => `precision@${k}`, title: 'correct answers in the top k, divided by k' },
+    { key: 'ndcg', label: (k) => `nDCG@${k}`, title: 'graded gain, discounted the lower it ranks, against the ideal ordering' },
+  ];
+  G.FIXED = [
+    { key: 'mrr', label: () => 'MRR', title: '1 / rank of the first correct answer, within the retrieved depth' },
+    { key: 'map', label: () => 'MAP', title: 'mean precision at the rank of each expected answer, within the retrieved depth' },
+  ];
+  G.METRICS = G.CURVES.map((m) => ({ ...m, fixed: false })).concat(G.FIXED.map((m) => ({ ...m, fixed: true })));
+
+  /** The payload: inlined in the static report, else fetched from the server. */
+  G.loadPayload = async function loadPayload() {
+    const tag = G.$('goldeval-data');
+    const text = tag ? tag.textContent.trim() : '';
+    let payload;
+    if (text) payload = JSON.parse(text);
+    else {
+      const response = await fetch('results.json', { cache: 'no-store' });
+      if (!response.ok) throw new Error(`could not load results.json (HTTP ${response.status})`);
+      payload = await response.json();
+    }
+    if (!payload || !Array.isArray(payload.files) || !payload.files.length) throw new Error('no results in the payload');
+    for (const f of payload.files) {
+      if (!f || !f.data || !Array.isArray(f.data.retrievers)) throw new Error(`${f && f.name}: not a results file`);
+    }
+    return payload;
+  };
+
+  /** One run per (file, retriever), in order. */
+  G.buildRuns = function buildRuns(files) {
+    const runs = [];
+    const multi = files.length > 1;
+    files.forEach((file, fileIndex) => {
+      for (const r of file.data.retrievers) {
+        const questions = r.questions || [];
+        questions.forEach((q, i) => { q._order = i; });
+        runs.push({
+          index: runs.length, file, fileIndex, r, questions,
+          byId: new Map(questions.map((q) => [q.id, q])),
+          label: multi ? `${file.name} · ${r.name}` : r.name,
+          color: PALETTE[runs.length % PALETTE.length],
+          depth: file.data.depth || 0,
+          snippets: file.data.snippets || {},
+        });
+      }
+    });
+    return runs;
+  };
+
+  /** `hit@5` -> {key: 'hit', k: 5}; `mrr` -> {key: 'mrr', k: null}. */
+  G.parseMetric = function parseMetric(name) {
+    const [key, k] = String(name).split('@');
+    return { key, k: k === undefined ? null : Number(k) };
+  };
+
+  /** The value of a metric for a run at k: a curve point, or a whole-ranking metric; null if absent. */
+  G.valueAt = function valueAt(run, key, k) {
+    const curve = (run.r.curves || {})[key];
+    if (Array.isArray(curve)) return k >= 1 && k <= curve.length ? curve[k - 1] : null;
+    const value = (run.r.metrics || {})[key];
+    return typeof value === 'number' ? value : null;
+  };
+
+  /** The metric's name in the results JSON at k (`ndcg@5`, `mrr`). */
+  G.jsonName = (m, k) => (m.fixed ? m.key : `${m.key}@${k}`);
+
+  G.intervalOf = function intervalOf(run, name) {
+    const ci = (run.r.intervals || {})[name];
+    return Array.isArray(ci) && ci.length === 2 && ci.every((x) => typeof x === 'number') ? ci : null;
+  };
+
+  G.answerable = (run) => run.questions.filter((q) => !q.off_topic);
+  G.nAnswerable = (run) => (typeof run.r.n_answerable === 'number' ? run.r.n_answerable : G.answerable(run).length);
+
+  /** Is this question's first correct answer within the top k? (its stored rank, looked up) */
+  G.hitAt = (q, k) => !q.off_topic && q.rank !== null && q.rank !== undefined && q.rank <= k;
+
+  /** The questions whose hit/miss differs between two cut-offs: the page's "what changed when k moved". */
+  G.flippedBetween = (run, from, to) => (from === null || from === to ? []
+    : G.answerable(run).filter((q) => G.hitAt(q, from) !== G.hitAt(q, to)));
+
+  G.statistics = (run) => run.file.data.statistics || null;
+
+  G.offTopicOf = function offTopicOf(run) {
+    const st = G.statistics(run);
+    const all = st && st.off_topic && st.off_topic.retrievers;
+    return all && all[run.r.name] ? all[run.r.name] : null;
+  };
+
+  /** Paired comparisons (statistics.comparison.results) between two runs of one file. */
+  G.comparisonRows = function comparisonRows(a, b) {
+    if (a.file !== b.file || a === b) return [];
+    const st = G.statistics(a);
+    const rows = st && st.comparison && Array.isArray(st.comparison.results) ? st.comparison.results : [];
+    const names = new Set([a.r.name, b.r.name]);
+    return rows.filter((row) => row && names.has(row.a) && names.has(row.b) && row.a !== row.b);
+  };
+
+  /** `flips` for the pair at k: {aOnly, bOnly, series: {aOnly: [...], bOnly: [...]}}; null across files. */
+  G.flipsOf = function flipsOf(a, b, k) {
+    if (a.file !== b.file || a === b) return null;
+    const flips = a.file.data.flips || {};
+    const forward = flips[`${a.r.name}|${b.r.name}`];
+    const backward = flips[`${b.r.name}|${a.r.name}`];
+    const entry = forward ? { aOnly: forward.a_only, bOnly: forward.b_only }
+      : backward ? { aOnly: backward.b_only, bOnly: backward.a_only } : null;
+    if (!entry || !Array.isArray(entry.aOnly) || k < 1 || k > entry.aOnly.length) return null;
+    return { aOnly: entry.aOnly[k - 1], bOnly: entry.bOnly[k - 1], series: entry };
+  };
+
+  /** The headline metric names of a file (chosen once, in Python, for every view). */
+  G.headlineOf = (file) => (Array.isArray(file.data.headline) ? file.data.headline : []);
+
+  /** The page opens at the k of the first headline metric (the one rule for every view). */
+  G.startK = function startK(file) {
+    const withK = G.headlineOf(file).map(G.parseMetric).find((m) => m.k);
+    if (withK) return withK.k;
+    const ks = file.data.k || [];
+    return ks.length ? ks[ks.length - 1] : 5;
+  };
+
+  /** k buttons: the common cut-offs, the computed ones and the headline k, up to the depth. */
+  G.kButtons = function kButtons(maxK, file) {
+    const ks = new Set(G.COMMON_KS.concat(file.data.k || [], [G.startK(file), maxK]));
+    return [...ks].filter((k) => Number.isInteger(k) && k >= 1 && k <= maxK).sort((x, y) => x - y);
+  };
+
+  /** The ROC cut the stored threshold sits on (the slider starts there); 0 (accept all) when none. */
+  G.rocStart = function rocStart(roc, threshold) {
+    if (typeof threshold !== 'number') return 0;
+    let best = 0;
+    roc.thresholds.forEach((t, i) => { if (Math.abs(t - threshold) < Math.abs(roc.thresholds[best] - threshold)) best = i; });
+    return best;
+  };
+
+  /** How an id is shown: the document at doc level, the chunk id at chunk level. */
+  G.displayId = (hit, run) => (run.file.data.level === 'chunk' || hit.doc === hit.id ? hit.id : hit.doc);
+
+  G.isExpected = function isExpected(q, hit) {
+    const exp = q.expected || {};
+    return (exp[hit.id] || 0) > 0 || (exp[hit.doc] || 0) > 0;
+  };
+
+  /** How many results per question the file keeps (`top`): the largest computed k. */
+  G.keptTop = (run) => Math.max(0, ...(run.file.data.k || []));
+}(window.GE = window.GE || {}));
