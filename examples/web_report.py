@@ -14,7 +14,7 @@ from pathlib import Path
 
 import goldeval
 from goldeval.corpus.model import Corpus, Document
-from goldeval.golden.model import GoldenSet, Question
+from goldeval.golden.model import GoldenSet, Qrels, Question
 from goldeval.report.html import write_html_report
 
 DOCS = {
@@ -25,13 +25,17 @@ DOCS = {
     "python/time.md": "time.sleep(2) makes the program wait two seconds.",
 }
 corpus = Corpus({d: Document(d, text, title=d.rsplit("/", 1)[-1]) for d, text in DOCS.items()}, name="example")
-golden = GoldenSet([
-    Question("q1", "put my uncommitted changes aside before switching branches", {"git/stash.md": 1}),
-    Question("q2", "parse a JSON string", {"python/json.md": 1}),
-    Question("q3", "open a spreadsheet saved as comma separated values", {"python/csv.md": 1}),
-    Question("q4", "make my script pause for a moment", {"python/time.md": 1}),
-    Question("q5", "what is the capital of France?", {}),  # off-topic: the corpus does not cover it
-])
+golden = GoldenSet(
+    [
+        Question("q1", "put my uncommitted changes aside before switching branches"),
+        Question("q2", "parse a JSON string"),
+        Question("q3", "open a spreadsheet saved as comma separated values"),
+        Question("q4", "make my script pause for a moment"),
+        Question("q5", "what is the capital of France?", "off_topic"),  # the corpus does not cover it
+    ],
+    Qrels.from_grades({"q1": {"git/stash.md": 1}, "q2": {"python/json.md": 1}, "q3": {"python/csv.md": 1},
+                       "q4": {"python/time.md": 1}}),
+)
 
 
 def first_words(question: str, k: int) -> list[str]:
@@ -41,7 +45,8 @@ def first_words(question: str, k: int) -> list[str]:
     return ranked[:k]
 
 
-card = goldeval.evaluate({"bm25": "bm25", "first_words": first_words}, golden, corpus=corpus, k=(1, 3, 5))
+card = goldeval.evaluate({"bm25": "bm25", "first_words": first_words}, golden, corpus=corpus, k=(1, 3, 5), depth=5)
+card = goldeval.compare(card, resamples=1000)  # intervals, paired verdicts, off-topic threshold, miss causes
 out = write_html_report([card.to_dict()], Path(sys.argv[1] if len(sys.argv) > 1 else "scorecard.html"),
                         names=["example"], title="goldeval example scorecard")
 print(f"wrote {out} ({out.stat().st_size // 1024} KB): open it in a browser, no server needed")

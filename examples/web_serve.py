@@ -15,7 +15,7 @@ import urllib.request
 
 import goldeval
 from goldeval.corpus.model import Corpus, Document
-from goldeval.golden.model import GoldenSet, Question
+from goldeval.golden.model import GoldenSet, Qrels, Question
 from goldeval.report.page import results_payload
 from goldeval.web.server import make_server, start_in_thread
 
@@ -25,12 +25,11 @@ DOCS = {
     "sleep.md": "time.sleep(2) makes the program wait two seconds.",
 }
 corpus = Corpus({d: Document(d, text) for d, text in DOCS.items()}, name="example")
-golden = GoldenSet([
-    Question("q1", "put my changes aside", {"stash.md": 1}),
-    Question("q2", "parse a JSON string", {"json.md": 1}),
-    Question("q3", "wait two seconds", {"sleep.md": 1}),
-    Question("q4", "best pizza dough", {}),
-])
+golden = GoldenSet(
+    [Question("q1", "put my changes aside"), Question("q2", "parse a JSON string"),
+     Question("q3", "wait two seconds"), Question("q4", "best pizza dough", "off_topic")],
+    Qrels.from_grades({"q1": {"stash.md": 1}, "q2": {"json.md": 1}, "q3": {"sleep.md": 1}}),
+)
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--seconds", type=float, help="stop after this many seconds")
