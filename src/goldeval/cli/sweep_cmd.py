@@ -54,7 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--metric", metavar="NAME", action="append", help="extra metric (repeatable), e.g. recall@100")
     parser.add_argument("--level", choices=("doc", "chunk"), help="doc (default) or chunk level")
     parser.add_argument("--option", metavar="KEY=VALUE", action="append", default=[], help="retriever option for every retriever that declares KEY (repeatable)")
-    parser.add_argument("--workspace", metavar="DIR", type=Path, default=Path(".goldeval"), help="where chunks, embeddings and runs are stored (default: .goldeval)")
+    parser.add_argument("--workspace", metavar="DIR", type=Path, help="where chunks, embeddings and runs are stored (default: $GOLDEVAL_WORKSPACE or .goldeval)")
     parser.add_argument("--workers", metavar="N", type=int, help="run embedding and searches on a local Ray with N CPUs (extra `ray`)")
     parser.add_argument("--ray-address", metavar="HOST:PORT", help="run them on an existing Ray cluster instead")
     parser.add_argument("--json", metavar="OUT", type=Path, help="write the sweep (documented in docs/sweep.md) to OUT")
@@ -75,21 +75,35 @@ def run(args: argparse.Namespace) -> int:
     from goldeval.report.sweep_terminal import render_sweep
     from goldeval.sweep import make_executor, sweep
 
+    from goldeval.errors import EXIT_OK, EXIT_RAN_WITH_ERRORS
+    from goldeval.store.atomic import check_writable
+    from goldeval.store.workspace import Workspace
+
     settings, grid = _inputs(args)
     if settings.corpus is None or settings.golden is None:
         raise InputError("a sweep needs a corpus and a golden set",
                          hint="pass --corpus PATH --golden FILE, or a sweep file with corpus = and golden =")
+    workspace = Workspace.at(args.workspace)
+    workspace.check()
+    for out, what in ((args.json, "sweep JSON"), (args.html, "sweep view")):
+        if out is not None:
+            check_writable(out, what=what)  # now, not after an hour of searching
     corpus = load_corpus(settings.corpus)
     golden = load_golden(settings.golden, corpus=corpus)
-    executor = make_executor(workers=args.workers, address=args.ray_address, workspace=args.workspace)
+    executor = make_executor(workers=args.workers, address=args.ray_address, workspace=workspace.root)
     try:
-        result = sweep(grid, golden, corpus=corpus, settings=settings, workspace=args.workspace, executor=executor,
+        result = sweep(grid, golden, corpus=corpus, settings=settings, workspace=workspace.root, executor=executor,
                        progress=not args.quiet, record_history=not args.no_history, max_cells=args.max_cells)
     finally:
         executor.close()
     _write(args, result)
     render_sweep(result, limit=args.top)
-    return 0
+    failed = [c.label for c in result.cells if c.n_errors]
+    if failed:
+        print(f"goldeval: {len(failed)} configuration(s) ran with retriever errors on some questions: "
+              f"{', '.join(failed[:5])}{' ...' if len(failed) > 5 else ''}", file=sys.stderr)
+        return EXIT_RAN_WITH_ERRORS
+    return EXIT_OK
 
 
 def _inputs(args: argparse.Namespace) -> tuple[Any, Any]:

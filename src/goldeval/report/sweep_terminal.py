@@ -32,7 +32,7 @@ def render_sweep(result: SweepResult, console: Console | None = None, *, limit: 
     if limit is not None and len(result.cells) > limit:
         console.print(f"... and {len(result.cells) - limit} more (the JSON and the HTML view have every one)")
     for line in summary_lines(result):
-        console.print(escape(line), highlight=False, soft_wrap=True)
+        console.print(escape(line), highlight=False)  # wrapped at spaces to the width
 
 
 def _full_width(result: SweepResult, rows: list[CellResult]) -> int:

@@ -50,7 +50,7 @@ def sweep(
     *,
     corpus: Corpus,
     settings: Settings | None = None,
-    workspace: str | Path = ".goldeval",
+    workspace: str | Path | None = None,
     executor: Executor | None = None,
     progress: bool = False,
     record_history: bool = True,

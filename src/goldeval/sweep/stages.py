@@ -64,6 +64,10 @@ class EmbedTask:
     """Which (model, passages) the shard belongs to, for the embedding-time record."""
 
 
+_WARM: set[str] = set()
+"""Models this process has loaded (each worker loads its own once)."""
+
+
 @dataclass(frozen=True)
 class EmbedReport:
     tag: str
@@ -81,6 +85,9 @@ def embed_shard(task: EmbedTask) -> EmbedReport:
     encoder = shared_encoder(task.model, workspace=workspace, threads=task.threads, progress=False)
     cache = EmbeddingCache(workspace, encoder.key, slug=encoder.name, about={"model": encoder.name})
     kind: Kind = "query" if task.kind == "query" else "passage"
+    if encoder.key not in _WARM:  # load the model untimed: its load is no shard's embedding time
+        encoder.encode(["warm up"], kind=kind)
+        _WARM.add(encoder.key)
     start = time.perf_counter()
     cache.get_or_compute(task.texts, lambda texts: encoder.encode(texts, kind=kind), prefix=encoder.prefix(kind))
     return EmbedReport(task.tag, task.kind, len(task.texts), cache.stats.computed, time.perf_counter() - start)

@@ -94,9 +94,9 @@
   function renderTable() {
     var table = document.getElementById("cells"), head = table.tHead, body = table.tBodies[0];
     var others = data.headline.slice(1), dials = data.varying || [];
-    var tr = h("tr");
+    var tr = h("tr"), numeric = [primary].concat(others, ["p50 ms", "p95 ms", "index s", "embed s", "size", "#"]);
     ["#"].concat(dials, [primary], others, ["vs best", "p50 ms", "p95 ms", "index s", "embed s", "size", "front"])
-      .forEach(function (name, i) { var th = h("th", i > dials.length ? "num" : "", name); th.scope = "col"; tr.appendChild(th); });
+      .forEach(function (name) { var th = h("th", numeric.indexOf(name) >= 0 ? "num" : "", name); th.scope = "col"; tr.appendChild(th); });
     head.appendChild(tr);
     data.cells.forEach(function (c, i) {
       var row = h("tr", "row-" + standing(c).cls);
@@ -207,6 +207,7 @@
     var xlo = Math.min.apply(null, xs), xhi = Math.max.apply(null, xs);
     var log = xlo > 0 && xhi / xlo >= 30;
     if (xhi === xlo) { xhi = xlo + (xlo || 1); xlo = log ? xlo : Math.max(0, xlo - (xhi - xlo)); }
+    if (log) { xlo /= 1.15; xhi *= 1.15; } else { var xpad = (xhi - xlo) * 0.04; xlo = Math.max(0, xlo - xpad); xhi += xpad; }
     var ylo = Math.min.apply(null, ys), yhi = Math.max.apply(null, ys), pad = (yhi - ylo) * 0.08 || 0.02;
     ylo -= pad; yhi += pad;
     function X(v) { var a = log ? Math.log10(v) : v, lo = log ? Math.log10(xlo) : xlo, hi = log ? Math.log10(xhi) : xhi; return L + (W - L - R) * (a - lo) / (hi - lo || 1); }
