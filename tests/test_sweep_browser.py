@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_fixtures import browser, page, screenshot  # noqa: F401  (pytest fixtures)
-from sweep_fixtures import tiny_corpus, tiny_golden
 
+from browser_fixtures import browser, page, screenshot  # noqa: F401  (pytest fixtures)
 from goldeval.report.sweep_html import write_sweep_html
 from goldeval.sweep import Grid, Settings, SweepResult, sweep
+from sweep_fixtures import tiny_corpus, tiny_golden
 
 pytestmark = pytest.mark.browser
 

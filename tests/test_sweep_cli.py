@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
-from sweep_fixtures import write_inputs
 
 from goldeval.cli import main
 from goldeval.report.sweep_html import render_sweep_html
 from goldeval.report.sweep_terminal import render_sweep
 from goldeval.scorecard.model import Scorecard
+from sweep_fixtures import write_inputs
 
 
 @pytest.fixture(scope="module")

@@ -71,13 +71,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from goldeval.corpus import load_corpus
+    from goldeval.errors import EXIT_OK, EXIT_RAN_WITH_ERRORS
     from goldeval.golden.io import load_golden
     from goldeval.report.sweep_terminal import render_sweep
-    from goldeval.sweep import make_executor, sweep
-
-    from goldeval.errors import EXIT_OK, EXIT_RAN_WITH_ERRORS
     from goldeval.store.atomic import check_writable
     from goldeval.store.workspace import Workspace
+    from goldeval.sweep import make_executor, sweep
 
     settings, grid = _inputs(args)
     if settings.corpus is None or settings.golden is None:
