@@ -19,13 +19,15 @@ HIT5, MRR = Metric("hit", 5), Metric("mrr")
 N = 30
 
 
-def _retriever(name: str, hits: list[int], *, config: dict | None = None, texts: dict[int, str] | None = None) -> RetrieverResult:
+def _retriever(name: str, hits: list[int], *, config: dict | None = None, texts: dict[int, str] | None = None,
+               nonrelevant: dict[int, list[str]] | None = None) -> RetrieverResult:
     questions = []
     for i, h in enumerate(hits):
         questions.append(QuestionResult(
             id=f"q{i:02d}", question=(texts or {}).get(i, f"question number {i}"), expected={f"d{i}": 1}, off_topic=False,
             rank=1 if h else None, ranks={f"d{i}": 1 if h else None},
             top=[Hit(f"d{i}" if h else "dx", 1.0, f"d{i}" if h else "dx")], metrics={HIT5: float(h), MRR: float(h)},
+            nonrelevant=(nonrelevant or {}).get(i, []),
         ))
     mean = {m: float(np.mean([q.metrics[m] for q in questions])) for m in (HIT5, MRR)}
     return RetrieverResult(name, questions, mean, config=config or {"spec": name})
@@ -115,3 +117,14 @@ def test_compare_json_says_what_was_shared(tmp_path: Path, capsys: pytest.Captur
     data = json.loads((tmp_path / "c.json").read_text())
     assert data["shared"]["added"] == ["q30"] and data["shared"]["versions"] == [1, 2] and data["n_questions"] == N
     assert "compared on the 30 questions the runs share unchanged" in capsys.readouterr().err
+
+
+def test_a_question_judged_further_stays_shared_and_leaves_bpref_out(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    old = _card(_retriever("bm25", BASE_BM25), fingerprint="v1", version=1)
+    new = _card(_retriever("bm25", BASE_BM25, nonrelevant={4: ["dx"]}), fingerprint="v2", version=2)
+    shared = shared_questions([old, new])
+    assert len(shared.qids) == N and shared.changes.judged == ["q04"] and shared.changes.changed == []
+    assert "1 judged further (q04); bpref left out" in shared.describe()
+    (cut,) = [restrict(new, shared.qids, drop=[MRR])]
+    assert cut.metrics == [HIT5] and MRR not in cut.retrievers[0].metrics

@@ -153,7 +153,10 @@ def _on_shared_questions(cards: list[Scorecard]) -> tuple[list[Scorecard], Share
         raise InputError("these runs share no answerable question unchanged: nothing to compare",
                          value=shared.changes.describe(), hint="compare runs on the same golden set or close versions")
     print(f"goldeval: {shared.describe()}", file=sys.stderr)
-    return [restrict(card, shared.qids) for card in cards], shared
+    from goldeval.metrics.definitions import Metric
+
+    drop = [Metric("bpref")] if shared.changes.judged else []  # other judged-not-relevant passages: bpref moves
+    return [restrict(card, shared.qids, drop=drop) for card in cards], shared
 
 
 def _change_report(cards: list[Scorecard], labels: list[str], comparison: Comparison, shown: list[Metric],

@@ -56,16 +56,19 @@ class Changes:
     added: list[str]
     removed: list[str]
     changed: list[str]
-    """Same id, another text, intent or judged grades."""
+    """Same id, another text, intent or relevant documents (grades): relabelled."""
+    judged: list[str] = field(default_factory=list)
+    """Same labels, other judged-not-relevant documents (a pool judged more of its results)."""
 
     @property
     def empty(self) -> bool:
-        return not (self.added or self.removed or self.changed)
+        return not (self.added or self.removed or self.changed or self.judged)
 
     def describe(self) -> str:
         """E.g. `2 added (q13, q14), 1 relabelled (h05)`; `no question changed`."""
         parts = [f"{len(ids)} {what} ({_few(ids)})" for what, ids in
-                 (("added", self.added), ("removed", self.removed), ("relabelled", self.changed)) if ids]
+                 (("added", self.added), ("removed", self.removed), ("relabelled", self.changed),
+                  ("judged further", self.judged)) if ids]
         return ", ".join(parts) or "no question changed"
 
 
@@ -81,10 +84,21 @@ def lock_path(golden_path: str | Path) -> Path:
     return path.with_name(f".{path.name}.lock")
 
 
+def label_digest(labels: Any, judged: Any) -> str:
+    """`LLLLLLLL.JJJJJJJJ`: a digest of a question's labels (text, intent, relevant grades) and one of
+    its judged-not-relevant documents, so a relabelled question is told from one judged further."""
+    def part(value: Any) -> str:
+        payload = json.dumps(value, ensure_ascii=False)
+        return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+
+    return f"{part(labels)}.{part(judged)}"
+
+
 def question_digest(golden: GoldenSet, q: Question) -> str:
-    """A short digest of what a question asks and what answers it: text, intent, judged grades."""
-    payload = json.dumps([q.question, q.intent, sorted(golden.grades(q.id).items())], ensure_ascii=False)
-    return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    """The digest of what a question asks and what answers it (`label_digest`)."""
+    grades = golden.grades(q.id)
+    return label_digest([q.question, q.intent, sorted((d, g) for d, g in grades.items() if g > 0)],
+                        sorted(d for d, g in grades.items() if g <= 0))
 
 
 def question_digests(golden: GoldenSet) -> dict[str, str]:
@@ -147,12 +161,20 @@ def freeze(golden: GoldenSet, *, by: str = "", note: str = "", now: str | None =
 
 
 def changes_between(old: Mapping[str, str], new: Mapping[str, str]) -> Changes:
-    """Question digests of two versions -> what was added, removed and relabelled."""
+    """Question digests (`label_digest`) of two versions -> what was added, removed, relabelled and
+    judged further."""
+    both = set(old) & set(new)
     return Changes(
         added=sorted(set(new) - set(old)),
         removed=sorted(set(old) - set(new)),
-        changed=sorted(q for q in set(old) & set(new) if old[q] != new[q]),
+        changed=sorted(q for q in both if labels_of(old[q]) != labels_of(new[q])),
+        judged=sorted(q for q in both if labels_of(old[q]) == labels_of(new[q]) and old[q] != new[q]),
     )
+
+
+def labels_of(digest: str) -> str:
+    """The labels part of a `label_digest`."""
+    return digest.split(".", 1)[0]
 
 
 def _few(ids: list[str], limit: int = 5) -> str:

@@ -1,8 +1,9 @@
 """What changed between two runs: the golden set (shared questions), the configuration, the questions that flipped.
 
 Runs on different golden-set versions are compared on the questions they share *unchanged* (same id,
-text, intent and judged answers): a relabelled question scores under different labels in each run, so
-its difference says nothing about retrieval. `shared_questions` names what was added, removed and
+text, intent and relevant answers): a relabelled question scores under different labels in each run, so
+its difference says nothing about retrieval. A question judged further (more judged-not-relevant
+passages) stays shared: that changes no metric but bpref, which is then left out of the comparison. `shared_questions` names what was added, removed and
 relabelled; `restrict` cuts scorecards to the shared questions, recomputing each mean from the
 per-question values (never a second formula), so the usual paired comparison applies.
 """
@@ -16,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from goldeval.golden.versions import Changes, changes_between
+from goldeval.golden.versions import Changes, changes_between, label_digest, labels_of
 from goldeval.metrics.definitions import Metric
 from goldeval.scorecard.model import QuestionResult, Scorecard
 
@@ -40,18 +41,17 @@ class Shared:
         """E.g. `compared on the 10 questions both runs share (of 11 and 12; golden set version 3 -> 4: ...)`."""
         versions = " -> ".join("unfrozen" if v is None else str(v) for v in self.versions)
         of = " and ".join(str(n) for n in self.totals)
+        bpref = "; bpref left out: it counts judged-not-relevant passages" if self.changes.judged else ""
         return (f"compared on the {len(self.qids)} questions the runs share unchanged (of {of}; golden set "
-                f"version {versions}: {self.changes.describe()})")
+                f"version {versions}: {self.changes.describe()}{bpref})")
 
 
 def question_digests(card: Scorecard) -> dict[str, str]:
-    """Question id -> digest of what the run scored it against: text, intent, relevant and judged-not-relevant ids."""
-    out: dict[str, str] = {}
-    for q in card.retrievers[0].questions if card.retrievers else []:
-        payload = json.dumps([q.question, q.off_topic, sorted(q.expected.items()), sorted(q.nonrelevant)],
-                             ensure_ascii=False)
-        out[q.id] = hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return out
+    """Question id -> `label_digest` of what the run scored it against: its labels (text, intent,
+    relevant ids and grades) and its judged-not-relevant ids."""
+    return {q.id: label_digest([q.question, "off_topic" if q.off_topic else "answerable", sorted(q.expected.items())],
+                               sorted(q.nonrelevant))
+            for q in (card.retrievers[0].questions if card.retrievers else [])}
 
 
 def same_golden(cards: Sequence[Scorecard]) -> bool:
@@ -60,17 +60,20 @@ def same_golden(cards: Sequence[Scorecard]) -> bool:
 
 
 def shared_questions(cards: Sequence[Scorecard]) -> Shared:
+    """The questions every run scored with the same labels (judged-not-relevant documents may differ:
+    they change no metric but bpref, which `restrict` then leaves out)."""
     digests = [question_digests(c) for c in cards]
     common = set(digests[0])
     for d in digests[1:]:
-        common &= {q for q in d if digests[0].get(q) == d[q]}
+        common &= {q for q in d if q in digests[0] and labels_of(digests[0][q]) == labels_of(d[q])}
     order = [q for q in digests[0] if q in common]
     return Shared(order, [len(d) for d in digests], [c.identity.golden_version for c in cards],
                   changes_between(digests[0], digests[-1]))
 
 
-def restrict(card: Scorecard, qids: Sequence[str]) -> Scorecard:
-    """A copy of `card` with only these questions; means recomputed from their values, statistics dropped.
+def restrict(card: Scorecard, qids: Sequence[str], *, drop: Sequence[Metric] = ()) -> Scorecard:
+    """A copy of `card` with only these questions and without the `drop` metrics; means recomputed from
+    the questions' values, statistics dropped.
 
     Its golden fingerprint becomes one of the shared questions, so restricted cards of different
     versions compare (and restricted cards of different question sets still refuse to)."""
@@ -78,16 +81,21 @@ def restrict(card: Scorecard, qids: Sequence[str]) -> Scorecard:
 
     keep = set(qids)
     out = copy.deepcopy(card)
+    out.metrics = [m for m in out.metrics if m not in drop]
+    out.headline = [m for m in out.headline if m not in drop] or out.metrics[:3]
     for r in out.retrievers:
         r.questions = [q for q in r.questions if q.id in keep]
+        for q in r.questions:
+            q.metrics = {m: v for m, v in q.metrics.items() if m not in drop}
         answerable = r.answerable
         r.metrics = {m: sum(q.metrics.get(m, 0.0) for q in answerable) / len(answerable)
-                     for m in r.metrics} if answerable else {}
+                     for m in r.metrics if m not in drop} if answerable else {}
         r.intervals, r.ranges, r.judged = {}, {}, []  # of the whole set: not of these questions
         r.curves = metric_curves(r.questions, out.depth)
     out.flips = flips(out.retrievers, out.depth)
     out.statistics = None
-    digest = hashlib.sha256("|".join(f"{q}:{d}" for q, d in sorted(question_digests(out).items())).encode()).hexdigest()
+    digest = hashlib.sha256("|".join(f"{q}:{labels_of(d)}" for q, d in sorted(question_digests(out).items()))
+                            .encode()).hexdigest()
     out.golden = {**out.golden, "fingerprint": f"shared-{digest}", "shared_of": card.golden.get("fingerprint"),
                   "n_questions": len(out.retrievers[0].questions) if out.retrievers else 0}
     return out
