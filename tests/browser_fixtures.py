@@ -135,9 +135,15 @@ def bare(card: dict[str, Any]) -> dict[str, Any]:
     return Scorecard.from_dict(data).to_dict()
 
 
+_EVALUATED: dict[str, dict[str, Any]] = {}
+
+
 @pytest.fixture(scope="session")
 def scorecard_dict(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    return evaluate_tiny(tmp_path_factory.mktemp("eval"), stats=True)
+    """The tiny evaluation with statistics, run once per session however many modules import this."""
+    if "card" not in _EVALUATED:
+        _EVALUATED["card"] = evaluate_tiny(tmp_path_factory.mktemp("eval"), stats=True)
+    return copy.deepcopy(_EVALUATED["card"])
 
 
 @pytest.fixture(scope="session")
@@ -163,16 +169,30 @@ def served_url(results_file: Path) -> Iterator[str]:
     thread.join(timeout=5)
 
 
+_CHROMIUM: dict[str, Any] = {"users": 0}
+"""One Playwright and one Chromium for the whole session. Each test module that imports `browser` gets
+its own copy of this session fixture, and a second `sync_playwright()` while the first runs fails
+("Sync API inside the asyncio loop"): so the copies share one, closed when the last is torn down."""
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: run `make chromium` (apt-get install chromium)")
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield chromium
-        chromium.close()
+    if not _CHROMIUM["users"]:
+        _CHROMIUM["playwright"] = sync_playwright().start()
+        _CHROMIUM["browser"] = _CHROMIUM["playwright"].chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    _CHROMIUM["users"] += 1
+    try:
+        yield _CHROMIUM["browser"]
+    finally:
+        _CHROMIUM["users"] -= 1
+        if not _CHROMIUM["users"]:
+            _CHROMIUM.pop("browser").close()
+            _CHROMIUM.pop("playwright").stop()
 
 
 @pytest.fixture()

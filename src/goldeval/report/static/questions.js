@@ -113,7 +113,9 @@
       state.rowsShown = signature;
     }
     if (!rows.length) {
-      body.append(el('tr', { class: 'empty' }, el('td', { colspan: 6, text: 'No question matches these filters.' })));
+      const why = state.filter.mode === 'flipped' && (state.prevK === null || state.prevK === k)
+        ? 'Move k to see which questions become hits or misses.' : 'No question matches these filters.';
+      body.append(el('tr', { class: 'empty' }, el('td', { colspan: 6, text: why })));
       state.rowsShown = null;
     }
     const more = $('show-more');
