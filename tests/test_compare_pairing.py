@@ -128,3 +128,22 @@ def test_a_question_judged_further_stays_shared_and_leaves_bpref_out(tmp_path: P
     assert "1 judged further (q04); bpref left out" in shared.describe()
     (cut,) = [restrict(new, shared.qids, drop=[MRR])]
     assert cut.metrics == [HIT5] and MRR not in cut.retrievers[0].metrics
+
+
+def test_ci_example_runs_goldeval_commands_that_parse() -> None:
+    """examples/ci/goldeval.yml stays in step with the command line: every goldeval command in it parses."""
+    import re
+    import shlex
+
+    from goldeval.cli import build_parser
+
+    text = (Path(__file__).resolve().parents[1] / "examples" / "ci" / "goldeval.yml").read_text()
+    joined = re.sub(r"\\\n\s*", " ", text)
+    commands = [shlex.split(line.strip())[1:] for line in joined.splitlines() if line.strip().startswith("goldeval ")]
+    assert [c[0] for c in commands] == ["eval", "compare"]
+    parser = build_parser()
+    for args in commands:
+        parsed = parser.parse_args(args)
+        assert callable(parsed.func)
+    gate = parser.parse_args(commands[1])
+    assert gate.fail_if_worse == "hit@5" and gate.results == ["eval/baseline.json", "candidate.json"]

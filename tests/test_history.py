@@ -109,3 +109,13 @@ def test_no_history_when_switched_off(project: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("GOLDEVAL_NO_HISTORY", "1")
     assert _eval() == 0
     assert not (project / "ws" / "history.sqlite").exists()
+
+
+@pytest.mark.models
+def test_lifecycle_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    import runpy
+
+    runpy.run_path(str(REPO / "examples" / "lifecycle_loop.py"), run_name="__main__")
+    out = capsys.readouterr().out
+    assert "Golden set: 1 label fixed, 6 pooled judgments, 1 question added since version 1." in out
+    assert "compared on the 10 questions the runs share unchanged" in out and "history: 2 runs" in out

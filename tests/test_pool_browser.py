@@ -136,8 +136,9 @@ def test_pool_judge_in_chromium_writes_back_with_provenance_and_rescores(
     for item in (i for i in pool.items if i.question_id == "o01"):  # none of its pooled passages answers it
         assert by_doc[("o01", item.passage)].grade == 0 and "not covered" in by_doc[("o01", item.passage)].note
     changes = read_changes(judged_setup["golden"])
-    assert [c.action for c in changes] == ["judged", "judged", "judged", "not_covered"]
-    assert changes[-1].reason == "the corpus has no page about Word documents" and changes[-1].version == 1
+    n_gap = sum(1 for i in pool.items if i.question_id == "o01")
+    assert [c.action for c in changes] == ["judged"] * (3 + n_gap)  # o01 was off-topic already: no label fixed
+    assert changes[-1].reason == "not covered: the corpus has no page about Word documents" and changes[-1].version == 1
     raw = [json.loads(line) for line in judged_setup["golden"].read_text().splitlines()]
     assert any(j.get("judge") == "ana" for r in raw for j in r.get("judgments", []))
 

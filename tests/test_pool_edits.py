@@ -77,6 +77,8 @@ def test_a_fix_without_a_reason_is_refused_and_nothing_is_written(golden_path: P
         file.not_covered("h07", "  ")
     with pytest.raises(InputError, match="`git/git-stash.md` is not an expected document"):
         file.wrong_expected("h04", "git/git-stash.md", "wrong")
+    with pytest.raises(InputError, match="question `o01` is already off-topic"):
+        file.not_covered("o01", "no page about Word")
     with pytest.raises(InputError, match="question `nope` is not in the golden set"):
         file.judge_passage("nope", "git/git-stash.md", 1)
     assert golden_path.read_bytes() == before and read_changes(golden_path) == []

@@ -143,10 +143,13 @@ _NONE = object()
 
 
 def _flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested keys dotted; a list of objects (a hybrid's `parts`) by position: `parts.0.options.k1`."""
     out: dict[str, Any] = {}
     for key, value in data.items():
         if isinstance(value, Mapping):
             out.update(_flatten(value, f"{prefix}{key}."))
+        elif isinstance(value, list) and any(isinstance(v, Mapping) for v in value):
+            out.update(_flatten({str(i): v for i, v in enumerate(value)}, f"{prefix}{key}."))
         else:
             out[f"{prefix}{key}"] = value
     return out

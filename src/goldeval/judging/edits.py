@@ -82,14 +82,20 @@ class GoldenFile:
         with file_lock(lock_path(self.path)):
             golden = self.load()
             question = _question(golden, qid, self.path)
-            changes = [Change(at, self.judge, "not_covered", qid, None, None, question.intent, reason.strip(), pool)]
+            unjudged = [doc for doc in dict.fromkeys(passages) if not golden.qrels.is_judged(qid, doc)]
+            if question.off_topic and not unjudged:
+                raise InputError(f"question `{qid}` is already off-topic (not covered)", value=qid,
+                                 hint="nothing to relabel; judge its passages one by one if needed")
             note = "; ".join(p for p in (f"pool {pool}" if pool else "", f"not covered: {reason.strip()}") if p)
+            # an off-topic question stays as it was: confirming the gap only judges its pooled passages
+            changes = [] if question.off_topic else [
+                Change(at, self.judge, "not_covered", qid, None, None, question.intent, reason.strip(), pool)]
             for j in list(golden.qrels.judgments(qid)):
                 if j.relevant:
                     golden.qrels.add(Judgment(qid, j.doc_id, 0, self.judge, at, note))
-            for doc in passages:
-                if not golden.qrels.is_judged(qid, doc):
-                    golden.qrels.add(Judgment(qid, doc, 0, self.judge, at, note))
+            for doc in unjudged:
+                golden.qrels.add(Judgment(qid, doc, 0, self.judge, at, note))
+                changes.append(Change(at, self.judge, "judged", qid, doc, 0, None, f"not covered: {reason.strip()}", pool))
             _set_intent(golden, qid, "off_topic")
             self._write(golden, changes)
 
