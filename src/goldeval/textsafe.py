@@ -83,6 +83,30 @@ def md_code(text: object) -> str:
     return f"{fence}{pad}{shown}{pad}{fence}"
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogate(value: Any, where: str = "") -> str | None:
+    """Where the first lone surrogate in a parsed JSON value is (`question`, `tags[2]`, with the
+    character escaped), or None. JSON's `"\\ud800"` escape makes one; it is not Unicode text, and
+    encoding it later (to the terminal, to a results file) fails, so inputs refuse it up front.
+    Iterative, so a deeply nested value cannot exhaust the stack."""
+    stack: list[tuple[Any, str]] = [(value, where)]
+    while stack:
+        item, at = stack.pop()
+        if isinstance(item, str):
+            found = _SURROGATE.search(item)
+            if found:
+                return f"{at or 'text'} (\\u{ord(found.group(0)):04x} at character {found.start() + 1})"
+        elif isinstance(item, dict):
+            for key, inner in reversed(list(item.items())):
+                stack.append((inner, f"{at}.{key}" if at else str(key)))
+                stack.append((key, f"{at}.{key!s:.40}" if at else f"{key!s:.40}"))
+        elif isinstance(item, list):
+            stack.extend((inner, f"{at}[{i}]") for i, inner in reversed(list(enumerate(item))))
+    return None
+
+
 def safe_console(**kwargs: Any) -> Console:
     """A rich Console that cleans every piece of text it prints (newlines and tabs kept)."""
     return _safe_console_class()(**kwargs)

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from goldeval.errors import InputError
+from goldeval.corpus.files import DEFAULT_MAX_BYTES
+from goldeval.errors import EXIT_OK, EXIT_RAN_WITH_ERRORS, InputError, WriteError
+from goldeval.retrievers.function import DEFAULT_TIMEOUT
+from goldeval.store.workspace import default_workspace
+from goldeval.textsafe import warn
 
 if TYPE_CHECKING:
     from goldeval.metrics.definitions import Metric
@@ -65,11 +71,13 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--level", choices=("doc", "chunk"), default="doc", help="doc: a chunk counts for its document (default); chunk: expected chunk ids must be retrieved")
     parser.add_argument("--chunk", metavar="SIZE[:OVERLAP]", default="none", help="split documents into chunks of SIZE characters with OVERLAP, heading-aware (default: none, whole documents)")
     parser.add_argument("--depth", metavar="N", type=int, default=100, help="results retrieved per question; misses report ranks up to N (default: 100)")
-    parser.add_argument("--workspace", metavar="DIR", type=Path, default=Path(".goldeval"), help="goldeval's own cache and index folder (default: .goldeval)")
+    parser.add_argument("--workspace", metavar="DIR", type=Path, default=default_workspace(), help="goldeval's own cache and index folder (default: $GOLDEVAL_WORKSPACE, else .goldeval)")
     parser.add_argument("--backend", choices=("exact", "ann", "pgvector"), default=None, help="vector search backend for dense retrievers (default: exact)")
     parser.add_argument("--dsn", metavar="DSN", help="PostgreSQL connection string for --backend pgvector (goldeval only writes to its own eval schema)")
     parser.add_argument("--option", metavar="KEY=VALUE", action="append", default=[], help="retriever option for every retriever that declares KEY (repeatable; a spec's own ?KEY=VALUE wins), e.g. k1=0.9 or batch_size=64")
-    parser.add_argument("--timeout", metavar="SECONDS", type=float, help="time limit per question for module:function retrievers")
+    parser.add_argument("--timeout", metavar="SECONDS", type=float, help=f"time limit per question for module:function retrievers (default: {DEFAULT_TIMEOUT:g})")
+    parser.add_argument("--strict", action="store_true", help="refuse result ids the corpus does not have (default: a warning with counts and examples)")
+    parser.add_argument("--max-doc-size", metavar="SIZE", type=parse_size, default=DEFAULT_MAX_BYTES, help="skip corpus documents larger than SIZE bytes, with a warning (K, M, G suffixes; default: 5M)")
     parser.add_argument("--quiet", action="store_true", help="no progress (a bar on a terminal, a line every 15 s with an estimate otherwise)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap intervals and paired tests (default: 0)")
     parser.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples and randomization rounds (default: 10000)")
@@ -86,6 +94,7 @@ def run_eval(args: argparse.Namespace) -> Scorecard:
 
     if args.golden is None:
         raise InputError("no golden set given", hint="pass --golden FILE (JSONL: id, question, expected)")
+    preflight(args)  # an output or workspace that cannot be written fails now, not after the work
     if not getattr(args, "no_stats", False):  # refuse bad settings before minutes of searching, not after
         from goldeval.stats.annotate import check_settings
 
@@ -94,15 +103,15 @@ def run_eval(args: argparse.Namespace) -> Scorecard:
     options = _options(args)  # a bad option fails here, before the corpus is read or a model loaded
     if args.corpus is None and any(needs_corpus(s) for s in specs):
         raise InputError("no corpus given", hint="pass --corpus PATH (a folder, JSONL, BEIR or Cranfield)")
-    corpus = load_corpus(args.corpus) if args.corpus is not None else None
+    corpus = load_corpus(args.corpus, max_bytes=args.max_doc_size) if args.corpus is not None else None
     if corpus is not None and corpus.warnings:
         for warning in corpus.warnings[:10]:
-            print(f"goldeval: warning: {warning}", file=sys.stderr)
+            warn(warning)
         if len(corpus.warnings) > 10:
-            print(f"goldeval: warning: ... and {len(corpus.warnings) - 10} more skipped file(s)", file=sys.stderr)
+            warn(f"... and {len(corpus.warnings) - 10} more skipped file(s)")
     golden = load_golden(args.golden, corpus=corpus)
     for warning in golden.warnings:
-        print(f"goldeval: warning: {args.golden}: {warning}", file=sys.stderr)
+        warn(f"{args.golden}: {warning}")
     chunking = parse_chunk_spec(args.chunk)
     card = evaluate(
         specs,
@@ -117,6 +126,7 @@ def run_eval(args: argparse.Namespace) -> Scorecard:
         workspace=args.workspace,
         options=options,
         progress=not args.quiet,  # a bar on a terminal, periodic lines in a log (goldeval.progress)
+        strict=args.strict,
     )
     if getattr(args, "no_stats", False):
         return card
@@ -166,8 +176,9 @@ def _options(args: argparse.Namespace) -> dict[str, object]:
     if args.dsn:
         options["dsn"] = args.dsn
     if args.timeout is not None:
-        if args.timeout <= 0:
-            raise InputError(f"--timeout must be positive, got {args.timeout:g}", value=args.timeout, hint="seconds per question, e.g. --timeout 5")
+        if not math.isfinite(args.timeout) or args.timeout <= 0:
+            raise InputError(f"--timeout must be a positive, finite number of seconds, got {args.timeout:g}", value=args.timeout,
+                             hint=f"a finite number of seconds per question, e.g. --timeout 5 (default {DEFAULT_TIMEOUT:g})")
         options["timeout"] = args.timeout
     check_run_options(args.retriever or ["bm25"], options, given)
     return options
@@ -177,12 +188,7 @@ def run(args: argparse.Namespace) -> int:
     from goldeval.report.terminal import render
 
     card = run_eval(args)
-    from goldeval.history.db import record_run
-
-    run_id = record_run(card, args.workspace)  # the run history (`goldeval history`, `compare @last`)
-    if run_id is not None:
-        print(f"goldeval: recorded run {run_id} in {args.workspace / 'history.sqlite'}", file=sys.stderr)
-    if args.json:
+    if args.json:  # the user's outputs first: a history that cannot be written must not cost them
         card.save(args.json)
         print(f"goldeval: wrote {args.json}", file=sys.stderr)
     if args.markdown:
@@ -191,5 +197,62 @@ def run(args: argparse.Namespace) -> int:
 
         write_atomic(args.markdown, scorecard_markdown(card))
         print(f"goldeval: wrote {args.markdown}", file=sys.stderr)
+    _record(card, args.workspace)
     render(card, show_misses=args.misses, details=args.details)
-    return 0
+    return exit_code(card)
+
+
+def exit_code(card: Scorecard) -> int:
+    """0, or 3 when a retriever failed on some questions (they are in the results, flagged, scoring 0)."""
+    failed = [f"{r.name} on {r.n_errors} question(s)" for r in card.retrievers if r.n_errors]
+    if not failed:
+        return EXIT_OK
+    print(f"goldeval: finished with retriever errors (exit {EXIT_RAN_WITH_ERRORS}): {'; '.join(failed)}",
+          file=sys.stderr)
+    return EXIT_RAN_WITH_ERRORS
+
+
+def _record(card: Scorecard, workspace: Path) -> None:
+    """The run history (`goldeval history`, `compare @last`); a database that cannot be written is one
+    error naming it."""
+    import sqlite3
+
+    from goldeval.history.db import DB_NAME, record_run
+
+    try:
+        run_id = record_run(card, workspace)
+    except (sqlite3.Error, OSError) as exc:
+        raise WriteError(f"cannot record the run in the history: {exc}", path=workspace / DB_NAME,
+                         hint="free disk space or fix the workspace, or set GOLDEVAL_NO_HISTORY=1") from None
+    if run_id is not None:
+        print(f"goldeval: recorded run {run_id} in {workspace / DB_NAME}", file=sys.stderr)
+
+
+def preflight(args: argparse.Namespace) -> None:
+    """Every output and the workspace must be writable before the evaluation starts (issue 9)."""
+    from goldeval.retrievers.base import spec_prefix
+    from goldeval.store.atomic import check_writable
+    from goldeval.store.workspace import Workspace
+
+    for flag in ("json", "markdown"):
+        out = getattr(args, flag, None)
+        if out is not None:
+            check_writable(out, what=f"--{flag} output")
+    history = os.environ.get("GOLDEVAL_NO_HISTORY", "").strip() in ("", "0")
+    caches = any(spec_prefix(s) in ("dense", "hybrid", "rerank") for s in args.retriever or ["bm25"])
+    if (history and args.func is run) or caches:
+        Workspace.at(args.workspace).check()
+
+
+def parse_size(text: str) -> int:
+    """`5000000`, `500K`, `5M`, `1G` (powers of 1000, as the default 5M = 5,000,000 bytes) -> bytes."""
+    units = {"": 1, "K": 1000, "M": 1000**2, "G": 1000**3}
+    raw = text.strip().upper().removesuffix("B")
+    unit = raw[-1:] if raw[-1:] in units else ""
+    try:
+        value = float(raw[: len(raw) - len(unit)]) * units[unit]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 5M, 500K, 2000000)") from None
+    if not math.isfinite(value) or value < 1:
+        raise argparse.ArgumentTypeError(f"size must be at least 1 byte: {text!r}")
+    return int(value)

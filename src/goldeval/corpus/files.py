@@ -4,17 +4,26 @@ A file is usable when it is not too large, not binary (no NUL byte), valid UTF-8
 `read_text` says why not, so a folder loader can skip a file with a warning instead of failing
 halfway through a corpus; `read_input_text` raises that reason as an `InputError` instead, for the
 one file a command was given (a golden set, qrels, topics, a collection file).
+
+Only regular files are read (issue 9): a FIFO would block forever and `/dev/zero` would fill the
+memory, so both are refused (skipped, in a folder) before a byte is read, and an input file past
+`MAX_INPUT_BYTES` is refused with its size.
 """
 
 from __future__ import annotations
 
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from goldeval.errors import InputError
 
 DEFAULT_MAX_BYTES = 5_000_000
-"""Files larger than this are skipped (5 MB: far above any single documentation page)."""
+"""Documents larger than this are skipped (5 MB: far above any single documentation page); the CLI's
+`--max-doc-size` and `load_corpus(max_bytes=)` change it."""
+MAX_INPUT_BYTES = 2_000_000_000
+"""An input file (golden set, qrels, topics) past this is refused rather than read into memory."""
+SIZE_HINT = "raise the limit with --max-doc-size SIZE (max_bytes= in Python)"
 
 
 @dataclass(frozen=True)
@@ -34,26 +43,27 @@ class Skipped:
 def read_text(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str | Skipped:
     """Return the file's text (UTF-8, newlines normalised to `\\n`, BOM removed), or why not."""
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            return Skipped(path, "too-large", f"{size:,} bytes is over the {max_bytes:,}-byte limit "
-                           "(raise it with max_bytes=)")
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            return Skipped(path, "unreadable", "not a regular file (a FIFO, socket or device)")
+        if info.st_size > max_bytes:
+            return Skipped(path, "too-large", f"{info.st_size:,} bytes is over the {max_bytes:,}-byte limit "
+                           f"({SIZE_HINT})")
         data = path.read_bytes()
     except OSError as exc:
         return Skipped(path, "unreadable", f"cannot be read ({exc.strerror or exc})")
     return decode_text(path, data)
 
 
-def read_input_text(path: Path, what: str, *, empty_hint: str | None = None) -> str:
+def read_input_text(path: Path, what: str, *, empty_hint: str | None = None,
+                    max_bytes: int = MAX_INPUT_BYTES) -> str:
     """A whole input file as text (UTF-8, BOM removed, newlines normalised), or an InputError.
 
-    `what` names the file in messages ("golden set", "qrels file"). No size limit: qrels of a test
-    collection run to hundreds of megabytes. Blank text is an error; `empty_hint` says what to write.
+    `what` names the file in messages ("golden set", "qrels file"). The size limit is generous: qrels
+    of a test collection run to hundreds of megabytes. Blank text is an error; `empty_hint` says what
+    to write. A FIFO, a socket or a device is refused before it is opened.
     """
-    if not path.exists():
-        raise InputError(f"{what} not found", path=path, hint="check the path")
-    if path.is_dir():
-        raise InputError(f"{what} is a folder, not a file", path=path, hint="give the file's path")
+    check_input_file(path, what, max_bytes=max_bytes)
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -66,6 +76,25 @@ def read_input_text(path: Path, what: str, *, empty_hint: str | None = None) -> 
     hint = empty_hint if text.kind == "empty" and empty_hint else "save the file as UTF-8 text"
     raise InputError(f"{what}: {text.detail.removesuffix('; re-save it as UTF-8')}", path=path, line=line,
                      hint=hint)
+
+
+def check_input_file(path: Path, what: str, *, max_bytes: int = MAX_INPUT_BYTES) -> None:
+    """InputError unless `path` is a regular file of at most `max_bytes` (checked without reading it)."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise InputError(f"{what} not found", path=path, hint="check the path") from None
+    except OSError as exc:
+        raise InputError(f"{what} cannot be read ({exc.strerror or exc})", path=path,
+                         hint="check the path and its permissions") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise InputError(f"{what} is a folder, not a file", path=path, hint="give the file's path")
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(f"{what} is not a regular file (a FIFO, socket or device)", path=path,
+                         hint="save the input to a file and give its path")
+    if info.st_size > max_bytes:
+        raise InputError(f"{what} is {info.st_size:,} bytes, over the {max_bytes:,}-byte limit", path=path,
+                         hint="is this the right file?")
 
 
 def decode_text(path: Path, data: bytes) -> str | Skipped:

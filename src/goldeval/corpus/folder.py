@@ -4,7 +4,8 @@ A document's id is its path relative to the folder with `/` separators, extensio
 (`library/json.rst.txt`). Hidden files and folders (names starting with `.`) are not read.
 Empty, binary, non-UTF-8 and over-large files are skipped with a warning each, after one counted
 summary that comes first in `Corpus.warnings`; if nothing usable remains, InputError says what was
-skipped.
+skipped. Symbolic links to folders are not followed, and a link to a file outside the corpus folder
+(`notes.md -> /etc/passwd`) is skipped with a warning (issue 9): the corpus is what is in the folder.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from goldeval.corpus.headings import first_title, style_for
 from goldeval.corpus.html import html_to_text
 from goldeval.corpus.model import Corpus, Document
 from goldeval.errors import InputError
+from goldeval.textsafe import clean, lone_surrogate
 
 EXTENSIONS = (".md", ".markdown", ".rst", ".txt", ".html", ".htm")
 """File extensions a folder corpus reads (case-insensitive); other files are counted and ignored."""
@@ -56,18 +58,37 @@ def _list_files(folder: Path, warnings: list[str]) -> tuple[list[Path], dict[str
         shown = Path(exc.filename).relative_to(folder).as_posix() if exc.filename else str(folder)
         warnings.append(f"skipped folder {shown}: cannot be listed ({exc.strerror or exc})")
 
+    inside = folder.resolve()
     for root, dirs, names in os.walk(folder, onerror=unlistable):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for filename in names:
             if filename.startswith("."):
                 continue
             suffix = Path(filename).suffix.lower()
-            if suffix in EXTENSIONS:
-                found.append(Path(root) / filename)
-            else:
+            if suffix not in EXTENSIONS:
                 ignored[suffix] = ignored.get(suffix, 0) + 1
+            elif lone_surrogate(str(Path(root) / filename)):
+                shown = clean((Path(root) / filename).relative_to(folder).as_posix())
+                warnings.append(f"skipped {shown}: its name is not valid UTF-8, so it cannot be an id")
+            elif _outside(Path(root) / filename, inside):
+                shown = (Path(root) / filename).relative_to(folder).as_posix()
+                warnings.append(f"skipped {shown}: a symbolic link to a file outside the corpus folder")
+            else:
+                found.append(Path(root) / filename)
     found.sort(key=lambda p: p.relative_to(folder).as_posix())
     return found, ignored
+
+
+def _outside(path: Path, inside: Path) -> bool:
+    """A symbolic link whose target is not under the corpus folder (a dangling one stays: it is
+    reported as unreadable, where it is)."""
+    if not path.is_symlink():
+        return False
+    try:
+        target = path.resolve()
+    except (OSError, RuntimeError):  # a link loop
+        return True
+    return not target.is_relative_to(inside)
 
 
 def _read_document(path: Path, doc_id: str, max_bytes: int) -> Document | Skipped:

@@ -3,6 +3,10 @@
 Every problem is reported at once (malformed JSON, a missing or wrong-typed field, duplicate
 ids), each with the file, the line and the bad value. Blank lines are ignored; a record whose text
 is empty is skipped with a warning, as an empty file in a folder is.
+
+Hostile lines (issue 9): a record past the size limit (`max_bytes`, the CLI's `--max-doc-size`) is
+skipped with a warning without being read into memory whole; JSON nested too deeply for the parser
+and strings holding a lone surrogate (`"\\ud800"`, not Unicode) are problems of their line.
 """
 
 from __future__ import annotations
@@ -10,20 +14,29 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from goldeval.corpus.files import normalise_newlines
+from goldeval.corpus.files import DEFAULT_MAX_BYTES, SIZE_HINT, check_input_file, normalise_newlines
 from goldeval.corpus.model import Corpus, Document
 from goldeval.errors import InputError, InputErrors
+from goldeval.textsafe import lone_surrogate
 
 MAX_LISTED = 20
 """At most this many problems are spelled out; the summary gives the total."""
 
 
-def iter_json_lines(path: Path, problems: list[InputError]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield (line number, object) for each JSON object line; bad lines go to `problems`."""
+def iter_json_lines(path: Path, problems: list[InputError], *, max_bytes: int | None = None,
+                    oversized: list[str] | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield (line number, object) for each JSON object line; bad lines go to `problems`, lines longer
+    than `max_bytes` are skipped (described in `oversized`) without being held in memory."""
+    check_input_file(path, "JSONL file")
     with path.open("rb") as handle:
-        for lineno, raw in enumerate(handle, 1):
+        for lineno, raw in enumerate(_lines(handle, max_bytes), 1):
+            if isinstance(raw, int):
+                if oversized is not None:
+                    oversized.append(f"skipped the record on line {lineno}: {raw:,} bytes is over the "
+                                     f"{max_bytes:,}-byte limit ({SIZE_HINT})")
+                continue
             if b"\x00" in raw:
                 problems.append(InputError("binary data (NUL bytes) on this line", path=path, line=lineno,
                                            hint="a JSONL corpus is UTF-8 text, one JSON object a line"))
@@ -45,6 +58,15 @@ def iter_json_lines(path: Path, problems: list[InputError]) -> Iterator[tuple[in
                                            line=lineno, value=_snippet(line),
                                            hint=f"the line reads {_snippet(line)!r}"))
                 continue
+            except RecursionError:
+                problems.append(InputError("JSON nested too deeply to read", path=path, line=lineno,
+                                           hint="a record is one flat JSON object"))
+                continue
+            surrogate = lone_surrogate(obj)
+            if surrogate:
+                problems.append(InputError(f"{surrogate}: a lone surrogate escape, which is not text", path=path,
+                                           line=lineno, hint="write the character itself, or remove the escape"))
+                continue
             if not isinstance(obj, dict):
                 problems.append(InputError(f"expected a JSON object, got {type(obj).__name__}", path=path,
                                            line=lineno, value=obj, hint=f"the line reads {_snippet(line)!r}"))
@@ -53,14 +75,16 @@ def iter_json_lines(path: Path, problems: list[InputError]) -> Iterator[tuple[in
 
 
 def load_jsonl(path: Path, *, id_key: str = "id", title_key: str = "title", text_key: str = "text",
-               name: str | None = None) -> Corpus:
-    """Read a JSONL corpus (BEIR's corpus.jsonl is the same with `id_key="_id"`)."""
+               name: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> Corpus:
+    """Read a JSONL corpus (BEIR's corpus.jsonl is the same with `id_key="_id"`); records longer than
+    `max_bytes` are skipped with a warning."""
     problems: list[InputError] = []
     corpus = Corpus({}, name=name or path.stem, path=str(path))
     first_line: dict[str, int] = {}
     duplicates: dict[str, list[int]] = {}
     empty: list[str] = []
-    for lineno, obj in iter_json_lines(path, problems):
+    oversized: list[str] = []
+    for lineno, obj in iter_json_lines(path, problems, max_bytes=max_bytes, oversized=oversized):
         doc = _document(obj, path, lineno, (id_key, title_key, text_key), problems)
         if doc is None:
             continue
@@ -83,8 +107,10 @@ def load_jsonl(path: Path, *, id_key: str = "id", title_key: str = "title", text
     if empty:
         corpus.warnings.append(f"skipped {len(empty)} of {len(empty) + len(corpus)} records: {len(empty)} empty")
         corpus.warnings.extend(f"skipped {item}: empty text" for item in empty)
+    corpus.warnings.extend(oversized)
     if not corpus.documents:
-        what = f"all {len(empty)} records have empty text" if empty else "the file has no records"
+        what = f"all {len(empty)} records have empty text" if empty else "the file has no usable records"
+        what += f" ({len(oversized)} over the size limit)" if oversized else ""
         raise InputError(f"no usable documents: {what}", path=path,
                          hint=f"each line must be a JSON object with {id_key!r} and a non-empty {text_key!r}")
     return corpus
@@ -120,6 +146,27 @@ def _field_problem(obj: dict[str, Any], key: str, wanted: str, path: Path, linen
     value = obj[key]
     return InputError(f"field {key!r} must be {wanted}, got {_snippet(json.dumps(value))}", path=path,
                       line=lineno, value=value)
+
+
+def _lines(handle: IO[bytes], max_bytes: int | None) -> Iterator[bytes | int]:
+    """Each line's bytes, or, for a line longer than `max_bytes`, its length (read in pieces, never whole)."""
+    if max_bytes is None:
+        yield from handle
+        return
+    while True:
+        raw = handle.readline(max_bytes + 2)  # the limit, plus `\r\n`
+        if not raw:
+            return
+        if len(raw) <= max_bytes or raw.endswith(b"\n") and len(raw.rstrip(b"\r\n")) <= max_bytes:
+            yield raw
+            continue
+        size = len(raw)
+        while not raw.endswith(b"\n"):
+            raw = handle.readline(1 << 20)
+            if not raw:
+                break
+            size += len(raw)
+        yield size
 
 
 def _snippet(text: str, limit: int = 80) -> str:

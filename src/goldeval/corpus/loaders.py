@@ -26,7 +26,8 @@ def load_corpus(path: str | Path, *, fmt: str = "auto", max_bytes: int = DEFAULT
                 name: str | None = None) -> Corpus:
     """Load a corpus from a folder, a JSONL file, a BEIR folder or the Cranfield collection.
 
-    `max_bytes` caps the size of one file in a folder corpus; larger files are skipped with a warning.
+    `max_bytes` caps the size of one document (a file of a folder corpus, a record of a JSONL or BEIR
+    corpus; the CLI's `--max-doc-size`); larger ones are skipped with a warning.
     """
     path = Path(path)
     if fmt not in FORMATS:
@@ -40,11 +41,11 @@ def load_corpus(path: str | Path, *, fmt: str = "auto", max_bytes: int = DEFAULT
     if kind == "cranfield":
         return load_cranfield_corpus(path, name=name)
     if kind == "beir":
-        return load_beir_corpus(path, name=name)
+        return load_beir_corpus(path, name=name, max_bytes=max_bytes)
     if kind == "jsonl":
         if not path.is_file():
             raise InputError("a JSONL corpus must be a file, this is a folder", path=path)
-        return load_jsonl(path, name=name)
+        return load_jsonl(path, name=name, max_bytes=max_bytes)
     if not path.is_dir():
         raise InputError("not a folder, and not a .jsonl file", path=path,
                          hint="a single-file corpus is JSONL (one {\"id\", \"title\", \"text\"} object a line)")

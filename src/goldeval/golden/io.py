@@ -1,7 +1,9 @@
 """Load and write golden sets: JSONL (one question per line) or a JSON list.
 
 Loading reports every problem at once (`InputErrors`), each naming the file, the line, the bad value
-and the fix; see docs/golden.md for the format.
+and the fix; see docs/golden.md for the format. Hostile files are problems too, never tracebacks
+(issue 9): a FIFO or a device is refused before it is read (`read_input_text`), JSON nested too deeply
+for the parser is a problem of its line, and so is a string holding a lone surrogate (`"\\ud800"`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from goldeval.golden.validate import (
 )
 from goldeval.golden.versions import frozen_version
 from goldeval.store.atomic import write_atomic
+from goldeval.textsafe import lone_surrogate
 
 __all__ = ["load_golden", "question_record", "validate_golden", "write_golden_jsonl"]
 
@@ -77,6 +80,9 @@ def _read_records(records: list[Record], path: Path) -> tuple[
     for index, (line, obj) in enumerate(records):
         if isinstance(obj, InputError):
             problems.append(obj)
+        elif (surrogate := lone_surrogate(obj)) is not None:
+            problems.append(InputError(f"{surrogate}: a lone surrogate escape, which is not text", path=path,
+                                       line=line, hint="write the character itself, or remove the escape"))
         elif is_header(obj):
             if index == 0:
                 notes, header_problems = parse_header(obj, path, line)
@@ -185,6 +191,9 @@ def _parse_jsonl(text: str, path: Path) -> list[Record]:
                 f"malformed JSON: {exc.msg} (column {exc.colno}, near `{_near(line, exc.pos)}`)",
                 path=path, line=lineno, value=clip(line), hint=_json_hint(stripped, exc),
             )))
+        except RecursionError:
+            records.append((lineno, InputError("JSON nested too deeply to read", path=path, line=lineno,
+                                               hint="a question is one flat JSON object")))
     if not parsed and records:
         first = records[0][1]
         raise InputError(f"not a JSONL or JSON golden set: no line is valid JSON (line {records[0][0]}: "
@@ -226,6 +235,8 @@ def _parse_json_list(text: str, path: Path) -> list[Record]:
         except json.JSONDecodeError as exc:
             raise _list_error(f"malformed JSON: {exc.msg} (column {exc.colno})", exc.lineno, path,
                               text) from None
+        except RecursionError:
+            raise _list_error("JSON nested too deeply to read", line_of(pos), path, text) from None
         records.append((line_of(pos), value))
         pos = _skip_ws(text, end)
         if pos < len(text) and text[pos] == ",":

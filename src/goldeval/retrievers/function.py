@@ -2,15 +2,26 @@
 
 A search function is called once per question as `search_fn(question, k)` and returns ids, or
 (id, score) pairs, best first. Ids without scores get descending pseudo-scores (k, k-1, ...) so the
-order they came in is the order they are ranked in. A function that raises, exceeds its time limit
-or returns something unreadable for one question records an error for that question alone; the
-other questions keep their results. Spec: `package.module:function[?timeout=SECONDS]`; the CLI's
-`--timeout` sets the same option for every function of the run. Saved TREC runs: `retrievers.runfile`.
+order they came in is the order they are ranked in. A function that raises, calls `sys.exit()`,
+exceeds its time limit or returns something unreadable for one question records an error for that
+question alone; the other questions keep their results (issue 9). Unreadable includes a score that
+is NaN or infinite and an id returned twice: both would decide ranks silently, so they are refused,
+as a run file with either is. Spec: `package.module:function[?timeout=SECONDS]`; the CLI's `--timeout`
+sets the same option for every function of the run.
+
+The time limit is on by default (`DEFAULT_TIMEOUT`, 60 s): a function that hangs must not hang the
+run. In the main thread it is a SIGALRM timer, so the function runs on the thread that called it
+(a sqlite connection or another thread-bound resource keeps working) and is interrupted where it
+waits; elsewhere the call runs in a daemon thread that is abandoned when its time is up.
+A module that cannot be imported (missing, a syntax error, an exception at import) is one InputError.
+Saved TREC runs: `retrievers.runfile`.
 """
 
 from __future__ import annotations
 
 import importlib
+import math
+import signal
 import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping
@@ -21,21 +32,34 @@ from goldeval.errors import InputError
 from goldeval.retrievers.base import BuildContext
 from goldeval.retrievers.options import Option, OptionSet, split_spec
 from goldeval.run import Run
+from goldeval.textsafe import cut
 from goldeval.types import QuestionId
 
 SearchFn = Callable[[str, int], Iterable[Any]]
 """`search_fn(question, k)` -> ids, or (id, score) pairs, best first."""
 
+DEFAULT_TIMEOUT = 60.0
+"""Seconds a search function may take for one question before that question is an error."""
+
 OPTIONS = OptionSet("module:function", "package.module:function[?timeout=SECONDS]", (
-    Option("timeout", "float", "time limit per question in seconds (unset: none); --timeout sets it", low=0.0,
-           low_open=True),
+    Option("timeout", "float", "time limit per question in seconds; --timeout sets it", DEFAULT_TIMEOUT,
+           low=0.0, low_open=True),
 ))
+
+
+class _TimedOut(Exception):
+    """This call ran past its limit (not the function's own TimeoutError, e.g. from a socket)."""
+
+
+class _Deadline(BaseException):
+    """Raised inside the search function when its time is up: a BaseException, so the function's own
+    `except Exception` cannot swallow it and carry on past its limit."""
 
 
 class FunctionRetriever:
     """Adapts a per-question search function to the Retriever protocol."""
 
-    def __init__(self, fn: SearchFn, *, name: str | None = None, timeout: float | None = None,
+    def __init__(self, fn: SearchFn, *, name: str | None = None, timeout: float | None = DEFAULT_TIMEOUT,
                  spec: str | None = None) -> None:
         self.fn = fn
         self.name: str = name or str(getattr(fn, "__name__", "search_fn"))
@@ -55,15 +79,43 @@ class FunctionRetriever:
         for qid, text in queries.items():
             try:
                 run.add(qid, normalise_results(self._call(text, top_k), top_k))
-            except TimeoutError:
-                run.errors[qid] = f"timed out after {self.timeout:g} s"
+            except _TimedOut:
+                run.errors[qid] = f"timed out after {self.timeout:g} s (raise it with --timeout SECONDS)"
+            except SystemExit as exc:  # the user's code must not end goldeval, silently, with its code
+                run.errors[qid] = f"the search function called sys.exit({exc.code!r})"
             except Exception as exc:  # noqa: BLE001 - any failure of user code is reported, not raised
-                run.errors[qid] = f"{type(exc).__name__}: {exc}"
+                run.errors[qid] = cut(f"{type(exc).__name__}: {exc}")
         return run
 
     def _call(self, text: str, top_k: int) -> Any:
         if not self.timeout:
             return self.fn(text, top_k)
+        if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+            return self._call_with_alarm(text, top_k)
+        return self._call_in_thread(text, top_k)
+
+    def _call_with_alarm(self, text: str, top_k: int) -> Any:
+        """The call on this thread, interrupted by SIGALRM after `timeout` seconds."""
+        done = False
+
+        def expire(signum: int, frame: Any) -> None:
+            if not done:
+                raise _Deadline
+
+        previous = signal.signal(signal.SIGALRM, expire)
+        signal.setitimer(signal.ITIMER_REAL, float(self.timeout or 0))
+        try:
+            value = self.fn(text, top_k)
+            done = True
+            return value
+        except _Deadline:
+            raise _TimedOut from None
+        finally:
+            done = True
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+    def _call_in_thread(self, text: str, top_k: int) -> Any:
         # A daemon thread, not an executor worker: Python joins executor threads at exit, so one
         # call stuck forever would hold the whole command; a daemon thread is abandoned instead.
         outcome: dict[str, Any] = {}
@@ -78,7 +130,7 @@ class FunctionRetriever:
         worker.start()
         worker.join(self.timeout)
         if worker.is_alive():
-            raise TimeoutError
+            raise _TimedOut
         if "error" in outcome:
             raise outcome["error"]
         return outcome.get("value")
@@ -87,7 +139,7 @@ class FunctionRetriever:
 def normalise_results(raw: Any, top_k: int) -> list[tuple[str, float]]:
     """Turn a search function's answer into (id, score) pairs; raise ValueError on garbage."""
     if isinstance(raw, Mapping):
-        return [(str(k), _score(v)) for k, v in raw.items()]
+        return [(str(k), _score(v, str(k))) for k, v in raw.items()]
     if raw is None or isinstance(raw, (str, bytes)) or not isinstance(raw, Iterable):
         raise ValueError(f"expected a list of ids or (id, score) pairs, got {type(raw).__name__}: {raw!r:.80}")
     items = list(raw)
@@ -96,20 +148,31 @@ def normalise_results(raw: Any, top_k: int) -> list[tuple[str, float]]:
         if isinstance(item, str):
             out.append((item, float(len(items) - position)))
         elif isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[0], str):
-            out.append((item[0], _score(item[1])))
+            out.append((item[0], _score(item[1], item[0])))
         else:
             raise ValueError(f"result {position + 1} is {item!r:.80}; expected an id or an (id, score) pair")
+    _refuse_repeats(out)
     return out
 
 
-def _score(value: Any) -> float:
+def _score(value: Any, pid: str = "") -> float:
     try:
         score = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"score {value!r:.40} is not a number") from None
-    if score != score:  # NaN would break the ranking rule
-        raise ValueError("score is NaN")
+    if not math.isfinite(score):  # NaN or infinity would decide the ranking silently
+        raise ValueError(f"score {score} of `{pid}` is not a finite number" if pid else f"score {score} is not a finite number")
     return score
+
+
+def _refuse_repeats(pairs: list[tuple[str, float]]) -> None:
+    """An id twice in one answer would take two ranks: refused, as a run file with a repeated id is."""
+    first: dict[str, int] = {}
+    for position, (pid, _) in enumerate(pairs, start=1):
+        if pid in first:
+            raise ValueError(f"id `{pid:.80}` is returned twice (results {first[pid]} and {position}); "
+                             "each id may appear once")
+        first[pid] = position
 
 
 def build(spec: str, ctx: BuildContext) -> FunctionRetriever:
@@ -118,19 +181,31 @@ def build(spec: str, ctx: BuildContext) -> FunctionRetriever:
     target, own = split_spec(spec)
     values = OPTIONS.resolve(own, ctx.options, spec=spec)
     module_name, _, attr = target.partition(":")
+    fn = import_function(module_name, attr, spec, what="retriever",
+                         hint="run from the folder that holds the module, or install it; built-in names: bm25, dense:MODEL")
+    return FunctionRetriever(fn, name=attr, timeout=values.number("timeout"), spec=spec)
+
+
+def import_function(module_name: str, attr: str, spec: str, *, what: str, hint: str) -> Callable[..., Any]:
+    """`module:function` of the user's, imported from the current folder too; anything that goes wrong
+    (not found, a syntax error, an exception or sys.exit() at import, no such function) is one InputError."""
     if str(Path.cwd()) not in sys.path:
         sys.path.insert(0, str(Path.cwd()))
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise InputError(
-            f"cannot import module {module_name!r} for retriever {spec!r}: {exc}",
-            value=spec,
-            hint="run from the folder that holds the module, or install it; built-in names: bm25, dense:MODEL",
-        ) from None
+        raise InputError(f"cannot import {what} function {spec!r}: {exc}", value=spec, hint=hint) from None
+    except SyntaxError as exc:
+        where = f"{exc.filename}:{exc.lineno}" if exc.filename else module_name
+        raise InputError(f"module {module_name!r} for {what} {spec!r} has a syntax error at {where}: {exc.msg}",
+                         value=spec, hint="fix the module; `python -m py_compile FILE` shows the same error") from None
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - the user's module failed while importing
+        raise InputError(f"importing module {module_name!r} for {what} {spec!r} failed: "
+                         f"{type(exc).__name__}: {cut(str(exc), 300)}", value=spec,
+                         hint="the module raises when imported; run `python -c 'import "
+                         f"{module_name}'` to see why") from None
     fn = getattr(module, attr, None)
     if not callable(fn):
-        raise InputError(
-            f"{module_name} has no function {attr!r}", value=spec, hint="expected module:function with search(question, k)"
-        )
-    return FunctionRetriever(fn, name=attr, timeout=values.number("timeout"), spec=spec)
+        raise InputError(f"{module_name} has no function {attr!r}", value=spec,
+                         hint="expected module:function naming a function of that module")
+    return fn  # type: ignore[no-any-return]

@@ -19,7 +19,7 @@ Spec grammar:
 
 from __future__ import annotations
 
-import importlib
+import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -164,6 +164,10 @@ class RerankRetriever:
         run = Run(self.name, errors=dict(base_run.errors))
         for qid, (_, candidates), new in zip(qids, items, scores, strict=True):
             reranked = [(p.id, s) for p, s in zip(candidates, new, strict=True)]
+            bad = next(((pid, s) for pid, s in reranked if not math.isfinite(s)), None)
+            if bad is not None:  # NaN or infinity would decide the order silently: this question fails
+                run.errors[qid] = f"reranker {self.scorer.name} gave `{bad[0]}` the score {bad[1]}, not a finite number"
+                continue
             floor = min(new, default=0.0)
             unknown = [(pid, sc) for pid, sc in base_run.results[qid][: self.top] if pid not in self.passages]
             rest = unknown + base_run.results[qid][self.top : max(top_k, self.top)]
@@ -217,11 +221,10 @@ def make_scorer(reranker: str, ctx: BuildContext, *, batch_size: int | None = No
         return CrossEncoderScorer(Path(reranker).expanduser(), batch_size=batch_size)
     module, sep, attr = reranker.rpartition(":")
     if sep and module:
-        try:
-            fn = getattr(importlib.import_module(module), attr)
-        except (ImportError, AttributeError) as exc:
-            raise InputError(f"cannot import reranker function {reranker!r}: {exc}", value=reranker,
-                             hint="module:function must be importable (is its folder on PYTHONPATH?)") from None
+        from goldeval.retrievers.function import import_function
+
+        fn = import_function(module, attr, reranker, what="reranker",
+                             hint="module:function must be importable (is its folder on PYTHONPATH?)")
         return FunctionScorer(fn, name=reranker)
     raise InputError(
         f"unknown reranker {reranker!r}", value=reranker,

@@ -2,12 +2,17 @@
 
 The file answers each question with what it holds for the question's id, cut at top_k. It takes
 no options; a path that itself contains `?` is read whole when that file exists.
+
+A score that is NaN or infinite is refused, naming the line and the question (issue 9): the rank of
+such a line would depend on the order of the file, not on its score. A document listed twice for a
+topic is refused when the file is read (`metrics.trec.read_run`, as trec_eval does); a search
+function's repeated id is refused the same way (`retrievers.function`).
 """
 
 from __future__ import annotations
 
 import hashlib
-import sys
+import math
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -15,6 +20,7 @@ from goldeval.errors import InputError
 from goldeval.retrievers.base import BuildContext
 from goldeval.retrievers.options import OptionSet, split_spec
 from goldeval.run import Run
+from goldeval.textsafe import warn
 from goldeval.types import QuestionId
 
 OPTIONS = OptionSet("run", "run:FILE")
@@ -24,6 +30,7 @@ class RunFileRetriever:
     """A saved run: answers each question with what the file holds for its id."""
 
     def __init__(self, run: Run, *, path: str | Path | None = None) -> None:
+        refuse_non_finite(run, path)
         self.run = run
         self.name = run.name
         self.path = Path(path) if path is not None else None
@@ -43,12 +50,32 @@ class RunFileRetriever:
                 f"question ids (e.g. {', '.join(list(queries)[:3])})",
             )
         if missing:
-            print(f"goldeval: warning: run {self.name!r} has no results for {len(missing)} question(s), e.g. "
-                  f"{', '.join(missing[:5])}; they count as misses", file=sys.stderr)
+            warn(f"run {self.name!r} has no results for {len(missing)} question(s), e.g. "
+                 f"{', '.join(missing[:5])}; they count as misses")
         out = Run(self.name)
         for qid in queries:
             out.results[qid] = self.run.results.get(qid, [])[:top_k]
         return out
+
+
+def refuse_non_finite(run: Run, path: str | Path | None) -> None:
+    """InputError naming the first (question, id) whose score is NaN or infinite, with its line."""
+    for qid, hits in run.results.items():
+        for pid, score in hits:
+            if not math.isfinite(score):
+                line = _line_of(Path(path), qid, pid) if path is not None else None
+                raise InputError(f"question {qid!r}: the score of {pid!r} is {score}, not a finite number",
+                                 path=path, line=line, value=score,
+                                 hint="every score must be a number; NaN and infinity would rank by line order")
+
+
+def _line_of(path: Path, qid: str, pid: str) -> int | None:
+    with path.open(encoding="utf-8") as handle:
+        for lineno, line in enumerate(handle, start=1):
+            parts = line.split()
+            if len(parts) >= 6 and parts[0] == qid and parts[2] == pid:
+                return lineno
+    return None
 
 
 def split(rest: str) -> tuple[dict[str, str], list[str]]:
