@@ -33,12 +33,14 @@ from goldeval.metrics.compute import evaluate_ranked
 from goldeval.metrics.definitions import Metric, default_metrics, headline_metrics, parse_metric
 from goldeval.metrics.judged import judged_coverage
 from goldeval.progress import progress_bar
+from goldeval.retrievers.answers import check_foreign, foreign_ids, refuse_bad_answers, report_errors
 from goldeval.retrievers.base import BuildContext, Retriever, build_retriever, check_run_options, needs_corpus
 from goldeval.retrievers.function import FunctionRetriever
 from goldeval.run import Run
 from goldeval.scorecard.curves import flips, metric_curves
 from goldeval.scorecard.model import Hit, QuestionResult, RetrieverResult, RunIdentity, Scorecard
 from goldeval.store.workspace import Workspace
+from goldeval.textsafe import cut, warn
 
 RetrieverLike = Retriever | Callable[[str, int], Any] | str
 """A Retriever, a `search_fn(question, k)`, or a spec string such as `bm25` or `dense:minilm`."""
@@ -63,6 +65,7 @@ def evaluate(
     options: Mapping[str, object] | None = None,
     progress: bool = False,
 ) -> Scorecard:
+    strict: bool = False,
     """Evaluate one or more retrievers on a golden set; returns a Scorecard of scores, no statistics.
 
     `goldeval.evaluate(search_fn, golden, k=10)` works with just a function `search_fn(question, k)`
@@ -72,6 +75,8 @@ def evaluate(
     Statistics (bootstrap intervals, paired tests, off-topic separability, miss causes) are a separate
     step, `goldeval.compare(scorecard)`, as ranx keeps `evaluate` and `compare` apart.
     """
+    Answers are checked first (`retrievers.answers`): a non-finite score or a repeated id makes that
+    question an error; ids the corpus lacks are a warning, and an InputError with `strict`.
     if level not in ("doc", "chunk"):
         raise InputError(f"level must be doc or chunk, not {level!r}", value=level, hint="--level doc|chunk")
     ks = sorted({k} if isinstance(k, int) else set(k))
@@ -113,11 +118,17 @@ def evaluate(
     document_of = DocumentOf(doc_of, None if passages else _judged_docs(golden_set))
     results = []
     try:
+    notes: list[str] = []
         for name, spec in named.items():
             started = time.perf_counter()
             retriever = _build(spec, name, ctx, corpus, progress)
             run = _search_isolating_errors(retriever, golden_set, depth, progress)
             result = _score(name, run, golden_set, metric_list, level, document_of, ks[-1],
+            if corpus is not None:
+                found = check_foreign(foreign_ids(run, document_of, chunked=chunking is not None), strict=strict)
+                if found:
+                    warn(found)
+                    notes.append(found)
                             time.perf_counter() - started)
             result.config = {**dict(getattr(retriever, "config", None) or {"spec": spec if isinstance(spec, str) else name}),
                              "depth": depth}
@@ -158,6 +169,7 @@ def evaluate(
         snippets=_snippets(results, passages),
         flips=flips(results, depth),
     )
+        notes=notes,
 
 
 def machine() -> dict[str, Any]:
@@ -254,6 +266,9 @@ def _build(spec: RetrieverLike, name: str, ctx: BuildContext, corpus: Corpus | N
 def _close_built(ctx: BuildContext) -> None:
     """Close what this evaluation built (a pgvector index drops its eval schema), even after an error."""
     for retriever in ctx.built.values():
+        timeout = ctx.options.get("timeout")  # the default limit unless the run sets one
+        if isinstance(timeout, (int, float)):
+            return FunctionRetriever(spec, name=name, timeout=float(timeout))
         close = getattr(retriever, "close", None)
         if callable(close):
             close()
@@ -275,7 +290,7 @@ def _search_isolating_errors(retriever: Retriever, golden: GoldenSet, depth: int
                 run.errors.update(got.errors)
             except GoldevalError:
                 raise  # bad input or configuration: every question would fail the same way
-            except Exception:  # noqa: BLE001 - isolate the failing question below
+            except (Exception, SystemExit):  # noqa: BLE001 - isolate the failing question below
                 for qid, text in part.items():
                     try:
                         got = retriever.search({qid: text}, top_k=depth)
@@ -283,16 +298,15 @@ def _search_isolating_errors(retriever: Retriever, golden: GoldenSet, depth: int
                         run.errors.update(got.errors)
                     except GoldevalError:
                         raise
-                    except Exception as exc:  # noqa: BLE001
-                        run.errors[qid] = f"{type(exc).__name__}: {exc}"
+                    except (Exception, SystemExit) as exc:  # noqa: BLE001 - the retriever's, not goldeval's exit
+                        run.errors[qid] = cut(f"{type(exc).__name__}: {exc}")
             advance(len(part))
     # a search function may ignore k: every retriever is scored on the same depth
     for qid, hits in run.results.items():
         if len(hits) > depth:
             run.results[qid] = hits[:depth]
-    for qid, message in run.errors.items():
-        print(f"goldeval: warning: retriever {retriever.name} failed on question {qid} ({queries[qid]!r:.60}): {message}",
-              file=sys.stderr)
+    refuse_bad_answers(run)  # NaN/inf scores and repeated ids: that question's error, never a silent rank
+    report_errors(run, queries)
     return run
 
 
