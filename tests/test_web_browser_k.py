@@ -78,6 +78,28 @@ def test_every_k_from_1_to_the_depth_shows_pythons_numbers(page: Any, every_k_ur
     assert page.page_errors == []
 
 
+def test_chunk_level_every_k_and_chunk_ids_in_the_details(page: Any, tmp_path: Path) -> None:  # noqa: F811
+    from goldeval.report.page import results_payload
+
+    card = evaluate_tiny(tmp_path, stats=False, level="chunk", k=tuple(range(1, 21)))
+    assert card["level"] == "chunk" and card["corpus"]["n_passages"] > card["corpus"]["n_documents"]
+    r = card["retrievers"][0]
+    with serving(results_payload([card])) as url:
+        open_page(page, url)
+        for k in range(1, card["depth"] + 1):
+            set_k(page, k)
+            shown = shown_metrics(page)
+            for key in CURVES:
+                assert float(shown[(0, key)][0]) == pytest.approx(r["metrics"][f"{key}@{k}"], abs=1e-12), (key, k)
+        set_k(page, 3)
+        page.click('#q-body tr[data-qid="q02"]')
+        top_ids = page.locator("#details .top-list .hr-id").all_inner_texts()
+        q02 = next(q for q in r["questions"] if q["id"] == "q02")
+        assert top_ids == [h["id"] for h in q02["top"][:6]]  # down to k = 3, and three below the cut-off
+        assert all("#" in t for t in top_ids)  # chunk ids, not documents
+        assert page.page_errors == []
+
+
 def test_goldset_01_results_file_shows_with_pythons_numbers(page: Any) -> None:  # noqa: F811
     from goldeval.report.page import results_payload
     from goldeval.scorecard import Scorecard
