@@ -64,8 +64,8 @@ def evaluate(
     workspace: str | Path | None = None,
     options: Mapping[str, object] | None = None,
     progress: bool = False,
-) -> Scorecard:
     strict: bool = False,
+) -> Scorecard:
     """Evaluate one or more retrievers on a golden set; returns a Scorecard of scores, no statistics.
 
     `goldeval.evaluate(search_fn, golden, k=10)` works with just a function `search_fn(question, k)`
@@ -74,9 +74,9 @@ def evaluate(
     expected answer finally appeared within it, and the scorecard holds every metric curve for k = 1..depth.
     Statistics (bootstrap intervals, paired tests, off-topic separability, miss causes) are a separate
     step, `goldeval.compare(scorecard)`, as ranx keeps `evaluate` and `compare` apart.
-    """
     Answers are checked first (`retrievers.answers`): a non-finite score or a repeated id makes that
     question an error; ids the corpus lacks are a warning, and an InputError with `strict`.
+    """
     if level not in ("doc", "chunk"):
         raise InputError(f"level must be doc or chunk, not {level!r}", value=level, hint="--level doc|chunk")
     ks = sorted({k} if isinstance(k, int) else set(k))
@@ -117,18 +117,18 @@ def evaluate(
     doc_of = {p.id: p.doc_id for p in passages}
     document_of = DocumentOf(doc_of, None if passages else _judged_docs(golden_set))
     results = []
-    try:
     notes: list[str] = []
+    try:
         for name, spec in named.items():
             started = time.perf_counter()
             retriever = _build(spec, name, ctx, corpus, progress)
             run = _search_isolating_errors(retriever, golden_set, depth, progress)
-            result = _score(name, run, golden_set, metric_list, level, document_of, ks[-1],
             if corpus is not None:
                 found = check_foreign(foreign_ids(run, document_of, chunked=chunking is not None), strict=strict)
                 if found:
                     warn(found)
                     notes.append(found)
+            result = _score(name, run, golden_set, metric_list, level, document_of, ks[-1],
                             time.perf_counter() - started)
             result.config = {**dict(getattr(retriever, "config", None) or {"spec": spec if isinstance(spec, str) else name}),
                              "depth": depth}
@@ -168,8 +168,8 @@ def evaluate(
         },
         snippets=_snippets(results, passages),
         flips=flips(results, depth),
-    )
         notes=notes,
+    )
 
 
 def machine() -> dict[str, Any]:
@@ -259,6 +259,9 @@ def _build(spec: RetrieverLike, name: str, ctx: BuildContext, corpus: Corpus | N
     if isinstance(spec, Retriever):
         return spec
     if callable(spec):
+        timeout = ctx.options.get("timeout")  # the default limit unless the run sets one
+        if isinstance(timeout, (int, float)):
+            return FunctionRetriever(spec, name=name, timeout=float(timeout))
         return FunctionRetriever(spec, name=name)
     raise InputError(f"cannot use {spec!r} as a retriever", hint="pass a Retriever, a search_fn(question, k) or a spec string")
 
@@ -266,9 +269,6 @@ def _build(spec: RetrieverLike, name: str, ctx: BuildContext, corpus: Corpus | N
 def _close_built(ctx: BuildContext) -> None:
     """Close what this evaluation built (a pgvector index drops its eval schema), even after an error."""
     for retriever in ctx.built.values():
-        timeout = ctx.options.get("timeout")  # the default limit unless the run sets one
-        if isinstance(timeout, (int, float)):
-            return FunctionRetriever(spec, name=name, timeout=float(timeout))
         close = getattr(retriever, "close", None)
         if callable(close):
             close()
