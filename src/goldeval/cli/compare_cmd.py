@@ -71,10 +71,8 @@ def run(args: argparse.Namespace) -> int:
     from goldeval.metrics.definitions import headline_metrics, parse_metric
     from goldeval.report.markdown import comparison_markdown
     from goldeval.report.sections import render_comparison, systems_table
-    from goldeval.scorecard.io import dumps_strict
     from goldeval.stats.annotate import check_settings, fill_intervals
     from goldeval.stats.compare import compare_scorecards, system_names
-    from goldeval.store.atomic import write_atomic
 
     check_settings(resamples=args.resamples, confidence=args.confidence, power=0.8)
     cards, labels = _load(args.results, args.workspace)
@@ -103,15 +101,7 @@ def run(args: argparse.Namespace) -> int:
         data["shared"] = {"questions": shared.qids, "of": shared.totals, "versions": shared.versions,
                           "added": shared.changes.added, "removed": shared.changes.removed,
                           "relabelled": shared.changes.changed}
-    if args.json:
-        write_atomic(args.json, dumps_strict(data))
-        print(f"goldeval: wrote {args.json}", file=sys.stderr)
-    if args.markdown:
-        from goldeval.report.change import change_markdown
-
-        text = change_markdown(change) if change else comparison_markdown(comparison, metrics=shown)
-        write_atomic(args.markdown, text)
-        print(f"goldeval: wrote {args.markdown}", file=sys.stderr)
+    _write(args, data, comparison_markdown(comparison, metrics=shown) if change is None else None, change)
     for card in cards:
         if any(not r.intervals for r in card.retrievers):
             fill_intervals(card, seed=args.seed, resamples=args.resamples, confidence=args.confidence)
@@ -128,6 +118,20 @@ def run(args: argparse.Namespace) -> int:
     if gated is not None:
         return _gate(comparison, planned, gated)
     return EXIT_OK
+
+
+def _write(args: argparse.Namespace, data: dict[str, object], markdown: str | None, change: ChangeReport | None) -> None:
+    """The JSON and the Markdown comment (`change_markdown` across files, the comparison alone in one)."""
+    from goldeval.report.change import change_markdown
+    from goldeval.scorecard.io import dumps_strict
+    from goldeval.store.atomic import write_atomic
+
+    if args.json:
+        write_atomic(args.json, dumps_strict(data))
+        print(f"goldeval: wrote {args.json}", file=sys.stderr)
+    if args.markdown:
+        write_atomic(args.markdown, change_markdown(change) if change is not None else markdown or "")
+        print(f"goldeval: wrote {args.markdown}", file=sys.stderr)
 
 
 def _load(refs: list[str], workspace: Path) -> tuple[list[Scorecard], list[str]]:

@@ -19,7 +19,7 @@ from typing import Any
 from goldeval.errors import InputError
 from goldeval.golden.model import GoldenSet
 from goldeval.ids import DocumentOf
-from goldeval.scorecard.model import Hit, QuestionResult, Scorecard
+from goldeval.scorecard.model import Hit, Scorecard
 
 
 @dataclass
@@ -168,7 +168,3 @@ def _pool_id(cards: Sequence[Scorecard]) -> str:
                             .encode()).hexdigest()[:6]
     return f"pool-{datetime.now(UTC):%Y%m%d}-{digest}"
 
-
-def question_results(cards: Sequence[Scorecard], qid: str) -> list[QuestionResult]:
-    """Every retriever's result for one question, across the pooled scorecards."""
-    return [q for c in cards for r in c.retrievers for q in r.questions if q.id == qid]
