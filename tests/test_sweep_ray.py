@@ -1,0 +1,87 @@
+"""Sweep stages on Ray: `--workers 2` (a local Ray) and `--ray-address` (joining a running cluster) give
+the same metrics as one process, and the workers' embeddings land in the shared embedding cache."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from goldeval.retrievers.dense import passage_text
+from goldeval.retrievers.encoders.registry import load_encoder
+from goldeval.store.cache import EmbeddingCache
+from goldeval.store.workspace import Workspace
+from goldeval.sweep import Grid, RayExecutor, Settings, SweepResult, sweep
+from sweep_fixtures import tiny_corpus, tiny_golden, write_inputs
+
+GRID = Grid(chunking=("none", "120:30"), retriever=("bm25", "hybrid"), model=("wordllama", "minilm-l3"),
+            fusion=("norm",), weight=(0.3,), rerank=(0, 5), reranker="dense:minilm-l3")
+SETTINGS = Settings(k=(1, 3, 5), headline="ndcg@5", resamples=500)
+
+
+def scores(result: SweepResult) -> list[tuple[str, object, object, object]]:
+    return [(c.label, c.metrics, c.intervals, c.vs_best.p if c.vs_best else None) for c in result.cells]
+
+
+@pytest.fixture(scope="module")
+def single(tmp_path_factory: pytest.TempPathFactory) -> SweepResult:
+    return sweep(GRID, tiny_golden(), corpus=tiny_corpus(), settings=SETTINGS,
+                 workspace=tmp_path_factory.mktemp("one") / "ws", record_history=False)
+
+
+def test_workers_2_gives_identical_metrics_and_shares_the_embedding_cache(single: SweepResult, tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    executor = RayExecutor(workers=2, workspace=workspace)
+    try:
+        assert executor.workers == 2
+        on_ray = sweep(GRID, tiny_golden(), corpus=tiny_corpus(), settings=SETTINGS, workspace=workspace,
+                       executor=executor, record_history=False)
+    finally:
+        executor.close()
+    assert len(on_ray.cells) == 2 * (1 + 2) * 2
+    assert scores(on_ray) == scores(single)
+    assert on_ray.stages["runs"] == single.stages["runs"]
+    assert on_ray.stages["embeddings"]["texts_embedded"] == single.stages["embeddings"]["texts_embedded"]
+    assert on_ray.identity["workers"] == 2
+    assert (workspace / "ray" / "logs").is_dir() or any((workspace / "ray").glob("session_*"))
+    # every passage vector the workers embedded is in the cache this process reads: nothing left to embed
+    encoder = load_encoder("minilm-l3", progress=False)
+    cache = EmbeddingCache(Workspace.at(workspace), encoder.key, slug=encoder.name)
+
+    def refuse(texts: list[str]) -> None:
+        raise AssertionError(f"{len(texts)} texts were not in the shared cache")
+
+    cache.get_or_compute([passage_text(p) for p in tiny_corpus().passages(None)], refuse, prefix=encoder.prefix("passage"))
+    # and this process serves the whole sweep from what the workers stored
+    again = sweep(GRID, tiny_golden(), corpus=tiny_corpus(), settings=SETTINGS, workspace=workspace, record_history=False)
+    assert again.stages["runs"]["computed"] == 0 and again.stages["embeddings"]["texts_embedded"] == 0
+    assert scores(again) == scores(single)
+
+
+def test_ray_address_joins_a_running_cluster(single: SweepResult, tmp_path: Path) -> None:
+    import ray
+
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False,
+             configure_logging=False, _temp_dir=f"/tmp/gs-ray-{os.getpid()}")
+    try:
+        address = ray.get_runtime_context().gcs_address
+        corpus, golden = write_inputs(tmp_path / "data")
+        out = tmp_path / "sweep.json"
+        command = [sys.executable, "-m", "goldeval", "sweep", "--corpus", str(corpus), "--golden", str(golden),
+                   "--chunking", "none,120:30", "--retriever", "bm25,hybrid", "--model", "wordllama,minilm-l3",
+                   "--fusion", "norm", "--weight", "0.3", "--rerank", "0,5", "--reranker", "dense:minilm-l3",
+                   "--k", "1,3,5", "--headline", "ndcg@5", "--resamples", "500", "--workspace", str(tmp_path / "ws"),
+                   "--ray-address", address, "--json", str(out), "--no-history", "--quiet"]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert f"the Ray cluster at {address}" in done.stderr
+    finally:
+        ray.shutdown()
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert [c["label"] for c in data["cells"]] == [c.label for c in single.cells]
+    assert [c["metrics"] for c in data["cells"]] == [{str(m): v for m, v in c.metrics.items()} for c in single.cells]
