@@ -119,3 +119,11 @@ def test_lifecycle_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "Golden set: 1 label fixed, 6 pooled judgments, 1 question added since version 1." in out
     assert "compared on the 10 questions the runs share unchanged" in out and "history: 2 runs" in out
+
+
+def test_a_damaged_history_is_a_warning_not_a_lost_evaluation(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "ws").mkdir()
+    (project / "ws" / "history.sqlite").write_text("not a database")
+    assert _eval("--json", "r.json") == 0
+    assert "warning: the run was not recorded in the history" in capsys.readouterr().err
+    assert (project / "r.json").exists()

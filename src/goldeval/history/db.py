@@ -230,10 +230,19 @@ class History:
 
 
 def record_run(card: Scorecard, workspace: str | Path) -> int | None:
-    """What `goldeval eval` calls after an evaluation: record it, unless $GOLDEVAL_NO_HISTORY is set."""
+    """What `goldeval eval` calls after an evaluation: record it, unless $GOLDEVAL_NO_HISTORY is set.
+
+    A history that cannot be written (a damaged file, a read-only workspace) is a warning, never a lost
+    evaluation: the scorecard is still printed and saved."""
     if os.environ.get(ENV_OFF, "").strip() not in ("", "0"):
         return None
-    return History.of(workspace).record(card)
+    try:
+        return History.of(workspace).record(card)
+    except (InputError, OSError, sqlite3.Error) as exc:
+        import sys
+
+        print(f"goldeval: warning: the run was not recorded in the history: {exc}", file=sys.stderr)
+        return None
 
 
 def load_results(ref: str, workspace: str | Path) -> tuple[Scorecard, str]:
