@@ -43,7 +43,8 @@ from goldeval.store.workspace import Workspace
 from goldeval.textsafe import cut, warn
 
 RetrieverLike = Retriever | Callable[[str, int], Any] | str
-"""A Retriever, a `search_fn(question, k)`, or a spec string such as `bm25` or `dense:minilm`."""
+"""A Retriever, a `search_fn(question, k)`, a LangChain or LlamaIndex retriever object, or a spec string
+such as `bm25`, `dense:minilm` or `http://host/search?q={question}`."""
 
 SNIPPET_CHARS = 400
 RUN_SETTINGS = frozenset({"progress", "backend", "dsn", "timeout"})
@@ -258,6 +259,12 @@ def _build(spec: RetrieverLike, name: str, ctx: BuildContext, corpus: Corpus | N
         return build_retriever(spec, ctx)
     if isinstance(spec, Retriever):
         return spec
+    from goldeval.retrievers.adapters import adapt
+
+    limit = ctx.options.get("timeout")
+    adapted = adapt(spec, name=name, timeout=float(limit)) if isinstance(limit, (int, float)) else adapt(spec, name=name)
+    if adapted is not None:  # a LangChain or LlamaIndex retriever, evaluated as it is (issue 13)
+        return adapted
     if callable(spec):
         timeout = ctx.options.get("timeout")  # the default limit unless the run sets one
         if isinstance(timeout, (int, float)):

@@ -9,7 +9,11 @@ corpus is the job of a factory registered under a spec prefix:
     hybrid:bm25+dense:minilm  -> retrievers.hybrid
     rerank:...                -> retrievers.rerank
     run:path/to/file.trec     -> retrievers.function (a saved TREC run)
-    package.module:function   -> retrievers.function (the user's own search function)
+    package.module:function   -> retrievers.function (the user's own search function, or a LangChain
+                                 or LlamaIndex retriever object: retrievers.adapters)
+    langchain:module:object   -> retrievers.adapters.langchain (with options: id_key, timeout)
+    llamaindex:module:object  -> retrievers.adapters.llamaindex
+    http://host/path?q={question}#options -> retrievers.adapters.http (a search service)
 
 Each kind's module declares its options as data (`OPTIONS`, a `retrievers.options.OptionSet`) and,
 when its spec nests other specs (hybrid, rerank), a `split(rest) -> (own options, part specs)`, so
@@ -73,6 +77,11 @@ _FACTORIES: dict[str, str] = {
     "hybrid": "goldeval.retrievers.hybrid:build",
     "rerank": "goldeval.retrievers.rerank:build",
     "run": "goldeval.retrievers.runfile:build",
+    # retrievers people already have (issue 13): retriever objects of other libraries, search services
+    "langchain": "goldeval.retrievers.adapters.langchain:build",
+    "llamaindex": "goldeval.retrievers.adapters.llamaindex:build",
+    "http": "goldeval.retrievers.adapters.http:build_http",
+    "https": "goldeval.retrievers.adapters.http:build_https",
 }
 _FUNCTION = "goldeval.retrievers.function:build"
 """`package.module:function`: the user's own search function."""
@@ -163,8 +172,8 @@ def _applicable(declared: Declared) -> list[str]:
 
 def option_tables() -> str:
     """The Markdown tables of every built-in kind's options, as docs/retrieval.md shows them."""
-    targets = [*_BUILTIN.values(), _FUNCTION]
-    return "\n\n".join(_module(t).OPTIONS.markdown() for t in targets) + "\n"
+    modules = dict.fromkeys(_module(t) for t in [*_BUILTIN.values(), _FUNCTION])  # http and https share one
+    return "\n\n".join(m.OPTIONS.markdown() for m in modules) + "\n"
 
 
 def _locate(spec: str) -> tuple[str, str]:
@@ -178,7 +187,7 @@ def _locate(spec: str) -> tuple[str, str]:
     raise InputError(
         f"unknown retriever {spec!r}",
         value=spec,
-        hint="use bm25, dense:MODEL, hybrid:A+B, rerank:..., run:FILE.trec or module:function",
+        hint="use bm25, dense:MODEL, hybrid:A+B, rerank:..., run:FILE.trec, module:function or http://URL",
     )
 
 

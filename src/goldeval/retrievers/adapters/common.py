@@ -1,0 +1,91 @@
+"""What every adapter shares: per-question calls through `FunctionRetriever` (its time limit and its
+error isolation), the document id read from a metadata key, and loading `module:object` from the CLI."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from goldeval.errors import InputError
+from goldeval.retrievers.function import FunctionRetriever
+from goldeval.retrievers.options import Option
+
+ID_KEYS = ("doc_id", "source", "id")
+"""The metadata keys tried, in this order, when no `id_key` is given."""
+DEFAULT_TIMEOUT = 60.0
+"""Seconds one question may take, as for search functions."""
+
+ID_KEY = Option("id_key", "str", "metadata key holding the document id (unset: doc_id, then source, then id, "
+                "then the object's own id)")
+TIMEOUT = Option("timeout", "float", "time limit per question in seconds; --timeout sets it", DEFAULT_TIMEOUT,
+                 low=0.0, low_open=True)
+
+
+class AdapterRetriever(FunctionRetriever):
+    """A retriever object of another library, called once per question like a search function."""
+
+    def __init__(self, fn: Callable[[str, int], Any], *, name: str, kind: str, details: Mapping[str, object],
+                 timeout: float | None, spec: str | None) -> None:
+        super().__init__(fn, name=name, timeout=timeout, spec=spec)
+        self.kind = kind
+        self.details = dict(details)
+
+    @property
+    def config(self) -> dict[str, object]:
+        """What was evaluated (the object's class, the id key, the URL...) and the time limit."""
+        return {"spec": self.spec, "kind": self.kind, **self.details, "timeout": self.timeout,
+                "options": {k: v for k, v in self.details.items() if k in ("id_key", "method", "ids", "scores")}
+                | {"timeout": self.timeout}}
+
+
+def document_id(metadata: Mapping[str, Any] | None, own_id: object, id_key: str | None) -> str:
+    """The id a result counts for: `metadata[id_key]`; without a key, the first of `ID_KEYS` present,
+    else the object's own id. A result without one is an error for its question, never a guess."""
+    metadata = metadata or {}
+    if id_key:
+        if id_key not in metadata:
+            raise ValueError(f"a result has no metadata key {id_key!r} (it has: {', '.join(map(str, metadata)) or 'none'})")
+        return str(metadata[id_key])
+    for key in ID_KEYS:
+        if metadata.get(key) not in (None, ""):
+            return str(metadata[key])
+    if own_id not in (None, ""):
+        return str(own_id)
+    raise ValueError("a result has no document id: give id_key=KEY, the metadata key that holds it "
+                     f"(its metadata has: {', '.join(map(str, metadata)) or 'nothing'})")
+
+
+def first_of_each(pairs: Iterable[tuple[str, float | None]]) -> list[tuple[str, float]] | list[str]:
+    """Results best first, each id once (two chunks of one document count once, at the better rank);
+    ids alone when any score is missing, so their order decides the ranking."""
+    seen: dict[str, float | None] = {}
+    for pid, score in pairs:
+        seen.setdefault(pid, score)
+    if any(score is None for score in seen.values()):
+        return list(seen)
+    return [(pid, float(score)) for pid, score in seen.items() if score is not None]
+
+
+def from_package(obj: object, package: str) -> bool:
+    """Whether `obj`'s class (or a base class) comes from `package`, without importing it."""
+    return any(str(getattr(c, "__module__", "")).split(".")[0] == package for c in type(obj).__mro__)
+
+
+def load_object(target: str, spec: str) -> tuple[str, Any]:
+    """`package.module:name` imported from the current folder too: (name, the object)."""
+    module_name, _, attr = target.partition(":")
+    if not module_name or not attr:
+        raise InputError(f"cannot read {target!r} in {spec!r}", value=spec, hint="write it as package.module:name")
+    if str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # noqa: BLE001 - anything the user's module raises while importing
+        raise InputError(f"cannot import module {module_name!r} for retriever {spec!r}: {type(exc).__name__}: {exc}",
+                         value=spec, hint="run from the folder that holds the module, or install it") from None
+    if not hasattr(module, attr):
+        raise InputError(f"{module_name} has no {attr!r}", value=spec, hint="expected module:name of a retriever object")
+    return attr, getattr(module, attr)

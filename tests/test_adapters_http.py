@@ -1,0 +1,198 @@
+"""A search service over HTTP (`http://...`), against a real local server the test starts: GET and POST,
+selectors for ids and scores, headers from environment variables, and per-question errors (issue 13)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.parse
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import goldeval
+from goldeval.cli import main
+from goldeval.corpus import load_corpus
+from goldeval.errors import InputError
+from goldeval.golden.io import load_golden
+from goldeval.retrievers.adapters.http import HttpRetriever, select
+from goldeval.retrievers.base import BuildContext
+from goldeval.retrievers.bm25 import build as build_bm25
+from network_guard import refuse_network
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "data"
+TOKEN = "s3cret-token-value"
+
+
+class Service:
+    """A search service over the example corpus: BM25 behind GET /search and POST /api/search."""
+
+    def __init__(self) -> None:
+        self.corpus = load_corpus(EXAMPLES / "corpus")
+        self.bm25 = build_bm25("", BuildContext(passages=self.corpus.passages()))
+        self.requests: list[dict[str, Any]] = []
+
+    def search(self, question: str, k: int) -> list[tuple[str, float]]:
+        run = self.bm25.search({"q": question}, top_k=k)
+        return run.results.get("q", [])
+
+
+@pytest.fixture(scope="module")
+def service() -> Iterator[tuple[str, Service]]:
+    state = Service()
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def _answer(self, code: int, body: Any, raw: bool = False) -> None:
+            data = body if raw else json.dumps(body).encode()
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _misbehave(self, question: str) -> bool:
+            if "boom" in question:
+                self._answer(500, {"error": "index shard down"})
+            elif "slow" in question:
+                time.sleep(2)
+                self._answer(200, {"results": []})
+            elif "garbage" in question:
+                self._answer(200, b"<html>oops</html>", raw=True)
+            else:
+                return False
+            return True
+
+        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            url = urllib.parse.urlsplit(self.path)
+            query = urllib.parse.parse_qs(url.query)
+            question, k = query["q"][0], int(query["k"][0])
+            state.requests.append({"method": "GET", "q": question, "k": k})
+            if not self._misbehave(question):
+                self._answer(200, {"results": [{"id": d, "score": s} for d, s in state.search(question, k)]})
+
+        def do_POST(self) -> None:  # noqa: N802
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            state.requests.append({"method": "POST", "body": body, "auth": self.headers.get("Authorization")})
+            if self.headers.get("Authorization") != f"Bearer {TOKEN}":
+                self._answer(401, {"error": "unauthorized"})
+                return
+            hits = state.search(body["search"]["text"], body["size"])
+            self._answer(200, {"took": 3, "hits": {"total": len(hits),
+                                                   "hits": [{"_source": {"path": d}, "_score": s} for d, s in hits]}})
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", state
+    server.shutdown()
+
+
+def golden() -> Any:
+    return load_golden(EXAMPLES / "golden_example.jsonl", corpus=load_corpus(EXAMPLES / "corpus"))
+
+
+def test_a_get_service_scores_as_the_same_search_run_in_process(service, monkeypatch: pytest.MonkeyPatch) -> None:
+    base, state = service
+    attempts = refuse_network(monkeypatch)
+    spec = base + "/search?q={question}&k={k}"
+    card = goldeval.evaluate(spec, golden(), k=(1, 3))
+    reference = goldeval.evaluate("bm25", golden(), corpus=state.corpus, k=(1, 3))
+    ours, theirs = card.retrievers[0], reference.retrievers[0]
+    assert [q.rank for q in ours.questions] == [q.rank for q in theirs.questions]
+    assert ours.metrics == theirs.metrics and ours.n_errors == 0
+    assert [h.id for h in ours.questions[0].top] == [h.id for h in theirs.questions[0].top]
+    assert ours.questions[0].top[0].score == pytest.approx(theirs.questions[0].top[0].score)
+    assert {r["k"] for r in state.requests if r["method"] == "GET"} == {100}  # the depth, asked once per question
+    assert ours.config["kind"] == "http" and ours.config["method"] == "GET" and ours.config["url"] == spec
+    assert attempts == []
+
+
+def test_post_with_a_body_template_selectors_and_a_header_from_the_environment(service, monkeypatch) -> None:
+    base, state = service
+    monkeypatch.setenv("SEARCH_TOKEN", f"Bearer {TOKEN}")
+    spec = (base + '/api/search#method=POST&body={"search": {"text": "{question}"}, "size": {k}}'
+            "&ids=$.hits.hits[*]._source.path&scores=hits.hits[*]._score&headers=Authorization:SEARCH_TOKEN")
+    card = goldeval.compare(goldeval.evaluate(spec, golden(), k=(1, 3)), resamples=200)
+    reference = goldeval.evaluate("bm25", golden(), corpus=state.corpus, k=(1, 3))
+    assert [q.rank for q in card.retrievers[0].questions] == [q.rank for q in reference.retrievers[0].questions]
+    posted = [r for r in state.requests if r["method"] == "POST"]
+    assert posted[-1]["body"]["size"] == 100 and posted[-1]["auth"] == f"Bearer {TOKEN}"
+    assert any(r["body"]["search"]["text"] == "How do I resolve a merge conflict in a Word document?" for r in posted)
+    written = json.dumps(card.to_dict())
+    assert TOKEN not in written and "$SEARCH_TOKEN" in written  # the variable's name, never its value
+    assert card.retrievers[0].config["headers"] == {"Authorization": "$SEARCH_TOKEN"}
+
+
+def test_each_failing_question_is_an_error_of_its_own(service) -> None:
+    base, _ = service
+    rows = [{"id": "ok", "question": "stash my uncommitted changes", "expected": ["git/git-stash.md"]},
+            {"id": "boom", "question": "boom", "expected": ["git/git-stash.md"]},
+            {"id": "slow", "question": "slow", "expected": ["git/git-stash.md"]},
+            {"id": "garbage", "question": "garbage", "expected": ["git/git-stash.md"]}]
+    from golden_factory import make_golden
+
+    golden_set = make_golden([(r["id"], r["question"], {r["expected"][0]: 1}) for r in rows])
+    started = time.monotonic()
+    card = goldeval.evaluate(HttpRetriever(base + "/search?q={question}&k={k}", timeout=0.5, name="svc"), golden_set,
+                             k=(1,))
+    assert time.monotonic() - started < 10
+    errors = {q.id: q.error for q in card.retrievers[0].questions}
+    assert errors["ok"] is None and card.retrievers[0].questions[0].rank == 1
+    assert errors["boom"].startswith("ValueError: HTTP 500 Internal Server Error: {\"error\": \"index shard down\"}")
+    assert "within 0.5 s" in errors["slow"] or "timed out after 0.5 s" in errors["slow"]
+    assert errors["garbage"] == "ValueError: the answer is not JSON: b'<html>oops</html>'"
+
+
+def test_a_refused_request_names_the_status(service) -> None:
+    base, _ = service
+    from golden_factory import make_golden
+
+    retriever = HttpRetriever(base + "/api/search", method="POST", body='{"search": {"text": "{question}"}, "size": {k}}',
+                              ids="hits.hits[*]._source.path", name="no-token")
+    card = goldeval.evaluate(retriever, make_golden([("q", "stash", {"git/git-stash.md": 1})]), k=(1,))
+    assert card.retrievers[0].questions[0].error == 'ValueError: HTTP 401 Unauthorized: {"error": "unauthorized"}'
+
+
+def test_a_spec_that_cannot_work_exits_2_before_any_request(service, tmp_path: Path, capsys) -> None:
+    base, state = service
+    before = len(state.requests)
+    golden_path = str(EXAMPLES / "golden_example.jsonl")
+    assert main(["eval", "--golden", golden_path, "--retriever", base + "/search", "--quiet"]) == 2
+    assert "has no {question}" in capsys.readouterr().err
+    spec = base + "/api/search#method=POST&headers=Authorization:GOLDEVAL_TEST_UNSET_VAR"
+    assert main(["eval", "--golden", golden_path, "--retriever", spec, "--quiet"]) == 2
+    assert "GOLDEVAL_TEST_UNSET_VAR for the request headers are not set" in capsys.readouterr().err
+    assert main(["eval", "--golden", golden_path, "--retriever", base + "/s?q={question}#metod=POST", "--quiet"]) == 2
+    assert "did you mean method?" in capsys.readouterr().err
+    assert len(state.requests) == before
+
+
+def test_the_command_line_takes_the_service_and_writes_its_config(service, tmp_path: Path) -> None:
+    base, _ = service
+    out = tmp_path / "r.json"
+    spec = base + "/search?q={question}&k={k}#timeout=5"
+    assert main(["eval", "--golden", str(EXAMPLES / "golden_example.jsonl"), "--retriever", spec, "--retriever",
+                 "bm25", "--corpus", str(EXAMPLES / "corpus"), "--json", str(out), "--quiet",
+                 "--workspace", str(tmp_path / "ws")]) == 0
+    data = json.loads(out.read_text())
+    http, bm25 = data["retrievers"]
+    assert http["config"]["kind"] == "http" and http["config"]["timeout"] == 5
+    assert http["metrics"] == bm25["metrics"]
+
+
+def test_selectors_read_the_usual_shapes() -> None:
+    data = {"hits": {"hits": [{"_id": "a", "_score": 2.0}, {"_id": "b", "_score": 1.0}]}, "results": [["x"]]}
+    assert select(data, "$.hits.hits[*]._id") == ["a", "b"]
+    assert select(data, "hits.hits[1]._score") == [1.0]
+    assert select(data, "results[0][0]") == ["x"]
+    with pytest.raises(KeyError, match=r"nothing at \$\.hits\.total"):
+        select(data, "hits.total")
+    with pytest.raises(InputError, match="not JSON once filled in"):
+        HttpRetriever("http://127.0.0.1:9/x", method="POST", body='{"q": {question}')
