@@ -2,9 +2,12 @@
 
 Reading validates every field it uses and names the first bad one by its JSON path, so a truncated
 or edited file is one clear error, never a traceback. Aggregates are recomputed from the per-question
-values and a file whose stored aggregate disagrees (an edited `mrr: 7.5`) is refused. Curves and flips
-are recomputed from the stored ranks, so a 0.1 file gets them too. Writing is strict JSON (no NaN or
-Infinity) through the one atomic writer.
+values and a file whose stored aggregate disagrees (an edited `mrr: 7.5`) is refused; so is one whose
+values contradict each other (`scorecard.checks`: values outside [0, 1], a hit@k its rank denies,
+retrievers of one file on different questions). Curves and flips are recomputed from the stored
+ranks, so a 0.1 file gets them too. Only a regular file is read (a FIFO would block), and JSON nested
+too deeply is refused like any other bad file. Writing is strict JSON (no NaN or Infinity) through
+the one atomic writer.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any, TypeVar
 
 from goldeval.errors import InputError
 from goldeval.metrics.definitions import Metric, headline_metrics, parse_metric
+from goldeval.scorecard.checks import BadField, check_scorecard
 from goldeval.scorecard.model import Hit, QuestionResult, RetrieverResult, RunIdentity, Scorecard
 from goldeval.scorecard.statistics import Statistics
 from goldeval.store.atomic import write_atomic
@@ -104,7 +108,7 @@ def save_scorecard(card: Scorecard, path: Path) -> None:
 def load_scorecard(path: Path) -> Scorecard:
     if not path.exists():
         raise InputError("results file not found", path=path, hint="check the path")
-    if not path.is_file():
+    if not path.is_file():  # a folder, a FIFO or a device: never opened
         raise InputError("results path is not a file", path=path, hint="pass a results .json file")
     try:
         text = path.read_text(encoding="utf-8")
@@ -117,6 +121,9 @@ def load_scorecard(path: Path) -> Scorecard:
         raise InputError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno, hint=hint) from None
     except ValueError as exc:
         raise InputError(str(exc), path=path, hint="results JSON must be strict JSON") from None
+    except RecursionError:
+        raise InputError("not a goldeval results file: JSON nested too deeply to read", path=path,
+                         hint="write one with `goldeval eval ... --json results.json`") from None
     return scorecard_from_dict(data, source=str(path))
 
 
@@ -133,11 +140,17 @@ def scorecard_from_dict(data: Any, *, source: str = "<dict>") -> Scorecard:
         newer = isinstance(schema, int) and schema > SCHEMA_VERSION
         raise InputError(f"results schema {schema!r} is not one this goldeval reads (1 or {SCHEMA_VERSION})",
                          path=source, value=schema, hint="upgrade goldeval" if newer else "re-run the evaluation")
+    hint = "the file was edited or cut short; re-run the evaluation"
     try:
-        return _read(data, schema)
-    except _Bad as exc:
-        raise InputError(f"bad results file: {exc}", path=source,
-                         hint="the file was edited or cut short; re-run the evaluation") from None
+        card = _read(data, schema)
+        check_scorecard(card)
+    except (_Bad, BadField) as exc:
+        raise InputError(f"bad results file: {exc}", path=source, hint=hint) from None
+    except InputError as exc:
+        raise InputError(f"bad results file: {exc.reason}", path=source, hint=hint) from None
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:  # a shape no check foresaw
+        raise InputError(f"bad results file: {type(exc).__name__}: {exc}", path=source, hint=hint) from None
+    return card
 
 
 def _read(data: dict[str, Any], schema: int) -> Scorecard:

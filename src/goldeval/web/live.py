@@ -55,8 +55,10 @@ class ResultsFiles:
                 try:
                     self._body = self._read()
                     self._error = None
-                except (GoldevalError, OSError, ValueError) as exc:
+                except GoldevalError as exc:
                     self._error = f"could not reload the results: {exc}"
+                except Exception as exc:  # noqa: BLE001 - any failure is shown in the page, never a dropped connection
+                    self._error = f"could not reload the results: {type(exc).__name__}: {exc}"
             return self._body, str(self._count), self._error
 
     def _read(self) -> bytes:

@@ -14,6 +14,7 @@ the results through the visitor's browser.
 
 from __future__ import annotations
 
+import errno
 import socket
 import sys
 import threading
@@ -122,6 +123,14 @@ class ScorecardServer(ThreadingHTTPServer):
 
     daemon_threads = True
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A browser that went away mid-answer (a closed tab, a reload) is normal, not a traceback; any
+        other failure of one request is one line on stderr, and the server goes on."""
+        error = sys.exc_info()[1]
+        if isinstance(error, (ConnectionError, TimeoutError)):
+            return
+        sys.stderr.write(f"goldeval serve: a request failed: {type(error).__name__}: {error}\n")
+
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
@@ -148,11 +157,22 @@ def make_server(
     try:
         return server_class((host, port), handler)
     except OSError as exc:
-        raise InputError(
-            f"cannot listen on {host}:{port}: {exc.strerror or exc}",
-            value=port,
-            hint="choose another port with --port N (0 picks a free one)",
-        ) from None
+        raise _listen_error(host, port, exc) from None
+
+
+def _listen_error(host: str, port: int, exc: OSError) -> InputError:
+    """Say which of --host and --port is the problem: a name that does not resolve or an address that is
+    not this machine's is the host; a port in use or below 1024 is the port."""
+    reason = exc.strerror or str(exc)
+    if isinstance(exc, socket.gaierror) or exc.errno == errno.EADDRNOTAVAIL:
+        return InputError(f"cannot listen on --host {host!r}: {reason}", value=host,
+                          hint="--host takes an address of this machine, e.g. 127.0.0.1 (this machine only), "
+                          "0.0.0.0 (every interface) or ::1")
+    if exc.errno == errno.EACCES:
+        return InputError(f"cannot listen on port {port}: {reason}", value=port,
+                          hint="ports below 1024 need privileges; choose --port 8765, or 0 for a free one")
+    return InputError(f"cannot listen on {host}:{port}: {reason}", value=port,
+                      hint="choose another port with --port N (0 picks a free one)")
 
 
 def start_in_thread(server: ScorecardServer) -> threading.Thread:
