@@ -153,3 +153,19 @@ def test_module_object_on_the_command_line(data, reference, tmp_path: Path, monk
     assert entry["metrics"]["mrr"] == pytest.approx(reference.metrics[goldeval.parse_metric("mrr")])
     assert main(["eval", "--golden", str(EXAMPLES / "golden_example.jsonl"), "--retriever",
                  "langchain:lc_app:store", "--quiet"]) == 2
+
+
+@pytest.mark.parametrize("name", ["adapter_langchain.py", "adapter_llamaindex.py"])
+def test_the_examples_run_offline(name: str, tmp_path: Path, monkeypatch, capsys) -> None:
+    import runpy
+    import sys
+
+    attempts = refuse_network(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", [name])
+    runpy.run_path(str(EXAMPLES.parent / name), run_name="__main__")
+    out = capsys.readouterr().out
+    assert "goldeval scorecard: golden_example.jsonl" in out and "Why the misses missed at k=5" in out
+    assert ("langchain hit@3 with id_key=source: 1.000" in out if "langchain" in name
+            else "the retriever still returns 3 results to your app" in out)
+    assert attempts == []

@@ -196,3 +196,16 @@ def test_selectors_read_the_usual_shapes() -> None:
         select(data, "hits.total")
     with pytest.raises(InputError, match="not JSON once filled in"):
         HttpRetriever("http://127.0.0.1:9/x", method="POST", body='{"q": {question}')
+
+
+def test_the_example_runs(tmp_path: Path, monkeypatch, capsys) -> None:
+    import runpy
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", ["adapter_http.py"])
+    monkeypatch.delenv("SEARCH_TOKEN", raising=False)
+    runpy.run_path(str(EXAMPLES.parent / "adapter_http.py"), run_name="__main__")
+    out = " ".join(capsys.readouterr().out.split())
+    assert "bm25 in process and search service tie on hit@5: the same value on all 9 questions" in out
+    assert "recorded headers: {'Authorization': '$SEARCH_TOKEN'}" in out and "demo-token" not in out
