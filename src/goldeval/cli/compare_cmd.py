@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from goldeval.errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_OK, InputError
+from goldeval.store.workspace import default_workspace
 
 if TYPE_CHECKING:
     from goldeval.history.changes import Shared
@@ -46,8 +47,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("results", nargs="+", metavar="RESULTS.json|@RUN",
                         help="results written by `goldeval eval --json`, or history references (@last, @last~1, "
                         "@12, @NAME); one file compares its retrievers, several compare each with the first")
-    parser.add_argument("--workspace", metavar="DIR", type=Path, default=Path(".goldeval"),
-                        help="the workspace whose run history @references read (default: .goldeval)")
+    parser.add_argument("--workspace", metavar="DIR", type=Path, default=default_workspace(),
+                        help="the workspace whose run history @references read (default: $GOLDEVAL_WORKSPACE, else .goldeval)")
     parser.add_argument("--metric", action="append", default=[], metavar="NAME",
                         help="metric(s) to compare (repeatable; default: every metric of the results)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and randomization (default: 0)")
@@ -75,6 +76,11 @@ def run(args: argparse.Namespace) -> int:
     from goldeval.stats.compare import compare_scorecards, system_names
 
     check_settings(resamples=args.resamples, confidence=args.confidence, power=0.8)
+    from goldeval.store.atomic import check_writable
+
+    for out, flag in ((args.json, "--json"), (args.markdown, "--markdown")):
+        if out is not None:  # an output that cannot be written fails now, not after the resampling (issue 9)
+            check_writable(out, what=f"{flag} output")
     cards, labels = _load(args.results, args.workspace)
     n_systems = sum(len(c.retrievers) for c in cards)
     if n_systems < 2:

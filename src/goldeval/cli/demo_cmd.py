@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from goldeval.store.workspace import default_workspace
+
 if TYPE_CHECKING:
     from goldeval.corpus.model import Corpus
     from goldeval.golden.model import GoldenSet
@@ -27,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--k", metavar="K,K,...", default="1,5,10", help="cut-offs (default: 1,5,10)")
     parser.add_argument("--no-misses", action="store_true", help="print the scorecard only")
     parser.add_argument("--json", metavar="OUT", type=Path, help="also write the results JSON to OUT")
-    parser.add_argument("--workspace", metavar="DIR", type=Path, default=Path(".goldeval"), help="cache folder (default: .goldeval)")
+    parser.add_argument("--workspace", metavar="DIR", type=Path, default=default_workspace(), help="cache folder (default: $GOLDEVAL_WORKSPACE, else .goldeval)")
     parser.add_argument("--synth-backend", metavar="SPEC", help="also generate questions with this backend (e.g. anthropic:MODEL; default: $GOLDEVAL_SYNTH_BACKEND) and score them apart, with their leakage")
     parser.set_defaults(func=run)
 
@@ -47,7 +49,12 @@ def run(args: argparse.Namespace) -> int:
     from goldeval.golden.io import load_golden
     from goldeval.report.terminal import render
     from goldeval.stats import compare
+    from goldeval.store.atomic import check_writable
+    from goldeval.store.workspace import Workspace
 
+    if args.json is not None:
+        check_writable(args.json, what="--json output")
+    Workspace.at(args.workspace).check()  # the demo corpus and the models are cached there (issue 9)
     started = time.perf_counter()
     from goldeval.progress import progress_callback
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from goldeval.errors import InputError
+from goldeval.store.workspace import default_workspace
 
 FREEZE_EPILOG = """\
 examples:
@@ -60,7 +61,7 @@ def register_lifecycle(actions: argparse._SubParsersAction) -> None:
     suggest.add_argument("--cluster", type=float, default=0.7, help="cosine to join a cluster (default: 0.7)")
     suggest.add_argument("--covered", type=float, default=0.75,
                          help="cosine to the nearest golden question above which a cluster counts as covered (default: 0.75)")
-    suggest.add_argument("--workspace", metavar="DIR", type=Path, default=Path(".goldeval"), help="model cache (default: .goldeval)")
+    suggest.add_argument("--workspace", metavar="DIR", type=Path, default=default_workspace(), help="model cache (default: $GOLDEVAL_WORKSPACE, else .goldeval)")
     suggest.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     suggest.set_defaults(func=run_suggest)
 

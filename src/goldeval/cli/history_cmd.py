@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from goldeval.errors import InputError
+from goldeval.store.workspace import default_workspace
 
 EPILOG = """\
 examples:
@@ -34,15 +35,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--workspace", metavar="DIR", type=Path, default=Path(".goldeval"),
-                        help="the workspace holding history.sqlite (default: .goldeval)")
+    parser.add_argument("--workspace", metavar="DIR", type=Path, default=default_workspace(),
+                        help="the workspace holding history.sqlite (default: $GOLDEVAL_WORKSPACE, else .goldeval)")
     parser.add_argument("--limit", type=int, default=20, help="runs to list (default: 20)")
     parser.add_argument("--json", dest="as_json", action="store_true", help="print the runs as JSON on stdout")
     parser.set_defaults(func=run_list)
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--workspace", metavar="DIR", type=Path, default=argparse.SUPPRESS,
-                        help="the workspace holding history.sqlite (default: .goldeval)")
+                        help="the workspace holding history.sqlite (default: $GOLDEVAL_WORKSPACE, else .goldeval)")
 
     trend = actions.add_parser("trend", parents=[common], help="each retriever's metric over the runs of one frozen golden-set version")
     trend.add_argument("--version", type=int, help="the frozen golden-set version (default: the newest with runs)")
@@ -64,7 +65,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _history(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from goldeval.history.db import History
 
-    workspace = getattr(args, "workspace", None) or Path(".goldeval")
+    workspace = getattr(args, "workspace", None) or default_workspace()
     return History.of(workspace)
 
 

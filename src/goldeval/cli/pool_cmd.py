@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from goldeval.errors import InputError
+from goldeval.store.workspace import default_workspace
 
 EPILOG = """\
 keys on the page:
@@ -54,8 +55,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--prelabel", metavar="BACKEND",
                         help="ask a model for a suggestion per passage (a `goldeval synth` backend spec); shown, "
                         "never written unless you accept it")
-    parser.add_argument("--workspace", metavar="DIR", type=Path, default=Path(".goldeval"),
-                        help="the workspace whose run history @references read (default: .goldeval)")
+    parser.add_argument("--workspace", metavar="DIR", type=Path, default=default_workspace(),
+                        help="the workspace whose run history @references read (default: $GOLDEVAL_WORKSPACE, else .goldeval)")
     parser.add_argument("--list", action="store_true", help="print the pool as TSV on stdout and exit (no page)")
     parser.add_argument("--json", metavar="OUT", type=Path, help="also write the pool as JSON")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")

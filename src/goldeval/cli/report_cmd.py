@@ -27,7 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from goldeval.report.html import write_html_report
+    from goldeval.store.atomic import check_writable
 
+    check_writable(args.html, what="--html output")  # before the results are read and rendered
     out = write_html_report(args.results, args.html, title=args.title)
     size = out.stat().st_size
     print(f"goldeval: wrote {out} ({size / 1024:,.0f} KB, self-contained; open it in a browser)", file=sys.stderr)

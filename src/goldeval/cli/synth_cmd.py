@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from goldeval.errors import InputError
+from goldeval.store.workspace import default_workspace
 
 if TYPE_CHECKING:
     from goldeval.corpus.model import Corpus
@@ -70,7 +71,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add("--others", type=int, default=5, help="other possible answers offered per retriever (default: 5)")
     add("--leakage-json", metavar="OUT", type=Path, help="also write the leakage report as JSON")
     add("--fresh", action="store_true", help="ignore cached replies (they are still updated)")
-    add("--workspace", metavar="DIR", type=Path, default=Path(".goldeval"), help="cache folder (default: .goldeval)")
+    add("--workspace", metavar="DIR", type=Path, default=default_workspace(), help="cache folder (default: $GOLDEVAL_WORKSPACE, else .goldeval)")
     add("--quiet", action="store_true", help="no progress lines")
     parser.set_defaults(func=run)
 

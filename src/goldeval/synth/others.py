@@ -15,20 +15,21 @@ from typing import Any
 
 from goldeval.corpus.model import Passage
 from goldeval.retrievers.base import BuildContext, build_retriever
+from goldeval.store.workspace import default_workspace
 
 SHOWN_CHARS = 1200
 """How much of an offered passage the candidates file keeps for the review page."""
 
 
 def other_answers(questions: Mapping[str, tuple[str, Sequence[str]]], passages: Sequence[Passage],
-                  retrievers: Sequence[str], *, top: int = 5, workspace: Path = Path(".goldeval"),
+                  retrievers: Sequence[str], *, top: int = 5, workspace: Path | None = None,
                   ) -> dict[str, list[dict[str, Any]]]:
     """For each question id -> (question text, expected doc ids): up to `top` other documents per
     retriever, merged across retrievers, in order of their best rank."""
     if not questions or not passages:
         return {qid: [] for qid in questions}
     by_id = {p.id: p for p in passages}
-    ctx = BuildContext(passages=passages, workspace=workspace)
+    ctx = BuildContext(passages=passages, workspace=workspace or default_workspace())  # $GOLDEVAL_WORKSPACE
     found: dict[str, dict[str, dict[str, Any]]] = {qid: {} for qid in questions}
     for spec in retrievers:
         retriever = build_retriever(spec, ctx)
