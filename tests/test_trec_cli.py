@@ -73,9 +73,10 @@ def test_all_trec_prints_every_family_member(tmp_path: Path, capsys) -> None:
 
 @pytest.mark.parametrize(
     ("run", "message"),
-    [("1 Q0 a 1 3.0\n", r"run:1: expected 6 fields 'topic Q0 docno rank score tag', found 5"),
-     ("1 Q0 a 1 3.0 x\n1 Q0 b 2 high x\n", r"run:2: score 'high' is not a number"),
-     ("1 Q0 a 1 3.0 x\n1 Q0 a 2 2.0 x\n", r"run:2: document 'a' is retrieved twice for topic '1'"),
+    [("1 Q0 a 1 3.0\n", r"run:1: expected 6 fields `topic Q0 docno rank score tag`, found 5"),
+     ("1 Q0 a 1 3.0 x\n1 Q0 b 2 high x\n", r"run:2: score `high` is not a number"),
+     ("1 Q0 a 1 3.0 x\n1 Q0 b 2 nan x\n", r"run:2: score `nan` is not a number"),
+     ("1 Q0 a 1 3.0 x\n1 Q0 a 2 2.0 x\n", r"run:2: `a` is retrieved twice for topic `1` \(also on line 1\)"),
      ("\n", r"run: the run file has no results")],
 )  # fmt: skip
 def test_bad_run_files_name_file_line_and_value(tmp_path: Path, capsys, run: str, message: str) -> None:
@@ -88,8 +89,9 @@ def test_bad_run_files_name_file_line_and_value(tmp_path: Path, capsys, run: str
 
 @pytest.mark.parametrize(
     ("qrels", "message"),
-    [("1 0 a\n", r"qrels:1: expected 4 fields"), ("1 0 a 1\n1 0 b yes\n", r"qrels:2: judgment 'yes' is not an integer"),
-     ("1 0 a 1\n1 0 a 0\n", r"qrels:2: document 'a' is judged twice for topic '1'")],
+    [("1 0 a\n", r"qrels:1: expected 4 fields"), ("1 0 a 1\n1 0 b yes\n", r"qrels:2: relevance `yes` is not an integer"),
+     ("1 0 a 1\n1 0 a 0\n", r"qrels:2: `a` is judged twice for topic `1` with different grades \(1 and 0\)"),
+     ("1 0 a 1\n1 0 a 1\n", r"qrels:2: `a` is judged twice for topic `1` \(also on line 1\)")],
 )  # fmt: skip
 def test_bad_qrels_files(tmp_path: Path, capsys, qrels: str, message: str) -> None:
     assert main(["trec", *_files(tmp_path, qrels=qrels)]) == 2

@@ -62,15 +62,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from goldeval.metrics.trec import evaluate_trec, parse_measures, read_qrels, read_run
+    from goldeval.metrics.trec import evaluate_trec_files, parse_measures
 
     request = parse_measures(args.measures)
-    qrels = read_qrels(args.qrels)
-    results, runid = read_run(args.run)
     if args.max_docs is not None and args.max_docs < 1:
         raise InputError("-M must be at least 1", value=args.max_docs, hint="like -M 1000")
-    report = evaluate_trec(
-        qrels, results, request, runid=runid, complete=args.complete, level=args.level, max_docs=args.max_docs
+    report = evaluate_trec_files(
+        args.qrels, args.run, request, complete=args.complete, level=args.level, max_docs=args.max_docs
     )
     lines = report.lines(per_query=args.per_query, summary=args.summary)
     sys.stdout.write("".join(line + "\n" for line in lines))

@@ -1,12 +1,16 @@
 """The vectorised metric engine: every metric, every question, several cut-offs in one pass.
 
-How it works. All our metrics depend only on *where the relevant documents landed*: the rank of
-each retrieved relevant document, its graded judgment, the number of relevant documents R and the
-number retrieved. So instead of ranking every list, the engine looks up each question's judged
-documents in its results (a handful of dict look-ups), asks `goldeval.ranking.ranks_within` for their
-ranks under the one ranking rule (score desc, ties by id desc, trec_eval's rule), and keeps flat
-arrays sorted by (question, rank). Each metric is then a few numpy operations over those arrays
-(`np.bincount` per question), with no per-question numpy call and no JIT.
+How it works. All our metrics depend only on *where the judged documents landed*: the rank of each
+retrieved judged document, its judgment, the number of relevant documents R and the number
+retrieved. So the engine never ranks a whole list: it looks up each question's judged documents in
+its results, counts for each one the scores above it (`goldeval.metrics.ranks`: every list sorted
+by numpy at once, a vectorised binary search per judged document; ties broken by id, descending,
+trec_eval's rule from `goldeval.ranking`), and keeps flat arrays sorted by (question, rank). Each
+metric is then a few numpy operations over those arrays (`np.bincount` per question), with no
+per-question numpy call and no JIT, so the first call costs what the later ones do.
+
+Reading the dicts is the floor: the look-ups, the lengths and the score lists are taken with C-level
+`map`/`chain`/`np.fromiter` over the dicts, never with a Python statement per document.
 
 Semantics equal trec_eval 10.0 (`m_*.c` in usnistgov/trec_eval) and are tested against its test
 vectors and against pytrec_eval:
@@ -20,16 +24,17 @@ from __future__ import annotations
 
 import gc
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import chain, compress, repeat
 
 import numpy as np
 
 from goldeval.errors import InputError
 from goldeval.metrics.definitions import Metric
-from goldeval.ranking import ranks_within
+from goldeval.metrics.ranks import above_and_tied
 from goldeval.types import Qrels, RunDict
 
 RELEVANCE_LEVEL = 1
@@ -78,8 +83,8 @@ class Judged:
 
 @contextmanager
 def gc_paused() -> Iterator[None]:
-    """Pause the cyclic GC while building many small lists: its full passes over large runs cost more
-    than the work itself. Restored on exit, so no global setting leaks."""
+    """Pause the cyclic GC while building many small objects: its full passes over large runs cost
+    more than the work itself. Restored on exit, so no global setting leaks."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -89,9 +94,22 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _questions(qrels: Qrels, qids: Sequence[str] | None) -> Iterable[tuple[str, Mapping[str, int] | None]]:
-    """(question id, its judgments) in `qids` order, or the qrels' own order without a lookup each."""
-    return qrels.items() if qids is None else ((q, qrels.get(q)) for q in qids)
+_EMPTY: dict[str, float] = {}
+
+
+def _as_dicts(mappings: list[Mapping[str, float] | None]) -> list[dict[str, float]]:
+    """The inner mappings as dicts (the C-level look-ups below need them); None becomes {}."""
+    if all(type(m) is dict for m in mappings):
+        return mappings  # type: ignore[return-value]
+    return [m if type(m) is dict else dict(m or {}) for m in mappings]  # type: ignore[misc]
+
+
+def _flatten(judged: list[dict[str, float]]) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """(every judged id, their judgments, the question index of each), question by question."""
+    lengths = np.fromiter(map(len, judged), dtype=np.int64, count=len(judged))
+    ids = list(chain.from_iterable(judged))
+    values = np.fromiter(chain.from_iterable(map(dict.values, judged)), dtype=np.float64, count=len(ids))
+    return ids, values, np.repeat(np.arange(len(judged), dtype=np.int64), lengths)
 
 
 def judge_scores(
@@ -108,44 +126,61 @@ def judge_scores(
     document is located, non-relevant and negative ("unjudged") ones too (bpref, relstring and
     other trec measures need them); otherwise only documents with a positive judgment.
     """
+    qids = list(qrels) if qids is None else list(qids)
     floor = -math.inf if all_judged else min(level, 1)
-    judgments = _Judgments()
-    rows: list[Mapping[str, float]] = []
-    row_q: list[int] = []
-    t_row: list[int] = []
-    t_id: list[str] = []
-    t_score: list[float] = []
-    t_rel: list[int] = []
-    num_ret: list[int] = []
     with gc_paused():
-        for i, (qid, judged) in enumerate(_questions(qrels, qids)):
-            judgments.add(judged)
-            docs = run.get(qid)
-            num_ret.append(len(docs) if docs else 0)
-            if not docs or not judged:
-                continue
-            # Flat lists, no tuple per hit: surviving tuples would cost a GC pass over them later.
-            hits = [d for d, r in judged.items() if r >= floor and d in docs]
-            if hits:
-                t_row.extend([len(rows)] * len(hits))
-                rows.append(docs)
-                row_q.append(i)
-                t_id.extend(hits)
-                t_score.extend(map(docs.__getitem__, hits))
-                t_rel.extend(map(judged.__getitem__, hits))
-        scores = np.asarray(t_score, dtype=np.float64)
-        if np.isnan(scores).any():
-            bad = int(np.flatnonzero(np.isnan(scores))[0])
-            qid = (list(qrels) if qids is None else qids)[row_q[t_row[bad]]]
-            raise InputError(
-                f"question {qid!r}: document {t_id[bad]!r} has score NaN",
-                value=t_id[bad],
-                hint="give every result a real number as its score",
-            )
-        target_row = np.asarray(t_row, dtype=np.int64)
-        ranks = ranks_within(rows, target_row, t_id, scores)
-    t_q = np.asarray(row_q, dtype=np.int64)[target_row]
-    return judgments.assemble(level, num_ret, t_q, ranks, t_rel)
+        judged = _as_dicts(list(map(qrels.get, qids, repeat(_EMPTY))))
+        rows = _as_dicts(list(map(run.get, qids, repeat(_EMPTY))))
+        ids, values, owner = _flatten(judged)
+        wanted = values >= floor
+        cand_ids = list(compress(ids, wanted))
+        cand_rows = list(map(rows.__getitem__, owner[wanted].tolist()))
+        scores = np.fromiter(map(dict.get, cand_rows, cand_ids, repeat(math.nan)), np.float64, len(cand_ids))
+        found = ~np.isnan(scores)
+        _refuse_nan(qids, cand_rows, cand_ids, owner[wanted], found)
+        t_owner, t_score = owner[wanted][found], scores[found]
+        t_ids = list(compress(cand_ids, found.tolist()))
+        ranks = _ranks(qids, rows, t_owner, t_ids, t_score)
+    num_ret = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+    return assemble(len(qids), level, num_ret, owner, values, t_owner, ranks, values[wanted][found])
+
+
+def _refuse_nan(qids: Sequence[str], rows: list[dict[str, float]], ids: list[str], owner: np.ndarray,
+                found: np.ndarray) -> None:  # fmt: skip
+    """A judged document whose score is NaN cannot be ranked: say which. The look-up gives NaN for a
+    missing document too; a NaN in a list with a found document is caught when its scores are read,
+    so only the lists where nothing was found are checked here."""
+    unseen = np.ones(len(qids), dtype=bool)  # questions where no judged document was found
+    unseen[owner[found]] = False
+    missing = np.flatnonzero(~found & unseen[owner])
+    present = np.fromiter(map(dict.__contains__, [rows[i] for i in missing], [ids[i] for i in missing]), bool,
+                          len(missing))  # fmt: skip
+    if present.any():
+        _raise_nan(qids[int(owner[missing[present][0]])], ids[int(missing[present][0])])
+
+
+def _raise_nan(qid: str, doc: str) -> None:
+    raise InputError(f"question {qid!r}: document {doc!r} has score NaN", value=doc,
+                     hint="give every result a real number as its score")
+
+
+def _ranks(qids: Sequence[str], rows: list[dict[str, float]], owner: np.ndarray, ids: list[str],
+           score: np.ndarray) -> np.ndarray:  # fmt: skip
+    """1-based rank of each target (document `ids[i]` of question `owner[i]`, with `score[i]`)."""
+    hit = np.unique(owner)
+    hit_rows = [rows[i] for i in hit.tolist()]
+    lengths = np.fromiter(map(len, hit_rows), dtype=np.int64, count=len(hit_rows))
+    flat = np.fromiter(chain.from_iterable(map(dict.values, hit_rows)), np.float64, int(lengths.sum()))
+    if np.isnan(flat).any():
+        row = int(np.searchsorted(np.cumsum(lengths), int(np.flatnonzero(np.isnan(flat))[0]), side="right"))
+        doc = next(d for d, s in hit_rows[row].items() if s != s)
+        _raise_nan(qids[int(hit[row])], doc)
+    above, tied = above_and_tied(flat, np.cumsum(lengths) - lengths, lengths, np.searchsorted(hit, owner), score)
+    ranks = above + 1
+    for t in np.flatnonzero(tied > 1).tolist():  # ties: ids descending come first (trec_eval)
+        s, doc = float(score[t]), ids[t]
+        ranks[t] += sum(1 for other, v in rows[int(owner[t])].items() if v == s and other > doc)
+    return ranks
 
 
 def judge_ranked(
@@ -161,81 +196,81 @@ def judge_ranked(
     A repeated id counts at its first position only (`list.index`); later copies are non-relevant
     but still take up a rank, as in the list the user saw.
     """
+    qids = list(qrels) if qids is None else list(qids)
     floor = -math.inf if all_judged else min(level, 1)
-    judgments = _Judgments()
     t_q: list[int] = []
     t_rank: list[int] = []
-    t_rel: list[int] = []
+    t_rel: list[float] = []
     num_ret: list[int] = []
     with gc_paused():
-        for i, (qid, judged) in enumerate(_questions(qrels, qids)):
-            judgments.add(judged)
+        judged = _as_dicts(list(map(qrels.get, qids, repeat(_EMPTY))))
+        for i, (qid, marks) in enumerate(zip(qids, judged, strict=True)):
             ranking = rankings.get(qid) or ()
             num_ret.append(len(ranking))
-            if not ranking or not judged:
+            if not ranking or not marks:
                 continue
             ids = ranking if isinstance(ranking, list) else list(ranking)
-            if len(judged) > 8:  # many judgments: one position map beats a list scan per judgment
+            if len(marks) > 8:  # many judgments: one position map beats a list scan per judgment
                 first = dict(zip(reversed(ids), range(len(ids), 0, -1), strict=True))  # first occurrence wins
-                for d, r in judged.items():
+                for d, r in marks.items():
                     if r >= floor and d in first:
                         t_q.append(i)
                         t_rank.append(first[d])
                         t_rel.append(r)
                 continue
-            for d, r in judged.items():
+            for d, r in marks.items():
                 if r >= floor and d in ids:
                     t_q.append(i)
                     t_rank.append(ids.index(d) + 1)
                     t_rel.append(r)
-    return judgments.assemble(level, num_ret, t_q, np.asarray(t_rank, dtype=np.int64), t_rel)
+        _, values, owner = _flatten(judged)
+    return assemble(len(qids), level, np.asarray(num_ret, dtype=np.int64), owner, values,
+                    np.asarray(t_q, dtype=np.int64), np.asarray(t_rank, dtype=np.int64), np.asarray(t_rel))  # fmt: skip
 
 
-class _Judgments:
-    """Every judgment value, question by question, gathered with `list.extend` (no Python per value);
-    R, N and the ideal gains then come from numpy."""
+def assemble(
+    n: int,
+    level: int,
+    num_ret: np.ndarray,
+    owner: np.ndarray,
+    values: np.ndarray,
+    t_q: np.ndarray,
+    t_rank: np.ndarray,
+    t_rel: np.ndarray,
+) -> Judged:
+    """A Judged from every judgment (`values`, question `owner`) and the located ones (question,
+    rank, judgment); R, N and the ideal gains come from numpy. Shared by dicts and TREC files."""
+    values = np.asarray(values, dtype=np.float64)
+    positive = values > 0
+    ideal_q, ideal_gain = owner[positive], values[positive]
+    ideal_order = _order_by(ideal_q, -ideal_gain)  # by question, then decreasing gain
+    ideal_q, ideal_gain = ideal_q[ideal_order], ideal_gain[ideal_order]
+    q = np.asarray(t_q, dtype=np.int64)
+    order = _order_by(q, np.asarray(t_rank, dtype=np.float64))
+    return Judged(
+        n=n,
+        level=level,
+        num_ret=np.asarray(num_ret, dtype=np.int64),
+        num_rel=np.bincount(owner[values >= level], minlength=n),
+        num_nonrel=np.bincount(owner[(values >= 0) & (values < level)], minlength=n),
+        q=q[order],
+        rank=np.asarray(t_rank, dtype=np.int64)[order],
+        rel=np.asarray(t_rel, dtype=np.float64)[order],
+        ideal_q=ideal_q,
+        ideal_gain=ideal_gain,
+        ideal_pos=_position_in_group(ideal_q, n),
+    )
 
-    def __init__(self) -> None:
-        self.values: list[float] = []
-        self.lens: list[int] = []
 
-    def add(self, judged: Mapping[str, int] | None) -> None:
-        if judged:
-            self.values.extend(judged.values())
-            self.lens.append(len(judged))
-        else:
-            self.lens.append(0)
-
-    def assemble(
-        self,
-        level: int,
-        num_ret: list[int],
-        t_q: Sequence[int] | np.ndarray,
-        ranks: np.ndarray,
-        t_rel: Sequence[float],
-    ) -> Judged:
-        n = len(self.lens)
-        values = np.asarray(self.values, dtype=np.float64)
-        owner = np.repeat(np.arange(n, dtype=np.int64), np.asarray(self.lens, dtype=np.int64))
-        positive = values > 0
-        ideal_q, ideal_gain = owner[positive], values[positive]
-        ideal_order = np.lexsort((-ideal_gain, ideal_q))  # by question, then decreasing gain
-        ideal_q, ideal_gain = ideal_q[ideal_order], ideal_gain[ideal_order]
-        q = np.asarray(t_q, dtype=np.int64)
-        order = np.lexsort((ranks, q))
-        return Judged(
-            n=n,
-            level=level,
-            num_ret=np.asarray(num_ret, dtype=np.int64),
-            num_rel=np.bincount(owner[values >= level], minlength=n),
-            num_nonrel=np.bincount(owner[(values >= 0) & (values < level)], minlength=n),
-            q=q[order],
-            rank=ranks[order],
-            rel=np.asarray(t_rel, dtype=np.float64)[order],
-            ideal_q=ideal_q,
-            ideal_gain=ideal_gain,
-            ideal_pos=_position_in_group(ideal_q, n),
-        )
+def _order_by(group: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """Indices sorting by (group, key). Small integer keys fold into one int64 (one fast sort)."""
+    if not len(key):
+        return np.zeros(0, dtype=np.int64)
+    lo, hi = key.min(), key.max()
+    if np.all(key == np.round(key)) and hi - lo < 2**20 and len(group) and int(group.max()) < 2**40:
+        folded = group.astype(np.int64) * int(hi - lo + 1) + (key - lo).astype(np.int64)
+        return np.argsort(folded)  # equal keys are equal (question, key) pairs: order among them is moot
+    return np.lexsort((key, group))
 
 
 def _position_in_group(q: np.ndarray, n: int) -> np.ndarray:

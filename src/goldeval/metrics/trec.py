@@ -10,6 +10,8 @@ vectors. Behaviour matched, with the trec_eval source it comes from:
 - judgments: relevant means >= level (-l, default 1); a negative judgment is "in the pool but
   unjudged" (`RELVALUE_UNJUDGED`): never relevant, never counted as judged non-relevant.
 - output: `%-22s\\t%s\\t%6.4f`, measures in trec_eval's order (`measures.c`), cut-offs sorted.
+Files are read by `goldeval.trecio` (trec_eval's file rules); `evaluate_trec_files` judges their
+columns directly (`trec_judge`), `evaluate_trec` judges dicts (`compute.judge_scores`): same values.
 """
 
 from __future__ import annotations
@@ -24,7 +26,12 @@ import numpy as np
 
 from goldeval.errors import InputError
 from goldeval.metrics import compute as engine
+from goldeval.metrics.trec_judge import judge_tables
 from goldeval.metrics.trec_measures import MEASURES, Params, TrecMeasure
+from goldeval.trecio import read_qrels, read_qrels_table, read_run, read_run_table
+
+__all__ = ["MeasureRequest", "TrecReport", "evaluate_trec", "evaluate_trec_files", "parse_measures", "read_qrels",
+           "read_run"]  # fmt: skip
 
 SUMMARY_ONLY = ("runid", "num_q")
 """Printed in the summary only: the run's tag and the number of topics averaged."""
@@ -174,16 +181,46 @@ def evaluate_trec(
     level: int = engine.RELEVANCE_LEVEL,
     max_docs: int | None = None,
 ) -> TrecReport:
-    """Evaluate `run` against `qrels` as trec_eval does (see the module docstring).
+    """Evaluate `run` against `qrels` (dicts) as trec_eval does (see the module docstring).
 
     `max_docs` (-M) keeps only each topic's first `max_docs` results, after ranking."""
-    topics = sorted(q for q in qrels if complete or q in run)
+    topics = _topics(list(qrels), set(run), complete)
+    judged = engine.judge_scores(qrels, run, topics, level=level, all_judged=True)
+    return _report(judged, topics, request, runid, max_docs)
+
+
+def evaluate_trec_files(
+    qrels_path: str | Path,
+    run_path: str | Path,
+    request: MeasureRequest,
+    *,
+    complete: bool = False,
+    level: int = engine.RELEVANCE_LEVEL,
+    max_docs: int | None = None,
+) -> TrecReport:
+    """Evaluate a TREC run file against a TREC qrels file as trec_eval does, straight from the files'
+    columns (`goldeval.trecio`, `goldeval.metrics.trec_judge`): the same values as `evaluate_trec` on
+    the files' dicts, without building them."""
+    qrels = read_qrels_table(qrels_path)
+    run = read_run_table(run_path)
+    topics = _topics(qrels.topics, set(run.topics), complete)
+    judged = judge_tables(qrels, run, topics, level=level)
+    return _report(judged, topics, request, run.tag, max_docs)
+
+
+def _topics(qrels_topics: Sequence[str], run_topics: set[str], complete: bool) -> list[str]:
+    """Topics in both files (every qrels topic with -c), in trec_eval's print order (strcmp)."""
+    topics = sorted(q for q in qrels_topics if complete or q in run_topics)
     if not topics:
         raise InputError(
             "no topic has both judgments and results",
             hint="check that the qrels and the run use the same topic ids (trec_eval exits 7 here)",
         )
-    judged = engine.judge_scores(qrels, run, topics, level=level, all_judged=True)
+    return topics
+
+
+def _report(judged: engine.Judged, topics: list[str], request: MeasureRequest, runid: str,
+            max_docs: int | None) -> TrecReport:  # fmt: skip
     if max_docs is not None:
         keep = judged.rank <= max_docs
         judged = replace(judged, num_ret=np.minimum(judged.num_ret, max_docs), q=judged.q[keep],
@@ -199,136 +236,3 @@ def evaluate_trec(
         names = measure.names(request.params[name] or measure.params, name in request.explicit)
         rows.extend((n, measure.value, v) for n, v in zip(names, values, strict=True))
     return TrecReport(runid=runid, topics=topics, rows=rows)
-
-
-# --- reading TREC files ---------------------------------------------------------------------------
-
-
-def read_qrels(path: str | Path) -> dict[str, dict[str, int]]:
-    """Read TREC qrels, `topic iteration docno judgment` per line (judgment an integer)."""
-    path = Path(path)
-    text = _read_text(path, "qrels")
-    qrels: dict[str, dict[str, int]] = {}
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        parts = line.split()
-        if not parts:
-            continue
-        if len(parts) != 4:
-            raise InputError(
-                f"expected 4 fields 'topic iteration docno judgment', found {len(parts)}",
-                path=path, line=lineno, value=line, hint="is this a run file given as the qrels?",
-            )  # fmt: skip
-        topic, _, doc, rel = parts
-        try:
-            judgment = int(rel)
-        except ValueError:
-            raise InputError(
-                f"judgment {rel!r} is not an integer", path=path, line=lineno, value=rel, hint="like 0, 1 or 2"
-            ) from None
-        docs = qrels.setdefault(topic, {})
-        if doc in docs:
-            raise InputError(
-                f"document {doc!r} is judged twice for topic {topic!r}", path=path, line=lineno, value=doc,
-                hint="keep one judgment per topic and document (trec_eval refuses duplicates too)",
-            )  # fmt: skip
-        docs[doc] = judgment
-    if not qrels:
-        raise InputError("the qrels file has no judgments", path=path, hint="expected 'topic 0 docno judgment' lines")
-    return qrels
-
-
-def read_run(path: str | Path) -> tuple[dict[str, dict[str, float]], str]:
-    """Read a TREC run, `topic Q0 docno rank score tag` per line; return it and its tag (runid).
-
-    As in trec_eval (`get_trec_results.c`): the rank column is ignored, blank lines and lines
-    starting with `#` are skipped, columns after the tag are ignored, and the run id is the last
-    line's tag. A document listed twice for a topic is an error, as in trec_eval. One `split` per
-    line while streaming the file: measured faster than splitting the whole text at once, whose
-    millions of short strings cost more to allocate than the per-line loop.
-    """
-    path = Path(path)
-    _check_file(path, "run")
-    run: dict[str, dict[str, float]] = {}
-    current = None
-    docs: dict[str, float] = {}
-    last: list[str] = []
-    kept = 0
-    with path.open(encoding="utf-8") as handle, engine.gc_paused():
-        try:
-            for line in handle:  # the hot loop: no enumerate; an error re-reads the file for its line number
-                parts = line.split()
-                if len(parts) != 6 or parts[0][0] == "#":
-                    if not parts or parts[0][0] == "#":
-                        continue
-                    if len(parts) < 6:
-                        _raise_bad_run_line(path)
-                topic = parts[0]
-                if topic != current:
-                    docs = run.setdefault(topic, {})
-                    current = topic
-                try:
-                    docs[parts[2]] = float(parts[4])
-                except ValueError:
-                    _raise_bad_run_line(path)
-                last = parts
-                kept += 1
-        except UnicodeDecodeError as exc:
-            raise InputError(f"run file is not UTF-8 text ({exc.reason})", path=path, hint="TREC runs are plain text") from None
-    if not run:
-        raise InputError("the run file has no results", path=path, hint="expected 'topic Q0 docno rank score tag' lines")
-    if sum(map(len, run.values())) != kept:  # a (topic, docno) pair was listed twice
-        _raise_duplicate(path)
-    return run, last[5]
-
-
-def _raise_bad_run_line(path: Path) -> None:
-    """Name the first malformed line of a run file (the fast loop does not count lines)."""
-    with path.open(encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, start=1):
-            parts = line.split()
-            if not parts or parts[0][0] == "#":
-                continue
-            if len(parts) < 6:
-                raise InputError(
-                    f"expected 6 fields 'topic Q0 docno rank score tag', found {len(parts)}",
-                    path=path, line=lineno, value=line.rstrip("\n"), hint="is this a qrels file given as the run?",
-                )  # fmt: skip
-            try:
-                float(parts[4])
-            except ValueError:
-                raise InputError(
-                    f"score {parts[4]!r} is not a number", path=path, line=lineno, value=parts[4],
-                    hint="the 5th field is the score",
-                ) from None  # fmt: skip
-    raise AssertionError("unreachable: the fast loop saw a bad line")  # pragma: no cover
-
-
-def _raise_duplicate(path: Path) -> None:
-    """Find the first line that repeats a (topic, docno) pair and say where it is."""
-    seen: set[tuple[str, str]] = set()
-    with path.open(encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, start=1):
-            parts = line.split()
-            if len(parts) < 6 or parts[0][0] == "#":
-                continue
-            if (parts[0], parts[2]) in seen:
-                raise InputError(
-                    f"document {parts[2]!r} is retrieved twice for topic {parts[0]!r}", path=path, line=lineno,
-                    value=parts[2], hint="keep one line per topic and document (trec_eval refuses duplicates too)",
-                )  # fmt: skip
-            seen.add((parts[0], parts[2]))
-
-
-def _check_file(path: Path, what: str) -> None:
-    if not path.is_file():
-        raise InputError(f"{what} file not found", path=path, hint="check the path")
-
-
-def _read_text(path: Path, what: str) -> str:
-    _check_file(path, what)
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            f"{what} file is not UTF-8 text (byte {exc.start})", path=path, hint="TREC files are plain text"
-        ) from None

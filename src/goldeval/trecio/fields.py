@@ -1,0 +1,143 @@
+"""Byte-level helpers of the TREC reader: fields of a block of lines, numbers, 64-bit words and hashes.
+
+Everything works on uint8 arrays (a memory-mapped file, or a block of it) and arrays of field
+offsets, one numpy operation over every field at a time; nothing makes a Python object per field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+_POW10 = 10.0 ** np.arange(16)
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+_SEED = np.uint64(0xCBF29CE484222325)
+_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+
+
+def split_fields(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Fields of a block of whole lines (ending with a newline): (start, stop) byte offsets of every
+    field, and per line the number of fields and the index of its first field."""
+    ws = np.flatnonzero(a <= 32)
+    c = a[ws]
+    newline_mask = c == 10
+    if np.count_nonzero(c == 32) + np.count_nonzero(newline_mask) < len(c):  # tabs, \r or control bytes
+        space = (c == 32) | ((c >= 9) & (c <= 13))  # C isspace: space, \t \n \v \f \r
+        ws, newline_mask = ws[space], newline_mask[space]
+    newline = np.flatnonzero(newline_mask)
+    begin = np.empty_like(ws)
+    begin[0] = 0
+    begin[1:] = ws[:-1] + 1
+    keep = ws > begin  # a field ends at this whitespace byte
+    if keep.all():  # single separators, no blank line or indentation: each whitespace byte ends a field
+        count = np.diff(newline, prepend=-1)
+        return begin, ws, count, newline - count + 1
+    kept = np.cumsum(keep)
+    count = np.diff(kept[newline], prepend=0)
+    return begin[keep], ws[keep], count, kept[newline] - count
+
+
+def padded(a: np.ndarray, start: np.ndarray, stop: np.ndarray, width: int) -> np.ndarray:
+    """Bytes a[start:stop] of each row in a (rows, width) uint8 matrix, zero after each row's end."""
+    width = max(width, 1)
+    if not len(a):
+        return np.zeros((len(start), width), dtype=np.uint8)
+    cols = np.arange(width)
+    out = a[np.minimum(start[:, None] + cols, len(a) - 1)]
+    out[cols >= (stop - start)[:, None]] = 0
+    return out
+
+
+def words(a: np.ndarray, start: np.ndarray, stop: np.ndarray) -> Iterator[np.ndarray]:
+    """The fields as little-endian 64-bit words, zero past each field's end. A word that would run
+    past the end of `a` is read 8 bytes from the end and shifted down (bytes are little-endian)."""
+    if len(a) < 8:
+        a = np.concatenate((a, np.zeros(8, dtype=np.uint8)))
+    as_words = np.ndarray(shape=(len(a) - 7,), dtype="<u8", buffer=a, strides=(1,))
+    length = np.minimum(stop - start, 1 << 30).astype(np.int32)
+    last = len(a) - 8
+    for j in range(0, int(length.max(initial=0)), 8):
+        left = _LOW_BYTES[np.minimum(np.maximum(length - j, 0), 8)]
+        at = start + j
+        if int(at.max(initial=0)) <= last:
+            yield as_words[at] & left
+        else:
+            clamped = np.minimum(at, last)
+            yield (as_words[clamped] >> ((at - clamped) * 8).astype(np.uint64)) & left
+
+
+def field_hash(a: np.ndarray, start: np.ndarray, stop: np.ndarray) -> np.ndarray:
+    """64-bit hash of each field's bytes and length: equal fields, equal hashes."""
+    h = _SEED ^ (stop - start).astype(np.uint64)
+    for word in words(a, start, stop):
+        h = mix(h ^ word)
+    return h
+
+
+def mix(x: np.ndarray) -> np.ndarray:
+    """A 64-bit multiply-xorshift finaliser: spreads every input bit over the output."""
+    x = x * _MIX
+    return x ^ (x >> np.uint64(29))
+
+
+def pair_keys(doc_hash: np.ndarray, topic: np.ndarray) -> np.ndarray:
+    """One 64-bit key per (topic code, doc id hash): equal pairs, equal keys."""
+    return mix(doc_hash ^ (topic.astype(np.uint64) * _MIX))
+
+
+def _digits(ext: np.ndarray, start: np.ndarray, stop: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per field: the integer of its digits, digits after the dot, dots, negative, and whether the field
+    is `[+-]digits[.digits]` with 1 to 15 digits in all (then the integer and its float are exact).
+    Column by column over the fields' bytes (`ext` readable 17 bytes past each start), counters in
+    uint8: this loop is the largest part of a scan, so it does as few operations as it can."""
+    n = len(start)
+    length = np.minimum(stop - start, 255).astype(np.uint8)
+    first = ext[start]
+    signed = (first == ord("-")) | (first == ord("+"))
+    mantissa = np.zeros(n, dtype=np.int64)
+    digits, dots, before = (np.zeros(n, dtype=np.uint8) for _ in range(3))
+    for j in range(int(min(length.max(initial=0), 17))):
+        char = ext[start + j]
+        inside = length > j
+        value = char - 48
+        digit = (value < 10) & inside
+        dot = (char == ord(".")) & inside
+        np.copyto(before, digits, where=dot)  # digits before the (first) dot
+        digits += digit
+        dots += dot
+        np.multiply(mantissa, 10, out=mantissa, where=digit)
+        np.add(mantissa, value, out=mantissa, where=digit, casting="unsafe")
+    after = np.where(dots > 0, digits - before, 0)
+    plain = (digits + dots + signed == length) & (stop - start <= 17) & (dots <= 1) & (digits >= 1) & (digits <= 15)
+    return mantissa, after, dots, first == ord("-"), plain
+
+
+def parse_floats(ext: np.ndarray, start: np.ndarray, stop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Scores: (float64 values, which fields are not numbers or are NaN). Up to 15 digits without an
+    exponent: integer / 10^k, exact (both < 2**53, one correctly rounded division: Clinger 1990);
+    anything else: numpy's string cast (Python's correctly rounded `float`)."""
+    mantissa, after, _, negative, plain = _digits(ext, start, stop)
+    values = mantissa / _POW10[np.minimum(after, 15)]
+    np.negative(values, out=values, where=negative)
+    bad = np.zeros(len(values), dtype=bool)
+    rest = np.flatnonzero(~plain)
+    if len(rest):
+        width = int((stop[rest] - start[rest]).max())
+        raw = padded(ext, start[rest], stop[rest], width).view(f"S{width}").ravel()
+        try:
+            values[rest] = raw.astype(np.float64)
+        except ValueError:  # find which ones, one by one (only on the error path)
+            for i, text in zip(rest.tolist(), raw.tolist(), strict=True):
+                try:
+                    values[i] = float(text)
+                except ValueError:
+                    bad[i] = True
+        bad[rest] |= np.isnan(values[rest])
+    return values, bad
+
+
+def parse_ints(ext: np.ndarray, start: np.ndarray, stop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Judgments: (int64 values, which fields are not `[+-]digits`, up to 15 digits)."""
+    mantissa, _, dots, negative, plain = _digits(ext, start, stop)
+    return np.where(negative, -mantissa, mantissa), ~plain | (dots > 0)

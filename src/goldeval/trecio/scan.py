@@ -1,0 +1,241 @@
+"""The scan of a TREC file: blocks of lines split into fields and columns, problems, repeated pairs.
+
+Blocks of about 1 MiB are split on worker threads (numpy releases the GIL in its loops, so two
+cores split two blocks at once); each block is then merged in file order on the calling thread,
+which numbers its lines, gives its topics their codes and turns its problems into InputErrors.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from goldeval.errors import InputError, InputErrors
+from goldeval.trecio.fields import (
+    field_hash,
+    padded,
+    pair_keys,
+    parse_floats,
+    parse_ints,
+    split_fields,
+    words,
+)
+from goldeval.trecio.table import TrecTable
+
+BLOCK_BYTES = 1 << 20
+"""Bytes split at a time: small enough for a block's temporary arrays to stay in the CPU caches."""
+MAX_PROBLEMS = 20
+"""Problems listed before the scan stops: the rest of a wrong file would only repeat them."""
+THREADS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
+"""Worker threads splitting blocks (at most 4: past that, merging on one thread is the limit)."""
+FORMATS = {
+    "qrels": ("qrels file", 4, "`qid iter docno rel`", "a TREC qrels line is e.g. `301 0 FT911-3 1` "
+              "(is this a run file or a topics file?)", "the qrels file has no judgments", "expected lines `qid 0 docno rel`"),
+    "run": ("run file", 6, "`topic Q0 docno rank score tag`", "a TREC run line is e.g. `301 Q0 FT911-3 1 12.5 "
+            "mysystem` (is this a qrels file given as the run?)", "the run file has no results",
+            "expected lines `topic Q0 docno rank score tag`"),
+}  # fmt: skip
+_UTF8 = "TREC files are plain text; save it as UTF-8"
+Problem = tuple[int, str, str, str]
+"""(line within its block, message, value, hint): an InputError once the line is known."""
+
+
+@dataclass
+class _Block:
+    """One block's columns, with line numbers and topics still local to the block."""
+
+    lines: int
+    problems: list[Problem] = field(default_factory=list)
+    columns: dict[str, np.ndarray] = field(default_factory=dict)
+    topic_names: list[str] = field(default_factory=list)
+    topic_runs: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    tag: str | None = None
+
+
+def scan(path: Path, kind: str) -> TrecTable:
+    """Read one TREC file into a TrecTable; InputErrors lists every malformed line and repeated pair."""
+    what, _, _, _, empty, example = FORMATS[kind]
+    source = _map(path, what)
+    codes: dict[str, int] = {}
+    problems: list[InputError] = []
+    pieces: dict[str, list[np.ndarray]] = {}
+    tag, line0 = "", 1
+    for block in _ordered(lambda b: _split(kind, *b), _blocks(source)):
+        problems += [InputError(m, path=path, line=line0 + i, value=v, hint=h) for i, m, v, h in block.problems]
+        if block.columns:
+            names = np.fromiter((codes.setdefault(name, len(codes)) for name in block.topic_names), np.int32,
+                                len(block.topic_names))  # fmt: skip
+            block.columns["topic"] = np.repeat(names, block.topic_runs)
+            block.columns["line"] += line0
+            for key, piece in block.columns.items():
+                pieces.setdefault(key, []).append(piece)
+        tag = block.tag if block.tag is not None else tag
+        line0 += block.lines
+        if len(problems) >= MAX_PROBLEMS:
+            break
+    if not pieces and not problems:
+        raise InputError(empty, path=path, hint=example)
+    if pieces:
+        cols = {key: np.concatenate(parts) for key, parts in pieces.items()}
+        pieces.clear()
+        table = TrecTable(path, kind, source, list(codes), cols["topic"], cols["value"], cols["start"], cols["stop"],
+                          cols["hash"], cols["line"], tag)  # fmt: skip
+        problems += duplicates(table)
+    if problems:
+        problems = sorted(problems, key=lambda p: p.line or 0)[:MAX_PROBLEMS]
+        raise InputErrors(problems, summary=f"{len(problems)} problem(s) in {what} {path}")
+    return table
+
+
+def _ordered(work: Callable[[tuple[np.ndarray, int, int]], _Block],
+             items: Iterable[tuple[np.ndarray, int, int]]) -> Iterator[_Block]:  # fmt: skip
+    """work(item) for each item, in order, on THREADS threads with a few blocks in flight (bounded memory)."""
+    if THREADS == 1:
+        yield from map(work, items)
+        return
+    with ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="goldeval-trec") as pool:
+        pending: deque[Future[_Block]] = deque()
+        try:
+            for item in items:
+                pending.append(pool.submit(work, item))
+                if len(pending) > 2 * THREADS:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for future in pending:
+                future.cancel()
+
+
+def _map(path: Path, what: str) -> np.ndarray:
+    """The file's bytes, memory-mapped (read-only, paged in by the OS as the scan goes)."""
+    if not path.exists():
+        raise InputError(f"{what} not found", path=path, hint="check the path")
+    if path.is_dir():
+        raise InputError(f"{what} is a folder, not a file", path=path, hint="give the file's path")
+    if path.stat().st_size == 0:
+        return np.zeros(0, dtype=np.uint8)
+    return np.memmap(path, dtype=np.uint8, mode="r").view(np.ndarray)  # plain views: no subclass cost per slice
+
+
+def _blocks(source: np.ndarray) -> Iterator[tuple[np.ndarray, int, int]]:
+    """(bytes, offset in the file, block size): each block is whole lines ending with a newline, and
+    its bytes run at least 17 past it (word and number reads); a leading UTF-8 BOM is skipped."""
+    base, size = (3 if source[:3].tobytes() == b"\xef\xbb\xbf" else 0), len(source)
+    while base < size:
+        cut = _last_newline(source, base, base + BLOCK_BYTES) + 1
+        if 0 < cut < size - 24:
+            yield source[base : cut + 24], base, cut - base
+        else:  # the last lines: a copy ending with a newline, and room to read past it
+            yield np.concatenate((source[base:], np.frombuffer(b"\n" + bytes(24), dtype=np.uint8))), base, size - base + 1
+            cut = size
+        base = cut
+
+
+def _last_newline(source: np.ndarray, base: int, end: int) -> int:
+    """Offset of the last newline in source[base:end], looking further when a line is longer; -1 if none."""
+    end = min(end, len(source))
+    while True:
+        for lo in (max(base, end - 65536), base):
+            found = np.flatnonzero(source[lo:end] == 10)
+            if len(found):
+                return lo + int(found[-1])
+        if end >= len(source):
+            return -1
+        end = min(len(source), end + (end - base))
+
+
+def _split(kind: str, ext: np.ndarray, base: int, size: int) -> _Block:
+    """Columns of one block (`ext[:size]`, readable to the end of `ext`), on a worker thread."""
+    _, n_fields, layout, hint, _, _ = FORMATS[kind]
+    a = ext[:size]
+    start, stop, count, first = split_fields(a)
+    has = count > 0
+    lead = np.zeros(len(count), dtype=bool)
+    lead[has] = a[start[first[has]]] == ord("#")
+    ok = has & ~lead & ((count == n_fields) if kind == "qrels" else (count >= n_fields))
+    block = _Block(len(count))
+    for i in np.flatnonzero(has & ~lead & ~ok)[:MAX_PROBLEMS].tolist():
+        text = _text(a, start[first[i]], stop[first[i] + count[i] - 1])
+        block.problems.append((i, f"expected {n_fields} fields {layout}, found {count[i]}", text, hint))
+    rows = np.flatnonzero(ok)
+    if not len(rows):
+        return block
+    at = first[rows]
+    value_at = at + (3 if kind == "qrels" else 4)
+    value, bad = (parse_ints if kind == "qrels" else parse_floats)(ext, start[value_at], stop[value_at])
+    for i in np.flatnonzero(bad)[:MAX_PROBLEMS].tolist():
+        text = _text(a, start[value_at[i]], stop[value_at[i]])
+        block.problems.append((int(rows[i]),) + ((f"relevance `{text}` is not an integer", text,
+                              "the 4th field is the relevance grade, e.g. 0, 1, 2") if kind == "qrels" else
+                              (f"score `{text}` is not a number", text, "the 5th field is the score, e.g. 12.5")))  # fmt: skip
+    if kind == "run":
+        block.tag = _text(a, start[first[rows[-1]] + 5], stop[first[rows[-1]] + 5])
+    if bad.any():
+        at, value, rows = at[~bad], value[~bad], rows[~bad]
+    if len(at):
+        _topics(block, ext, start[at], stop[at], rows)
+        block.columns = {"value": value, "start": start[at + 2] + base, "stop": stop[at + 2] + base,
+                         "hash": field_hash(ext, start[at + 2], stop[at + 2]), "line": rows.astype(np.int32)}  # fmt: skip
+    return block
+
+
+def _topics(block: _Block, ext: np.ndarray, start: np.ndarray, stop: np.ndarray, rows: np.ndarray) -> None:
+    """The topic at each row where it changes, decoded to str, and how many rows it runs for."""
+    change = np.ones(len(start), dtype=bool)
+    length = stop - start
+    change[1:] = length[1:] != length[:-1]
+    for word in words(ext, start, stop):
+        change[1:] |= word[1:] != word[:-1]
+    at = np.flatnonzero(change)
+    ids = padded(ext, start[at], stop[at], int(length[at].max()) + 1)
+    ids[np.arange(len(at)), length[at]] = 10
+    raw = ids[np.arange(ids.shape[1]) <= length[at][:, None]].tobytes()
+    try:
+        names = raw.decode("utf-8").split("\n")
+    except UnicodeDecodeError as exc:
+        j = int(at[np.searchsorted(np.cumsum(length[at] + 1), exc.start, side="right")])
+        block.problems.append((int(rows[j]), "topic id is not UTF-8 text", _text(ext, start[j], stop[j]), _UTF8))
+        names = raw.decode("utf-8", "replace").split("\n")
+    block.topic_names = names[:-1]
+    block.topic_runs = np.diff(np.append(at, len(start)))
+
+
+def _text(a: np.ndarray, start: int, stop: int) -> str:
+    return a[int(start) : int(stop)].tobytes().decode("utf-8", "replace")
+
+
+def duplicates(table: TrecTable) -> list[InputError]:
+    """A problem for each later line repeating a (topic, doc) pair (trec_eval: "duplicate docs")."""
+    if len(table) < 2:
+        return []
+    keys = pair_keys(table.doc_hash, table.topic)
+    ordered = np.sort(keys)
+    repeated = ordered[1:][ordered[1:] == ordered[:-1]]
+    if not len(repeated):
+        return []
+    rows = np.flatnonzero(np.isin(keys, repeated))
+    rows = rows[np.lexsort((rows, keys[rows]))]  # equal keys together, each group in file order
+    first, later = rows[:-1], rows[1:]
+    same = (keys[first] == keys[later]) & (table.topic[first] == table.topic[later])
+    first, later = first[same], later[same]
+    equal = table.same_docs(first, table, later)
+    return [_duplicate(table, i, j) for i, j in zip(first[equal].tolist(), later[equal].tolist(), strict=True)]
+
+
+def _duplicate(table: TrecTable, first: int, later: int) -> InputError:
+    doc = _text(table.source, table.doc_start[later], table.doc_stop[later])
+    topic, line, again = table.topics[table.topic[later]], int(table.line[first]), int(table.line[later])
+    if table.kind == "qrels":
+        a, b = int(table.value[first]), int(table.value[later])
+        detail = f" with different grades ({a} and {b})" if a != b else f" (also on line {line})"
+        return InputError(f"`{doc}` is judged twice for topic `{topic}`{detail}", path=table.path, line=again,
+                          value=doc, hint="keep one judgment per topic and document (trec_eval refuses duplicates)")
+    return InputError(f"`{doc}` is retrieved twice for topic `{topic}` (also on line {line})", path=table.path,
+                      line=again, value=doc, hint="keep one line per topic and document (trec_eval refuses duplicates)")

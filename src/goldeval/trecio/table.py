@@ -1,0 +1,82 @@
+"""`TrecTable`: one TREC qrels or run file as columns."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from goldeval.errors import InputError
+from goldeval.trecio.fields import padded, words
+from goldeval.types import DocId, QuestionId
+
+
+@dataclass
+class TrecTable:
+    """A TREC qrels or run file as columns, one row per judgment or result line, in file order.
+
+    `topic` indexes `topics` (distinct topic ids in order of first appearance). `value` is the score
+    (run, float64) or the judgment (qrels, int64). Row i's doc id is `source[doc_start[i]:doc_stop[i]]`
+    (the file's bytes, memory-mapped); `doc_hash` is equal for equal ids. `line`: 1-based line numbers.
+    """
+
+    path: Path
+    kind: str
+    source: np.ndarray
+    topics: list[QuestionId]
+    topic: np.ndarray
+    value: np.ndarray
+    doc_start: np.ndarray
+    doc_stop: np.ndarray
+    doc_hash: np.ndarray
+    line: np.ndarray
+    tag: str = ""
+
+    def __len__(self) -> int:
+        return len(self.topic)
+
+    def doc_bytes(self, rows: np.ndarray, width: int | None = None) -> np.ndarray:
+        """The doc ids of `rows` as a zero-padded uint8 matrix (zero sorts first, as in strcmp)."""
+        start, stop = self.doc_start[rows], self.doc_stop[rows]
+        return padded(self.source, start, stop, int((stop - start).max(initial=0)) if width is None else width)
+
+    def doc_words(self, rows: np.ndarray) -> Iterator[np.ndarray]:
+        """The doc ids of `rows` as little-endian 64-bit words, zero past each id's end."""
+        return words(self.source, self.doc_start[rows], self.doc_stop[rows])
+
+    def same_docs(self, rows: np.ndarray, other: TrecTable, other_rows: np.ndarray) -> np.ndarray:
+        """Whether the doc id of each of `rows` equals that of `other_rows` in `other`, byte for byte."""
+        length = self.doc_stop[rows] - self.doc_start[rows]
+        same = length == other.doc_stop[other_rows] - other.doc_start[other_rows]
+        for mine, theirs in zip(self.doc_words(rows), other.doc_words(other_rows), strict=False):
+            same &= mine == theirs
+        return same
+
+    def doc_ids(self) -> list[DocId]:
+        """Every row's doc id as str (UTF-8); an id that is not UTF-8 is an InputError naming its line."""
+        out: list[str] = []
+        step = 1 << 16
+        for begin in range(0, len(self), step):
+            rows = np.arange(begin, min(begin + step, len(self)))
+            length = self.doc_stop[rows] - self.doc_start[rows]
+            ids = self.doc_bytes(rows, int(length.max()) + 1)
+            ids[np.arange(len(rows)), length] = 10
+            try:
+                out += ids[np.arange(ids.shape[1]) <= length[:, None]].tobytes().decode("utf-8").split("\n")[:-1]
+            except UnicodeDecodeError as exc:
+                row = begin + int(np.searchsorted(np.cumsum(length + 1), exc.start, side="right"))
+                raise InputError(f"{self.kind} file is not UTF-8 text (in the doc id)", path=self.path,
+                                 line=int(self.line[row]), hint="TREC files are plain text; save it as UTF-8") from None
+        return out
+
+    def to_dict(self) -> dict[QuestionId, dict[DocId, float]] | dict[QuestionId, dict[DocId, int]]:
+        """{topic: {doc: value}}, topics and docs in file order."""
+        docs, values = self.doc_ids(), self.value.tolist()
+        out: dict[str, dict[str, object]] = {}
+        bounds = np.concatenate(([0], np.flatnonzero(self.topic[1:] != self.topic[:-1]) + 1, [len(self)]))
+        codes = self.topic[bounds[:-1]].tolist() if len(self) else []
+        for code, begin, end in zip(codes, bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+            out.setdefault(self.topics[code], {}).update(zip(docs[begin:end], values[begin:end], strict=True))
+        return out  # type: ignore[return-value]
