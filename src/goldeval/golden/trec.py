@@ -32,44 +32,14 @@ _PREFIXES = re.compile(r"^\s*(?:Number|Topic|Description|Narrative)\s*:\s*", re.
 
 
 def load_trec_qrels(path: str | Path) -> dict[QuestionId, dict[DocId, int]]:
-    """Read TREC qrels, `qid iter docno rel` per line (iter is ignored, as trec_eval ignores it).
-
-    Relevance is kept graded: >= 1 relevant, 0 or less judged not relevant. The same (qid, docno)
-    judged twice with different grades is an error; an identical repeat is harmless.
+    """Read TREC qrels, `qid iter docno rel` per line, with goldeval's one TREC reader
+    (`goldeval.trecio`, trec_eval's rules: iter ignored, `#` comments, a (qid, docno) judged twice
+    refused). Relevance is kept graded: >= 1 relevant, 0 or less judged not relevant. Every
+    malformed line is reported at once (InputErrors, file, line, value and fix).
     """
-    path = Path(path)
-    qrels: dict[str, dict[str, int]] = {}
-    problems: list[InputError] = []
-    for lineno, line in enumerate(read_input_text(path, "qrels file").split("\n"), start=1):
-        parts = line.split()
-        if not parts:
-            continue
-        if len(parts) != 4:
-            problems.append(InputError(
-                f"expected 4 fields `qid iter docno rel`, found {len(parts)}", path=path, line=lineno,
-                value=line.rstrip("\r"),
-                hint="a TREC qrels line is e.g. `301 0 FT911-3 1` (is this a run file or a topics file?)",
-            ))
-            continue
-        qid, _, doc, grade = parts
-        try:
-            rel = int(grade)
-        except ValueError:
-            problems.append(InputError(f"relevance `{grade}` is not an integer", path=path, line=lineno,
-                                       value=grade, hint="the 4th field is the relevance grade, e.g. 0, 1, 2"))
-            continue
-        judged = qrels.setdefault(qid, {})
-        if judged.get(doc, rel) != rel:
-            problems.append(InputError(
-                f"`{doc}` is judged twice for topic `{qid}` with different grades ({judged[doc]} and {rel})",
-                path=path, line=lineno, value=line.rstrip("\r"), hint="keep one judgment per topic and document",
-            ))
-        judged[doc] = rel
-    if problems:
-        raise InputErrors(problems, summary=f"{len(problems)} problem(s) in qrels file {path}")
-    if not qrels:
-        raise InputError("the qrels file has no judgments", path=path, hint="expected lines `qid 0 docno rel`")
-    return qrels
+    from goldeval.trecio import read_qrels
+
+    return read_qrels(path)
 
 
 def load_trec_topics(path: str | Path, *, field: str = "title") -> dict[QuestionId, tuple[str, int]]:
