@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -93,7 +94,8 @@ class Outcome:
     err: str
 
     def error_lines(self) -> list[str]:
-        return [line for line in self.err.splitlines() if line.startswith("goldeval: error:")]
+        """`goldeval: error: ...`, or argparse's `goldeval eval: error: ...` for a bad flag."""
+        return [line for line in self.err.splitlines() if re.match(r"goldeval( [a-z]+)*: error: ", line)]
 
 
 @pytest.fixture
@@ -130,7 +132,10 @@ def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., Outcome]:
     """Run `goldeval ARGS` in this process; returns the Outcome."""
 
     def run(*args: str) -> Outcome:
-        code = main([str(a) for a in args])
+        try:
+            code = main([str(a) for a in args])
+        except SystemExit as exc:  # argparse refuses a bad flag this way
+            code = exc.code if isinstance(exc.code, int) else 2
         captured = capsys.readouterr()
         return Outcome(code, captured.out, captured.err)
 
