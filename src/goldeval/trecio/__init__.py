@@ -28,7 +28,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from goldeval.trecio.fields import padded, pair_keys
-from goldeval.trecio.scan import scan
+from goldeval.trecio.scan import read_table
 from goldeval.trecio.table import TrecTable
 from goldeval.types import DocId, QuestionId
 
@@ -48,9 +48,9 @@ def read_run(path: str | Path) -> tuple[dict[QuestionId, dict[DocId, float]], st
 
 def read_qrels_table(path: str | Path) -> TrecTable:
     """TREC qrels as columns; InputErrors lists every malformed line and repeated judgment."""
-    return scan(Path(path), "qrels")
+    return read_table(Path(path), "qrels")
 
 
 def read_run_table(path: str | Path) -> TrecTable:
     """A TREC run as columns; InputErrors lists every malformed line and repeated result."""
-    return scan(Path(path), "run")
+    return read_table(Path(path), "run")

@@ -58,7 +58,7 @@ class _Block:
     tag: str | None = None
 
 
-def scan(path: Path, kind: str) -> TrecTable:
+def read_table(path: Path, kind: str) -> TrecTable:
     """Read one TREC file into a TrecTable; InputErrors lists every malformed line and repeated pair."""
     what, _, _, _, empty, example = FORMATS[kind]
     source = _map(path, what)
