@@ -80,6 +80,9 @@ def huge_error(question, k):
 def ansi_error(question, k):
     raise RuntimeError("boom \\x1b[2J\\x1b[31mscreen cleared")
 
+def surrogate_id(question, k):
+    return ["git/stash.md", "\\ud800-not-text.md"]
+
 def score(query, texts):
     return [float("nan")] * len(texts)
 '''

@@ -43,9 +43,9 @@ def load_corpus(path: str | Path, *, fmt: str = "auto", max_bytes: int = DEFAULT
     if kind == "beir":
         return load_beir_corpus(path, name=name, max_bytes=max_bytes)
     if kind == "jsonl":
-        if not path.is_file():
+        if path.is_dir():
             raise InputError("a JSONL corpus must be a file, this is a folder", path=path)
-        return load_jsonl(path, name=name, max_bytes=max_bytes)
+        return load_jsonl(path, name=name, max_bytes=max_bytes)  # a FIFO or a device is refused there
     if not path.is_dir():
         raise InputError("not a folder, and not a .jsonl file", path=path,
                          hint="a single-file corpus is JSONL (one {\"id\", \"title\", \"text\"} object a line)")

@@ -206,6 +206,6 @@ def import_function(module_name: str, attr: str, spec: str, *, what: str, hint: 
                          f"{module_name}'` to see why") from None
     fn = getattr(module, attr, None)
     if not callable(fn):
-        raise InputError(f"{module_name} has no function {attr!r}", value=spec,
+        raise InputError(f"{what} {spec!r}: {module_name} has no function {attr!r}", value=spec,
                          hint="expected module:function naming a function of that module")
     return fn  # type: ignore[no-any-return]
