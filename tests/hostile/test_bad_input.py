@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -127,3 +127,30 @@ def test_a_lone_surrogate_from_a_search_function_never_breaks_the_final_write(in
     data = json.loads((inputs / "results.json").read_text(encoding="utf-8"))
     assert data["retrievers"][0]["questions"][0]["top"][1]["id"] == "\ud800-not-text.md"  # kept exactly
     (inputs / "comment.md").read_text(encoding="utf-8")  # valid UTF-8
+
+
+def build_broken(rest: str, ctx: object) -> object:
+    """A retriever factory with a bug in it (as a plugin's could have)."""
+    raise TypeError("unsupported operand type(s) for +: 'int' and 'str'")
+
+
+@pytest.fixture
+def broken_factory() -> Iterator[None]:
+    from goldeval.retrievers.base import _FACTORIES, register
+
+    register("broken", f"{__name__}:build_broken")
+    yield
+    _FACTORIES.pop("broken", None)
+
+
+def test_an_unexpected_exception_is_one_line_and_exit_4_unless_debugging(
+        inputs: Path, cli: Callable[..., Outcome], broken_factory: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    outcome = cli(*EVAL, "--retriever", "broken")
+    assert outcome.code == 4 and "Traceback" not in outcome.err
+    assert outcome.err.splitlines() == [
+        "goldeval: internal error: TypeError: unsupported operand type(s) for +: 'int' and 'str'",
+        "  hint: this is a bug in goldeval; run again with GOLDEVAL_DEBUG=1 to see the traceback, and report it",
+    ]
+    monkeypatch.setenv("GOLDEVAL_DEBUG", "1")
+    with pytest.raises(TypeError, match="unsupported operand"):
+        cli(*EVAL, "--retriever", "broken")
