@@ -25,6 +25,8 @@ import pytest
 
 from goldeval.cli import main
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: pg_fixtures, shared with the other suites
+
 DOCS = {
     "git/stash.md": "# Stash\n\nPut uncommitted changes aside with git stash and restore them later.\n",
     "git/branch.md": "# Branch\n\nCreate, list and delete branches with git branch.\n",

@@ -17,7 +17,7 @@ from goldeval import __version__
 from goldeval.errors import EXIT_BAD_INPUT
 
 SUBCOMMANDS = ["eval", "demo", "golden", "trec", "compare", "models", "serve", "report", "synth", "review", "pool",
-               "history", "sweep"]
+               "history", "sweep", "pg"]
 
 
 def build_parser() -> argparse.ArgumentParser:

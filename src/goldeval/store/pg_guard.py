@@ -9,8 +9,17 @@ only ever writes inside a schema it created itself, named `goldeval_eval_<UTC ti
   name, newest first, never with CASCADE: if someone else put an object into goldeval's schema, the
   drop fails and the schema is reported as left behind instead of taking their object with it;
 - `drop_created` is the cleanup every exit path runs (close, the `with` block, garbage collection,
-  interpreter exit), over a fresh connection if goldeval's session died; `connect` opens the one
-  autocommit session goldeval uses and never shows a password in its errors.
+  interpreter exit, and Ctrl+C, SIGTERM or SIGHUP, which the CLI turns into the same exception path),
+  over a fresh connection if goldeval's session died; `connect` opens the one autocommit session
+  goldeval uses and never shows a password in its errors.
+
+Leftovers (issue 9, class 6). Only `kill -9` or a lost machine can still leave an eval schema behind.
+A running evaluation holds a session-level advisory lock on its schema's name (`lock_schema`), which
+PostgreSQL releases when the session ends, however it ends. So a leftover is an eval schema that
+goldeval marked as its own (its comment) and whose lock nobody holds: the next evaluation lists
+them (`leftover_schemas`) and `goldeval pg cleanup` drops them (`drop_leftovers`), each by the
+objects goldeval creates in it (index, table, a pgvector extension it created there) and then the
+schema, never with CASCADE: a schema holding anything else is reported and kept.
 """
 
 from __future__ import annotations
@@ -28,6 +37,12 @@ if TYPE_CHECKING:
 
 EVAL_PREFIX = "goldeval_eval_"
 """Every schema goldeval writes to starts with this prefix."""
+OWN_COMMENT = "created by goldeval"
+"""How goldeval marks a schema as its own (`COMMENT ON SCHEMA`); cleanup drops nothing else."""
+LOCK_CLASS = 0x676F6C64
+"""The first key of goldeval's advisory locks ('gold'); the second is `hashtext(schema name)`."""
+TABLE = "passages"
+"""The table goldeval creates in its schema, and its HNSW index `passages_hnsw`."""
 
 _MAX_IDENTIFIER = 63
 """PostgreSQL truncates identifiers past NAMEDATALEN - 1 = 63 bytes; a truncated name could collide."""
@@ -131,6 +146,96 @@ def list_eval_schemas(dsn: str) -> list[tuple[str, str]]:
     finally:
         conn.close()
     return [(str(name), str(comment)) for name, comment in rows]
+
+
+def lock_schema(conn: psycopg.Connection[Any], schema: str) -> None:
+    """Hold the advisory lock of `schema` for this session: the schema is in use while it lives."""
+    conn.execute("SELECT pg_advisory_lock(%s, hashtext(%s))", (LOCK_CLASS, schema))
+
+
+@dataclass(frozen=True)
+class Leftover:
+    """An eval schema found in a database: whether goldeval marked it, and whether a session uses it."""
+
+    name: str
+    comment: str
+    in_use: bool
+
+    @property
+    def ours(self) -> bool:
+        return self.comment.startswith(OWN_COMMENT)
+
+
+def leftover_schemas(conn: psycopg.Connection[Any], *, own: str | None = None) -> list[Leftover]:
+    """Every eval schema but `own`, with whether some session holds its lock (a running evaluation)."""
+    rows = conn.execute(
+        "SELECT nspname, coalesce(obj_description(oid, 'pg_namespace'), '') FROM pg_namespace "
+        "WHERE starts_with(nspname, %s) ORDER BY 1", (EVAL_PREFIX,)).fetchall()
+    found = []
+    for name, comment in rows:
+        if name == own:
+            continue
+        free = _try_lock(conn, name)
+        if free:
+            conn.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", (LOCK_CLASS, name))
+        found.append(Leftover(str(name), str(comment), in_use=not free))
+    return found
+
+
+def drop_leftovers(dsn: str, *, dry_run: bool = False) -> tuple[list[str], list[tuple[str, str]]]:
+    """Drop goldeval's own eval schemas that no session uses; returns (dropped, kept with why).
+
+    Each is dropped under its advisory lock (so a concurrent cleanup or evaluation never races it), by
+    the objects goldeval creates, newest first, then the schema, each without CASCADE.
+    """
+    conn = connect(dsn)
+    dropped: list[str] = []
+    kept: list[tuple[str, str]] = []
+    try:
+        for left in leftover_schemas(conn):
+            if not (left.ours and _NAMESPACE.fullmatch(left.name)):
+                kept.append((left.name, "not marked as created by goldeval: not goldeval's to drop"))
+            elif left.in_use:
+                kept.append((left.name, "in use by a running evaluation"))
+            elif dry_run:
+                dropped.append(left.name)
+            else:
+                problem = _drop_schema(conn, left.name)
+                (kept.append((left.name, problem)) if problem else dropped.append(left.name))
+    finally:
+        conn.close()
+    return dropped, kept
+
+
+def _try_lock(conn: psycopg.Connection[Any], schema: str) -> bool:
+    row = conn.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))", (LOCK_CLASS, schema)).fetchone()
+    return bool(row and row[0])
+
+
+def _drop_schema(conn: psycopg.Connection[Any], schema: str) -> str | None:
+    """Drop what goldeval creates in `schema`, then the schema, in one transaction; the reason it could
+    not (then nothing was dropped), or None."""
+    from psycopg import sql
+
+    if not _try_lock(conn, schema):
+        return "in use by a running evaluation"
+    try:
+        steps: list[sql.SQL | sql.Composed] = [sql.SQL("DROP INDEX IF EXISTS {} RESTRICT").format(sql.Identifier(schema, f"{TABLE}_hnsw")),
+                 sql.SQL("DROP TABLE IF EXISTS {} RESTRICT").format(sql.Identifier(schema, TABLE))]
+        extension = conn.execute("SELECT 1 FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace "
+                                 "WHERE e.extname = 'vector' AND n.nspname = %s", (schema,)).fetchone()
+        if extension:
+            steps.append(sql.SQL("DROP EXTENSION vector RESTRICT"))
+        steps.append(sql.SQL("DROP SCHEMA {} RESTRICT").format(sql.Identifier(schema)))
+        with conn.transaction():  # all or nothing: a schema that cannot go keeps goldeval's objects too
+            for statement in steps:
+                conn.execute(statement)
+    except Exception as exc:  # noqa: BLE001 - something not goldeval's is in it: keep it, say why
+        reason = "; ".join(line.strip() for line in str(exc).strip().splitlines())
+        return f"holds objects goldeval did not create ({reason}); look with \\dn+ and \\d {schema}.*"
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", (LOCK_CLASS, schema))
+    return None
 
 
 def drop_created(conn: psycopg.Connection[Any], ledger: Ledger, dsn: str) -> list[str]:

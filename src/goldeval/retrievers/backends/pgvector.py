@@ -31,16 +31,20 @@ from goldeval.errors import GoldevalError, InputError
 from goldeval.ranking import ranked
 from goldeval.store.pg_guard import (
     EVAL_PREFIX,
+    TABLE,
     CleanupError,
     Ledger,
     check_eval_namespace,
     connect,
     drop_created,
     leftover_message,
+    leftover_schemas,
     list_eval_schemas,
+    lock_schema,
     new_eval_schema,
     redact_dsn,
 )
+from goldeval.textsafe import warn
 
 __all__ = ["CleanupError", "Metric", "PgVectorIndex", "list_eval_schemas"]
 
@@ -52,7 +56,7 @@ _METRICS: dict[str, tuple[str, str, str]] = {
     "ip": ("<#>", "vector_ip_ops", "-({d})"),
     "cosine": ("<=>", "vector_cosine_ops", "1 - ({d})"),
 }
-_TABLE = "passages"
+_TABLE = TABLE
 _HNSW_MAX_DIM = 2000  # pgvector's limit for an HNSW index on `vector`
 _EF_SEARCH_MAX = 1000  # pgvector's limit for hnsw.ef_search
 _PIPELINE_BATCH = 256
@@ -104,7 +108,9 @@ class PgVectorIndex:
         """The DSN without its password, for messages and the results' run identity."""
         self._finalizer = weakref.finalize(self, drop_created, self._conn, self._ledger, dsn)
         try:
+            lock_schema(self._conn, self.schema)  # in use while this session lives (pg_guard: leftovers)
             self._create_schema()
+            self._mention_leftovers()
             ext_schema = self._ensure_extension(create_extension)
             schemas = dict.fromkeys([self.schema, ext_schema])  # pgvector may live in any schema name
             path = ", ".join('"' + name.replace('"', '""') + '"' for name in schemas)
@@ -151,6 +157,14 @@ class PgVectorIndex:
                 sql.Literal(f"created by goldeval (pid {os.getpid()}) for one evaluation; dropped when it ends"),
             )
         )
+
+    def _mention_leftovers(self) -> None:
+        """Eval schemas that earlier runs left (killed before they could clean up): said once, with the fix."""
+        left = [x.name for x in leftover_schemas(self._conn, own=self.schema) if x.ours and not x.in_use]
+        if left:
+            shown = ", ".join(left[:3]) + (f" and {len(left) - 3} more" if len(left) > 3 else "")
+            warn(f"{len(left)} goldeval schema(s) left in this database by earlier runs that were killed: {shown}; "
+                 f"drop them with `goldeval pg cleanup --dsn ...` (only goldeval's own, unused schemas are dropped)")
 
     def _ensure_extension(self, create: bool) -> str:
         """The schema holding pgvector; creates the extension in goldeval's schema if allowed and missing."""
