@@ -32,8 +32,10 @@ MESSAGE_LIMIT = 500
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _UNSAFE_KEEP_LINES = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}|#~!])")
-_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
+_MARKDOWN_SPECIAL = re.compile(r"([\\`\[])")
+"""What could start markup that reaches past the text: a code span, a link or image, an escape."""
+_HTML = {"&": "&amp;", "<": "&lt;"}
+"""Without `<` no tag can open, and without a bare `&` no entity; `>` and quotes are then harmless."""
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -62,21 +64,25 @@ def warn(message: str) -> None:
     print(f"goldeval: warning: {clean(message, limit=4 * MESSAGE_LIMIT)}", file=sys.stderr)
 
 
-def md_text(text: object) -> str:
-    """Text for a Markdown paragraph or table cell: HTML and Markdown syntax escaped, one line."""
+def md_text(text: object, *, table: bool = False) -> str:
+    """Text for a Markdown paragraph, one line: no HTML tag, entity, code span, link or image can start
+    in it (emphasis may, which changes nothing but looks); `table=True` also escapes `|` for a table
+    cell written by hand (a renderer's own cell helper may do that instead)."""
     shown = clean(str(text).replace("\r\n", " ").replace("\n", " "))
-    shown = "".join(_HTML.get(c, c) for c in shown)
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", shown)
+    shown = _MARKDOWN_SPECIAL.sub(r"\\\1", "".join(_HTML.get(c, c) for c in shown))
+    return shown.replace("|", "\\|") if table else shown
 
 
-def md_code(text: object) -> str:
+def md_code(text: object, *, table: bool = False) -> str:
     """A Markdown code span showing `text` verbatim (cleaned), whatever backticks it holds.
 
     CommonMark closes a code span at a run of backticks as long as the one that opened it, so the
     fence is one longer than the longest run inside, with a space either side when the text starts
-    or ends with a backtick. A `|` is escaped so that a table cell is not split by it.
+    or ends with a backtick. `table=True` escapes `|` (GitHub reads `\\|` as `|` even in a code span
+    of a table cell, and would split the cell at a bare one).
     """
-    shown = clean(str(text)).replace("|", "\\|")
+    shown = clean(str(text))
+    shown = shown.replace("|", "\\|") if table else shown
     runs = [len(r) for r in re.findall(r"`+", shown)]
     fence = "`" * (max(runs, default=0) + 1)
     pad = " " if shown.startswith("`") or shown.endswith("`") or not shown.strip() else ""

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from goldeval.errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_OK, InputError
 from goldeval.store.workspace import default_workspace
+from goldeval.textsafe import safe_console
 
 if TYPE_CHECKING:
     from goldeval.history.changes import Shared
@@ -67,7 +68,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich.console import Console
 
     from goldeval.metrics.definitions import headline_metrics, parse_metric
     from goldeval.report.markdown import comparison_markdown
@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
     for card in cards:
         if any(not r.intervals for r in card.retrievers):
             fill_intervals(card, seed=args.seed, resamples=args.resamples, confidence=args.confidence)
-    console = Console()
+    console = safe_console()  # names, ids and questions from the files are cleaned (issue 9)
     if change is not None:
         from goldeval.report.change import change_text
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from goldeval.store.workspace import default_workspace
+from goldeval.textsafe import safe_console
 
 if TYPE_CHECKING:
     from goldeval.corpus.model import Corpus
@@ -85,7 +86,6 @@ def run(args: argparse.Namespace) -> int:
 def _synthetic_beside(args: argparse.Namespace, corpus: Corpus, golden: GoldenSet, specs: list[str]) -> None:
     """With a question generator configured, score a generated set apart from the hand-written one (never
     pooled) and show how much easier it is; without one, say how to enable it. Nothing is fabricated."""
-    from rich.console import Console
 
     from goldeval.cli.eval_cmd import parse_ks
     from goldeval.evaluation import evaluate
@@ -97,7 +97,7 @@ def _synthetic_beside(args: argparse.Namespace, corpus: Corpus, golden: GoldenSe
     if generated is None:
         print(f"\ngoldeval: {ENABLE_HINT}", file=sys.stderr)
         return
-    console = Console()
+    console = safe_console()
     card = evaluate(specs, generated.golden, corpus=corpus, k=parse_ks(args.k), workspace=args.workspace)
     console.print(f"\n[bold]Generated questions[/bold] ({len(generated.golden)}, unreviewed, from "
                   f"{generated.path}), scored apart from the hand-written set:")

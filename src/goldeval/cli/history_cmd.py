@@ -9,6 +9,7 @@ from pathlib import Path
 
 from goldeval.errors import InputError
 from goldeval.store.workspace import default_workspace
+from goldeval.textsafe import safe_console
 
 EPILOG = """\
 examples:
@@ -74,7 +75,6 @@ def _ref(text: str) -> str:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from rich.console import Console
     from rich.table import Table
 
     from goldeval.history.db import describe
@@ -91,14 +91,13 @@ def run_list(args: argparse.Namespace) -> int:
         table.add_row(str(r.id), r.created, Path(r.golden_path).name or "-",
                       "-" if r.golden_version is None else str(r.golden_version), r.corpus_fingerprint[:10] or "-",
                       ", ".join(r.retrievers), ", ".join(r.tags))
-    Console().print(table)
+    safe_console().print(table)
     if not rows:
         print("goldeval: no run recorded yet: every `goldeval eval` records one", file=sys.stderr)
     return 0
 
 
 def run_trend(args: argparse.Namespace) -> int:
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
@@ -124,7 +123,7 @@ def run_trend(args: argparse.Namespace) -> int:
     for run in data["runs"]:
         label = str(run["id"]) + (f" ({', '.join(run['tags'])})" if run["tags"] else "")
         table.add_row(label, run["created"], *[_cell(cells.get((run["id"], n))) for n in names])
-    console = Console()
+    console = safe_console()
     console.print(table)
     for name, points in data["retrievers"].items():
         if len(points) > 1:

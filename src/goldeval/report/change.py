@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from goldeval.history.changes import Flips, Shared
 from goldeval.metrics.definitions import Metric
 from goldeval.scorecard.statistics import Comparison, MetricComparison
+from goldeval.textsafe import md_code, md_text
 
 MAX_FLIPS = 10
 """Questions listed per direction and retriever; the rest are counted."""
@@ -55,7 +56,7 @@ def headline_lines(report: ChangeReport, *, markdown: bool) -> list[str]:
         result = outcome(r)
         if markdown and r.significant:
             result = f"**{result}**"
-        text = (f"{f'`{name}`' if markdown else name}: {r.metric} {r.mean_b:.3f} -> {r.mean_a:.3f}, "
+        text = (f"{md_code(name) if markdown else name}: {r.metric} {r.mean_b:.3f} -> {r.mean_a:.3f}, "
                 f"{r.diff * 100:+.1f} points ({conf}% CI {r.ci[0] * 100:+.1f} to {r.ci[1] * 100:+.1f}, "
                 f"{r.wins} better / {r.losses} worse of {r.n}): {result}")
         lines.append(f"- {text}" if markdown else text)
@@ -70,8 +71,9 @@ def flip_lines(report: ChangeReport, *, markdown: bool) -> list[str]:
             if not questions:
                 continue
             shown = [f"{q.id} “{_short(q.question)}”" for q in questions[:MAX_FLIPS]]
+            shown = [md_text(line) for line in shown] if markdown else shown
             more = f" and {len(questions) - MAX_FLIPS} more" if len(questions) > MAX_FLIPS else ""
-            head = f"`{name}`" if markdown else name
+            head = md_code(name) if markdown else name
             lines.append(f"{'- ' if markdown else ''}{head} {verb} {len(questions)}: {'; '.join(shown)}{more}")
     return lines
 
@@ -90,19 +92,19 @@ def context_lines(report: ChangeReport) -> list[str]:
 
 def change_markdown(report: ChangeReport) -> str:
     """The PR comment: what changed, flipped questions, context; every metric folded."""
-    lines = [f"### goldeval: {report.candidate} vs {report.baseline}", "", "**What changed**", "",
+    lines = [f"### goldeval: {md_text(report.candidate)} vs {md_text(report.baseline)}", "", "**What changed**", "",
              *headline_lines(report, markdown=True)]
     flips = flip_lines(report, markdown=True)
     if flips:
         lines += ["", f"**Flipped questions** ({report.metric})", "", *flips]
     elif report.flips:
         lines += ["", f"_No question flipped on {report.metric}._"]
-    lines += ["", *(f"_{line}_" for line in context_lines(report))]
-    rows = [f"| {r.metric} | `{r.a}` vs `{r.b}` | {r.mean_b:.3f} -> {r.mean_a:.3f} | {r.diff * 100:+.1f} | "
+    lines += ["", *(f"_{md_text(line)}_" for line in context_lines(report))]
+    rows = [f"| {r.metric} | {md_code(r.a, table=True)} vs {md_code(r.b, table=True)} | {r.mean_b:.3f} -> {r.mean_a:.3f} | {r.diff * 100:+.1f} | "
             f"{r.ci[0] * 100:+.1f} to {r.ci[1] * 100:+.1f} | {r.p_adjusted:.3g} | {outcome(r)} |"
             for r in report.comparison.results]
     lines += ["", "<details><summary>Every metric</summary>", "",
-              *(f"- {r.verdict}" for r in report.comparison.results), "",
+              *(f"- {md_text(r.verdict)}" for r in report.comparison.results), "",
               "| metric | pair | before -> after | diff (points) | CI (points) | p adj. | |",
               "| --- | --- | ---: | ---: | ---: | ---: | --- |", *rows, "", "</details>"]
     return "\n".join(lines).rstrip() + "\n"

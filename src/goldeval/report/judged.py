@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from goldeval.metrics.definitions import Metric
 from goldeval.scorecard.model import Scorecard
+from goldeval.textsafe import md_code, md_text
 
 
 def _pool_k(card: Scorecard) -> int:
@@ -23,10 +24,10 @@ def judged_lines(card: Scorecard, *, markdown: bool = False) -> list[str]:
     lines: list[str] = []
     changes = card.golden.get("changes") or {}
     if changes.get("text"):
-        lines.append(f"Golden set: {changes['text']}.")
+        lines.append(f"Golden set: {md_text(changes['text']) if markdown else changes['text']}.")
     if not shares or min(shares.values()) >= 1.0:
         return lines
-    name = (lambda n: f"`{n}`") if markdown else (lambda n: n)
+    name = md_code if markdown else (lambda n: n)
     lines.append(f"judged@{k}: " + ", ".join(f"{name(n)} {v:.2f}" for n, v in shares.items())
                  + f" of each top {k} carries a judgment; the rest nobody has looked at (`goldeval pool` judges them).")
     parts = []

@@ -1,6 +1,8 @@
 """Markdown for a pull-request comment: the headline table with intervals, verdicts, counts, details folded.
 
-Computes nothing: it formats a Scorecard (after `goldeval.compare`) or a `Comparison`. Details sit in `<details>` blocks, which GitHub
+Computes nothing: it formats a Scorecard (after `goldeval.compare`) or a `Comparison`. Every name, id, tag,
+question and generated sentence goes in through `textsafe.md_code` or `md_text`, so a tag such as
+`</details><h1>` or an id with a backtick cannot break the comment (issue 9). Details sit in `<details>` blocks, which GitHub
 and GitLab render folded.
 """
 
@@ -14,6 +16,7 @@ from goldeval.report.terminal import table_metrics
 from goldeval.scorecard.model import Scorecard
 from goldeval.scorecard.statistics import Comparison
 from goldeval.stats.diagnosis import CAUSES
+from goldeval.textsafe import md_code, md_text
 
 
 def _cell(text: object) -> str:
@@ -35,7 +38,7 @@ def scorecard_markdown(card: Scorecard, *, title: str = "goldeval scorecard") ->
     columns = table_metrics(card)
     rows = []
     for r in card.retrievers:
-        cells: list[object] = [f"`{r.name}`", f"{len(r.answerable)} + {len(r.off_topic)} off-topic"]
+        cells: list[object] = [md_code(r.name), f"{len(r.answerable)} + {len(r.off_topic)} off-topic"]
         for m in columns:
             value, ci = r.metrics.get(m), r.intervals.get(m)
             cells.append("-" if value is None else f"{value:.3f}" + (f" ({ci[0]:.2f}–{ci[1]:.2f})" if ci else ""))
@@ -76,12 +79,12 @@ def comparison_lines(comparison: Comparison, *, metrics: Sequence[Metric]) -> li
     lines = [f"**Comparison** over {comparison.n_questions} answerable questions.{holm}", ""]
     for r in results:
         if r.metric in metrics:
-            lines.append(f"- **{r.verdict}**" if r.significant else f"- {r.verdict}")
+            lines.append(f"- **{md_text(r.verdict)}**" if r.significant else f"- {md_text(r.verdict)}")
     first = next((r for r in results if r.metric in metrics), None)
     if first:
         lines += ["", f"_{first.detectable[0].upper()}{first.detectable[1:]}._"]
-    lines += [f"_{note}_" for note in comparison.notes]
-    rows = [[str(r.metric), f"`{r.a}` vs `{r.b}`", f"{r.wins}/{r.losses}/{r.ties}",
+    lines += [f"_{md_text(note)}_" for note in comparison.notes]
+    rows = [[str(r.metric), f"{md_code(r.a)} vs {md_code(r.b)}", f"{r.wins}/{r.losses}/{r.ties}",
              f"{r.diff * 100:+.1f}", f"{r.ci[0] * 100:+.1f} to {r.ci[1] * 100:+.1f}", r.test,
              f"{r.p:.3g}", f"{r.p_adjusted:.3g}",
              "-" if r.mdd is None else f"{r.mdd * 100:.1f}",
@@ -97,12 +100,12 @@ def breakdown_lines(breakdown: Mapping[str, Any] | None, metrics: Sequence[str])
         return []
     lines: list[str] = []
     for warning in breakdown.get("warnings", []):
-        lines += ["", f"> **Warning:** {warning['text']}"]
+        lines += ["", f"> **Warning:** {md_text(warning['text'])}"]
     for key, title in (("by_source", "By source (hand-written and synthetic never pooled)"), ("by_tag", "By tag")):
         rows = []
         for name, groups in breakdown.get("retrievers", {}).items():
             for group, data in groups.get(key, {}).items():
-                rows.append([f"`{name}`", group, data["n"], *(_value(data, m) for m in metrics if m in data["metrics"])])
+                rows.append([md_code(name), md_text(group), data["n"], *(_value(data, m) for m in metrics if m in data["metrics"])])
         if rows and (key == "by_tag" or breakdown.get("mixed_sources")):
             shown = [m for m in metrics if m in breakdown.get("metrics", metrics)]
             lines += ["", f"<details><summary>{title}</summary>", "",
@@ -125,11 +128,11 @@ def off_topic_lines(report: Mapping[str, Any] | None) -> list[str]:
         return ["", f"_{advice[0].upper() + advice[1:]}._"] if advice else []  # the same for every retriever: once
     lines = ["", "**Can a score threshold catch off-topic questions?**", ""]
     for name, s in report["retrievers"].items():
-        lines.append(f"- `{name}`: {s['verdict']}")
+        lines.append(f"- {md_code(name)}: {md_text(s['verdict'])}")
         high = s.get("highest")
         if high:
-            lines.append(f"  - highest-scoring off-topic question: {high['question_id']} "
-                         f"“{high['question']}” ({high['score']:.4g}), caught by `{high['passage']}`")
+            lines.append(f"  - highest-scoring off-topic question: {md_text(high['question_id'])} "
+                         f"“{md_text(high['question'])}” ({high['score']:.4g}), caught by {md_code(high['passage'])}")
     lines += ["", f"_{report.get('note', '')}_"]
     return lines
 
@@ -145,22 +148,24 @@ def diagnosis_lines(card: Scorecard) -> list[str]:
     lines = ["", f"**Why the misses missed** at k={card.headline_k}", ""]
     if not causes:
         return [*lines, "No misses."]
-    rows = [[f"`{name}`", sum(by.values()), *(by.get(c, 0) for c in causes)] for name, by in counts.items()]
+    rows = [[md_code(name), sum(by.values()), *(by.get(c, 0) for c in causes)] for name, by in counts.items()]
     lines += _table(["retriever", "misses", *(CAUSES[c][0] for c in causes)], rows)
     lines += ["", *(f"- **{CAUSES[c][0]}**: {CAUSES[c][1]}" for c in causes)]
     if stats.missed_by_all:
-        lines += ["", f"Missed by every retriever ({len(stats.missed_by_all)}): {', '.join(stats.missed_by_all)}"]
+        lines += ["", f"Missed by every retriever ({len(stats.missed_by_all)}): "
+                      + ", ".join(md_text(q) for q in stats.missed_by_all)]
     for name, hubs in stats.hubs.items():
         for hub in hubs:
-            lines += ["", f"> **Hub document under `{name}`:** `{hub['doc']}` comes first for {hub['wrong']} of "
-                          f"{hub['searched']} questions it does not answer: {', '.join(hub['questions'])}"]
+            lines += ["", f"> **Hub document under {md_code(name)}:** {md_code(hub['doc'])} comes first for "
+                          f"{hub['wrong']} of {hub['searched']} questions it does not answer: "
+                          + ", ".join(md_text(q) for q in hub["questions"])]
     details = []
     for r in card.retrievers:
         for cause in causes:
             group = [q for q in r.questions if q.diagnosis and q.diagnosis["cause"] == cause]
             if group:
-                details.append(f"- `{r.name}`, {CAUSES[cause][0]} ({len(group)}):")
-                details += [f"  - {q.id}: {q.diagnosis['evidence']}" for q in group if q.diagnosis]
+                details.append(f"- {md_code(r.name)}, {CAUSES[cause][0]} ({len(group)}):")
+                details += [f"  - {md_text(q.id)}: {md_text(q.diagnosis['evidence'])}" for q in group if q.diagnosis]
     if details:
         lines += ["", "<details><summary>Every miss with its evidence</summary>", "", *details, "",
                   "</details>"]

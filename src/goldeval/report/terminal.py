@@ -16,6 +16,7 @@ from goldeval.report.grid import NO_SPREAD, MetricGrid, no_spread
 from goldeval.report.layout import say
 from goldeval.scorecard.model import QuestionResult, RetrieverResult, Scorecard
 from goldeval.stats.diagnosis import CAUSES
+from goldeval.textsafe import safe_console
 
 
 def table_metrics(card: Scorecard) -> list[Metric]:
@@ -151,7 +152,7 @@ def render(card: Scorecard, *, show_misses: bool = False, console: Console | Non
            details: bool = False) -> None:
     from goldeval.report.sections import render_stats
 
-    console = console or Console()
+    console = console or safe_console()  # escapes in questions and ids never reach the terminal
     render_table(card, console)
     render_stats(card, console, details=details)
     if show_misses:
