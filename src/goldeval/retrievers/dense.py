@@ -28,17 +28,20 @@ from goldeval.retrievers.backends import (
 )
 from goldeval.retrievers.base import BuildContext
 from goldeval.retrievers.encoders.base import Encoder, threads
+from goldeval.retrievers.long_documents import MODES, best_per_passage, plan_windows, warning
 from goldeval.retrievers.options import Option, OptionSet, Values, split_spec
 from goldeval.run import Run
 from goldeval.store.cache import CacheStats, EmbeddingCache
 from goldeval.store.workspace import Workspace
 from goldeval.types import QuestionId
 
-OPTIONS = OptionSet("dense", "dense:MODEL[?backend=exact|ann|pgvector&batch_size=N&threads=N]", (
+OPTIONS = OptionSet("dense", "dense:MODEL[?backend=exact|ann|pgvector&batch_size=N&threads=N&long=max|truncate]", (
     Option("backend", "choice", "vector index: exact (numpy), ann (usearch HNSW) or pgvector (PostgreSQL)", "exact",
            choices=BACKENDS),
     Option("batch_size", "int", "texts per model call (unset: the model's own)", low=1),
     Option("threads", "int", "CPU threads for the model (unset: all cores); taken when the model first loads", low=1),
+    Option("long", "choice", "a passage longer than the model's window: max ranks it by its best window (split along "
+           "the model's tokens), truncate embeds its start only, as the model alone would", "max", choices=MODES),
     *(replace(o, when=("backend", b)) for b in ("ann", "pgvector") for o in backend_options(b).options),
 ))
 
@@ -67,15 +70,24 @@ class DenseRetriever:
         values = OPTIONS.resolve({}, {**(options or {}), "backend": backend}, spec=self.name)  # before embedding
         workspace = workspace or Workspace.at()
         self.cache = EmbeddingCache(workspace, encoder.key, slug=encoder.name, about={"model": encoder.name})
-        self.passage_ids = [p.id for p in passages]
+        # long passages: split into windows the model reads whole, ranked by the best (retrievers.long_documents)
+        self.windows = plan_windows([p.id for p in passages], [passage_text(p) for p in passages], encoder,
+                                    mode=values.text("long") or "max", label=self.name)
+        self.passage_ids = self.windows.ids
+        """The ids in the index: passage ids, and window ids for the windows of long passages."""
         self.vectors = self.cache.get_or_compute(
-            [passage_text(p) for p in passages],
+            self.windows.texts,
             lambda texts: encoder.encode(texts, kind="passage"),
             prefix=encoder.prefix("passage"),
         )
         self.passage_stats: CacheStats = self.cache.stats
         self.index: VectorIndex = make_index(backend, int(self.vectors.shape[1]) if passages else encoder.dim, values)
         self.config: dict[str, object] = dense_config(self.name, encoder, self.index, values)
+        if self.windows.report is not None:
+            self.config["long_documents"] = self.windows.report
+            line = warning(self.name, self.windows.report)
+            if line:
+                print(line, file=sys.stderr)
         if passages:
             self.index.add(self.passage_ids, self.vectors)
         self.ann_recall: float | None = None
@@ -105,10 +117,30 @@ class DenseRetriever:
             lambda texts: self.encoder.encode(texts, kind="query"),
             prefix=self.encoder.prefix("query"),
         )
+        if self.windows.owner:
+            for qid, hits in zip(qids, self._best_windows(vectors, top_k), strict=True):
+                run.add(qid, hits)
+            return run
         ids, scores = self.index.search(vectors, top_k)
         for row, qid in enumerate(qids):
             run.add(qid, zip(ids[row], scores[row, : len(ids[row])].tolist(), strict=True))
         return run
+
+    def _best_windows(self, vectors: np.ndarray, top_k: int) -> list[list[tuple[str, float]]]:
+        """Each passage once, at its best window's score: windows are searched, deeper until top_k
+        distinct passages are found (or every window was), so the ranking is exact."""
+        n = len(self.passage_ids)
+        width, rows = min(n, 2 * top_k), list(range(len(vectors)))
+        out: list[list[tuple[str, float]]] = [[] for _ in rows]
+        while rows:
+            ids, scores = self.index.search(vectors[rows], width)
+            deeper = []
+            for i, row in enumerate(rows):
+                out[row] = best_per_passage(ids[i], scores[i, : len(ids[i])].tolist(), self.windows.owner, top_k)
+                if len(out[row]) < top_k and width < n:
+                    deeper.append(row)
+            rows, width = deeper, min(n, width * 4)
+        return out
 
     def close(self) -> None:
         self.index.close()

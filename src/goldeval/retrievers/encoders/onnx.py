@@ -7,6 +7,7 @@ paraphrase-MiniLM-L3-v2's output `461`); rows are L2-normalised by `BatchedEncod
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -27,9 +28,22 @@ class OnnxEncoder(BatchedEncoder):
         self.spec = spec
         self.name, self.dim, self.key = spec.name, spec.dim, key
         self.query_prefix, self.passage_prefix = spec.query_prefix, spec.passage_prefix
+        self.max_tokens = spec.max_length or None
         self._session: Any = None
         self._tokenizer: Any = None
+        self._counter: Any = None
         self._inputs: set[str] = set()
+
+    def token_offsets(self, texts: Sequence[str]) -> list[list[tuple[int, int]]] | None:
+        """The model's own tokenizer, without truncation or padding: exact spans of what it would read."""
+        if self._counter is None:
+            tokenizers = require("tokenizers", extra="dense", purpose=f"the embedding model {self.name!r}")
+            counter = tokenizers.Tokenizer.from_file(str(package_file(self.spec.tokenizer)))
+            counter.no_truncation()
+            counter.no_padding()
+            self._counter = counter
+        encoded = self._counter.encode_batch(list(texts), add_special_tokens=False)
+        return [list(e.offsets) for e in encoded]
 
     def load(self) -> None:
         """Open the ONNX session and the tokenizer (done on first use, once)."""

@@ -13,6 +13,7 @@ import os
 import shutil
 import tempfile
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ class SentenceTransformerEncoder(BatchedEncoder):
         self.folder = folder
         self.name, self.key = name, key
         self.dim = spec.dim if spec else 0
+        self.max_tokens = spec.max_length if spec and spec.max_length else None  # the model's own, once loaded
         if spec:
             self.query_prefix, self.passage_prefix = spec.query_prefix, spec.passage_prefix
         self._model: Any = None
@@ -60,6 +62,17 @@ class SentenceTransformerEncoder(BatchedEncoder):
         self._model = st.SentenceTransformer(str(self.folder), device="cpu", local_files_only=True)
         get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         self.dim = int(get_dim())
+        self.max_tokens = int(self._model.max_seq_length) if self._model.max_seq_length else None
+
+    def token_offsets(self, texts: Sequence[str]) -> list[list[tuple[int, int]]] | None:
+        """The model's own (fast) tokenizer, without truncation: exact spans of what it would read."""
+        self.load()
+        tokenizer = self._model.tokenizer
+        if not getattr(tokenizer, "is_fast", False):
+            return None  # only fast tokenizers give character offsets
+        encoded = tokenizer(list(texts), add_special_tokens=False, truncation=False, return_offsets_mapping=True,
+                            verbose=False)
+        return [[(int(a), int(b)) for a, b in spans] for spans in encoded["offset_mapping"]]
 
     def _embed(self, texts: list[str], kind: Kind) -> np.ndarray:
         self.load()
