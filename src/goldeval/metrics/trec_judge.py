@@ -23,6 +23,8 @@ from goldeval.trecio import TrecTable
 
 PAIR_BLOCK = 1 << 22
 """(target, tied row) pairs compared at once when scores tie."""
+CHUNK_ROWS = 1 << 20
+"""Run rows looked up at once."""
 
 
 def judge_tables(qrels: TrecTable, run: TrecTable, topics: Sequence[str], *, level: int) -> Judged:
@@ -54,19 +56,24 @@ def _lookup(qrels: TrecTable, judged: np.ndarray, owner: np.ndarray, run: TrecTa
     table_key = np.zeros(len(table_row), dtype=np.uint64)
     _insert(table_row, table_key, region, mask, owner, qrels.doc_hash[judged], judged)
     match = np.full(len(run), -1, dtype=np.int64)
-    rows, q, keys = np.arange(len(run)), q_of_run, run.doc_hash  # the doc hash is the key within a region
-    slot = region[q] + (keys & mask[q]).astype(np.int64)
-    while len(rows):
-        stored = table_row[slot]
-        occupied = stored >= 0
-        same = occupied & (table_key[slot] == keys)
-        match[rows[same]] = stored[same]
-        more = np.flatnonzero(occupied & ~same)  # an occupied slot with another key: probe the next one
-        rows, q, keys, slot = rows[more], q[more], keys[more], slot[more]
-        slot = region[q] + ((slot - region[q] + 1) & mask[q].astype(np.int64))
+    for begin in range(0, len(run), CHUNK_ROWS):  # in chunks: bounded temporaries
+        rows = np.arange(begin, min(begin + CHUNK_ROWS, len(run)))
+        q, keys = q_of_run[rows], run.doc_hash[rows]  # the doc hash is the key within a topic's region
+        slot = region[q] + (keys & mask[q]).astype(np.int64)
+        while len(rows):
+            stored = table_row[slot]
+            occupied = stored >= 0
+            same = occupied & (table_key[slot] == keys)
+            match[rows[same]] = stored[same]
+            more = np.flatnonzero(occupied & ~same)  # an occupied slot with another key: probe the next one
+            rows, q, keys, slot = rows[more], q[more], keys[more], slot[more]
+            slot = region[q] + ((slot - region[q] + 1) & mask[q].astype(np.int64))
     hits = np.flatnonzero(match >= 0)
-    if not run.same_docs(hits, qrels, match[hits]).all():  # pragma: no cover - a 64-bit hash collision
-        raise RuntimeError("doc id hash collision between the run and the qrels; please report it")
+    for begin in range(0, len(hits), CHUNK_ROWS // 16):  # hits are in file order: a slice of the file each
+        part = hits[begin : begin + CHUNK_ROWS // 16]
+        if not run.same_docs(part, qrels, match[part]).all():  # pragma: no cover - a 64-bit hash collision
+            raise RuntimeError("doc id hash collision between the run and the qrels; please report it")
+        run.drop_pages()  # the hits are spread over the whole file: do not keep it all resident
     return match
 
 
@@ -97,11 +104,11 @@ def _ranks(run: TrecTable, targets: np.ndarray) -> np.ndarray:
     if not len(targets):
         return np.zeros(0, dtype=np.int64)
     topic = run.topic
-    grouped = bool(np.all(topic[1:] >= topic[:-1]))
-    order = np.arange(len(run)) if grouped else np.argsort(topic, kind="stable")
+    grouped = bool(np.all(topic[1:] >= topic[:-1]))  # each topic's rows together, in code order
+    order = None if grouped else np.argsort(topic, kind="stable")
     lengths = np.bincount(topic, minlength=len(run.topics))
     starts = np.cumsum(lengths) - lengths
-    scores = run.value if grouped else run.value[order]
+    scores = run.value if order is None else run.value[order]
     above, tied = above_and_tied(scores, starts, lengths, topic[targets], run.value[targets])
     ranks = above + 1
     tied_targets = np.flatnonzero(tied > 1)
@@ -110,7 +117,7 @@ def _ranks(run: TrecTable, targets: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def _ids_above(run: TrecTable, order: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
+def _ids_above(run: TrecTable, order: np.ndarray | None, starts: np.ndarray, lengths: np.ndarray,
                targets: np.ndarray) -> np.ndarray:  # fmt: skip
     """For each target: rows of its topic with the same score and a greater doc id (bytes, as strcmp)."""
     out = np.zeros(len(targets), dtype=np.int64)
@@ -123,7 +130,8 @@ def _ids_above(run: TrecTable, order: np.ndarray, starts: np.ndarray, lengths: n
         part = np.arange(begin, min(end, len(targets)))
         pair_target = np.repeat(part, span[part])
         offset = np.arange(len(pair_target)) - np.repeat(np.cumsum(span[part]) - span[part], span[part])
-        other = order[starts[topic[pair_target]] + offset]
+        other = starts[topic[pair_target]] + offset
+        other = other if order is None else order[other]
         same = (run.value[other] == run.value[targets[pair_target]]) & (other != targets[pair_target])
         pair_target, other = pair_target[same], other[same]
         if len(other):

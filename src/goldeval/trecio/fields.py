@@ -57,12 +57,14 @@ def words(a: np.ndarray, start: np.ndarray, stop: np.ndarray) -> Iterator[np.nda
     as_words = np.ndarray(shape=(len(a) - 7,), dtype="<u8", buffer=a, strides=(1,))
     length = np.minimum(stop - start, 1 << 30).astype(np.int32)
     last = len(a) - 8
+    shortest = int(length.min(initial=0))
     for j in range(0, int(length.max(initial=0)), 8):
-        left = _LOW_BYTES[np.minimum(np.maximum(length - j, 0), 8)]
+        left = _LOW_BYTES[np.minimum(np.maximum(length - j, 0), 8)] if j + 8 > shortest else None
         at = start + j
         if int(at.max(initial=0)) <= last:
-            yield as_words[at] & left
+            yield as_words[at] if left is None else as_words[at] & left
         else:
+            left = _LOW_BYTES[np.minimum(np.maximum(length - j, 0), 8)]
             clamped = np.minimum(at, last)
             yield (as_words[clamped] >> ((at - clamped) * 8).astype(np.uint64)) & left
 
@@ -96,21 +98,22 @@ def _digits(ext: np.ndarray, start: np.ndarray, stop: np.ndarray) -> tuple[np.nd
     first = ext[start]
     signed = (first == ord("-")) | (first == ord("+"))
     mantissa = np.zeros(n, dtype=np.int64)
-    digits, dots, before = (np.zeros(n, dtype=np.uint8) for _ in range(3))
+    digits = np.zeros(n, dtype=np.uint8)
+    dot_at = np.full(n, 255, dtype=np.uint8)  # column of the (last) dot; 255: none
     for j in range(int(min(length.max(initial=0), 17))):
         char = ext[start + j]
         inside = length > j
         value = char - 48
         digit = (value < 10) & inside
-        dot = (char == ord(".")) & inside
-        np.copyto(before, digits, where=dot)  # digits before the (first) dot
+        dot_at[(char == ord(".")) & inside] = j
         digits += digit
-        dots += dot
         np.multiply(mantissa, 10, out=mantissa, where=digit)
         np.add(mantissa, value, out=mantissa, where=digit, casting="unsafe")
-    after = np.where(dots > 0, digits - before, 0)
-    plain = (digits + dots + signed == length) & (stop - start <= 17) & (dots <= 1) & (digits >= 1) & (digits <= 15)
-    return mantissa, after, dots, first == ord("-"), plain
+    has_dot = dot_at < 255
+    after = np.where(has_dot, length - dot_at - 1, 0)  # digits after the dot (all after it are digits if plain)
+    # plain: every byte a digit, one dot at most, the sign first (two dots or another byte leave a gap)
+    plain = (digits + has_dot + signed == length) & (stop - start <= 17) & (digits >= 1) & (digits <= 15)
+    return mantissa, after, has_dot, first == ord("-"), plain
 
 
 def parse_floats(ext: np.ndarray, start: np.ndarray, stop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -139,5 +142,5 @@ def parse_floats(ext: np.ndarray, start: np.ndarray, stop: np.ndarray) -> tuple[
 
 def parse_ints(ext: np.ndarray, start: np.ndarray, stop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Judgments: (int64 values, which fields are not `[+-]digits`, up to 15 digits)."""
-    mantissa, _, dots, negative, plain = _digits(ext, start, stop)
-    return np.where(negative, -mantissa, mantissa), ~plain | (dots > 0)
+    mantissa, _, has_dot, negative, plain = _digits(ext, start, stop)
+    return np.where(negative, -mantissa, mantissa), ~plain | has_dot

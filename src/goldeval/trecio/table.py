@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import mmap
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +54,13 @@ class TrecTable:
         for mine, theirs in zip(self.doc_words(rows), other.doc_words(other_rows), strict=False):
             same &= mine == theirs
         return same
+
+    def drop_pages(self) -> None:
+        """Let the OS take back the file's pages read so far (they stay in its page cache): reading the
+        doc ids of rows spread over a large file would otherwise keep all of it resident."""
+        exporter = getattr(self.source.base, "obj", None)
+        if isinstance(exporter, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+            exporter.madvise(mmap.MADV_DONTNEED)
 
     def doc_ids(self) -> list[DocId]:
         """Every row's doc id as str (UTF-8); an id that is not UTF-8 is an InputError naming its line."""
