@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from goldeval.store.atomic import write_atomic
+from goldeval.store.atomic import clean_stale_temps, write_atomic
 from goldeval.store.workspace import Workspace, file_lock
 
 MAGIC = b"GSEMB1 "
@@ -60,6 +60,7 @@ class EmbeddingCache:
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in slug)[:48]
         digest = hashlib.sha256(model_key.encode()).hexdigest()[:16]
         self.folder = workspace.embeddings / f"{safe}-{digest}"
+        clean_stale_temps(self.folder)  # an entry whose writer was killed mid-write leaves a .tmp (issue 9)
         self.model_key = model_key
         self.stats = CacheStats()
         self._folder_ready = False

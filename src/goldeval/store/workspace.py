@@ -59,7 +59,8 @@ class Workspace:
         except WriteError as exc:
             raise WriteError(f"the workspace is not writable: {exc.reason.removeprefix('cannot write: ')}",
                              path=self.root, hint=hint) from None
-        clean_stale_temps(self.root)
+        for folder, _, _ in os.walk(self.root):  # temp files of writers killed mid-write, anywhere in it
+            clean_stale_temps(Path(folder))
 
     def folder(self, *parts: str) -> Path:
         """A sub-folder of the workspace, created on first use; temp files of dead writers are removed."""
