@@ -66,13 +66,13 @@ def evaluate_specs(specs: Sequence[str], folder: Path = DATA, workspace: str | P
         start = time.perf_counter()
         try:
             card = evaluate([spec], golden, corpus=corpus, k=(10,), metrics=METRICS, depth=DEPTH,
-                            workspace=ws, stats=False)
+                            workspace=ws)
         except GoldevalError as exc:
             out[spec] = {"error": str(exc).splitlines()[0]}
             print(f"{spec}: skipped: {out[spec]['error']}", file=sys.stderr)
             continue
-        result = card.retrievers[0]
-        out[spec] = {**{m: result.metrics[m] for m in METRICS}, "seconds": round(time.perf_counter() - start, 2)}
+        values = {str(m): v for m, v in card.retrievers[0].metrics.items()}
+        out[spec] = {**{m: values[m] for m in METRICS}, "seconds": round(time.perf_counter() - start, 2)}
         print(f"{spec}: " + "  ".join(f"{m}={result.metrics[m]:.4f}" for m in METRICS), file=sys.stderr)
     return out
 
@@ -114,8 +114,9 @@ def check_bm25(folder: Path = DATA) -> dict[str, Any]:
 
     corpus, golden = load(folder)
     card = evaluate({"bm25": "bm25", "rank_bm25": RankBM25Retriever(corpus.passages())}, golden, corpus=corpus,
-                    k=(10,), metrics=METRICS, depth=DEPTH, stats=False)
-    ours, theirs = card.retrievers[0].metrics, card.retrievers[1].metrics
+                    k=(10,), metrics=METRICS, depth=DEPTH)
+    ours = {str(m): v for m, v in card.retrievers[0].metrics.items()}
+    theirs = {str(m): v for m, v in card.retrievers[1].metrics.items()}
     diff = {m: abs(ours[m] - theirs[m]) for m in METRICS}
     return {"goldeval": {m: ours[m] for m in METRICS}, "rank_bm25": {m: theirs[m] for m in METRICS},
             "abs_diff": diff, "within_0.01": all(d <= 0.01 for d in diff.values())}
