@@ -8,12 +8,16 @@ import time
 import traceback
 from pathlib import Path
 
+ON_REQUEST = {"bench_scale", "bench_sweep"}
+"""Run only when named (`python -m bench scale sweep`): minutes each (1M passages and vectors; a Cranfield
+sweep three times over), too long for every `make bench`."""
+
 
 def discover(names: list[str]) -> list[str]:
-    """Module names `bench.bench_<area>`, all of them or the areas in `names` (with or without `bench_`)."""
+    """Module names `bench.bench_<area>`, all of them but ON_REQUEST, or the areas in `names` (with or without `bench_`)."""
     found = sorted(p.stem for p in Path(__file__).resolve().parent.glob("bench_*.py"))
     if not names:
-        return found
+        return [f for f in found if f not in ON_REQUEST]
     wanted = [n if n.startswith("bench_") else f"bench_{n}" for n in names]
     unknown = [w for w in wanted if w not in found]
     if unknown:
