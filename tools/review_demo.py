@@ -22,7 +22,8 @@ import numpy as np
 import Stemmer
 from bm25s.tokenization import Tokenizer
 
-from goldeval.corpus.stdlib import build_stdlib_corpus, demo_golden_path
+from goldeval.corpus.stdlib import build_stdlib_corpus
+from goldeval.golden.demo import demo_golden_path
 
 
 def load_questions(path: Path) -> list[dict]:
