@@ -25,7 +25,7 @@ from typing import Any
 from goldeval.corpus.model import Passage
 from goldeval.errors import InputError
 from goldeval.store.atomic import write_atomic
-from goldeval.synth.candidates import Record, golden_record, read_candidates, status, write_candidates
+from goldeval.synth.candidates import KINDS, Record, golden_record, read_candidates, status, write_candidates
 from goldeval.synth.leakage import Target, measure
 from goldeval.synth.text import highlight_spans
 
@@ -80,6 +80,11 @@ class ReviewSession:
                 raise InputError(f"no candidate with id {item_id!r}", value=item_id)
             before = copy.deepcopy(record)
             entry: dict[str, Any] = {"action": name, "by": self.reviewer, "at": self.clock()}
+            if name == "accept" and not record.get("expected") and record.get("intent", "answerable") == "answerable":
+                # a question from a search log comes with no expected document: a person adds them first
+                raise InputError(f"`{item_id}` has no expected document yet", value=item_id,
+                                 hint="add the documents that answer it, then accept; if the corpus does not "
+                                 "answer it, reject it here and add it with `goldeval golden add --off-topic`")
             if name in VERDICTS:
                 record["provenance"]["status"] = VERDICTS[name]
             elif name == "edit":
@@ -131,7 +136,7 @@ class ReviewSession:
                 obj = None
             if isinstance(obj, dict) and obj.get("id") in ours:
                 provenance = obj.get("provenance")
-                if not (isinstance(provenance, dict) and provenance.get("kind") == "synthetic"):
+                if not (isinstance(provenance, dict) and provenance.get("kind") in KINDS):
                     raise InputError(f"the golden set already has a question with id {obj['id']!r} that was "
                                      "not generated", path=self.golden, line=lineno, value=obj["id"],
                                      hint="rename that question, or review into another golden set")
