@@ -149,9 +149,15 @@ def test_serve_without_input_exits_2(capsys: pytest.CaptureFixture[str]) -> None
     assert "nothing to serve: no results file and no golden set" in capsys.readouterr().err
 
 
-def test_serve_refuses_results_and_golden_together(capsys: pytest.CaptureFixture[str], results_file: Path) -> None:  # noqa: F811
-    assert main(["serve", str(results_file), "--golden", "g.jsonl"]) == 2
+def test_serve_refuses_results_and_corpus_together(capsys: pytest.CaptureFixture[str], results_file: Path) -> None:  # noqa: F811
+    assert main(["serve", str(results_file), "--corpus", "docs/", "--golden", "g.jsonl"]) == 2
     assert "either results files or --corpus/--golden" in capsys.readouterr().err
+
+
+def test_serve_results_with_a_missing_golden_set_for_label_fixes_exits_2(capsys: pytest.CaptureFixture[str], results_file: Path) -> None:  # noqa: F811
+    """`serve results.json --golden G` turns label fixes on; a G that is not there is bad input."""
+    assert main(["serve", str(results_file), "--golden", "g.jsonl", "--port", "0"]) == 2
+    assert "g.jsonl: golden set not found" in capsys.readouterr().err
 
 
 def test_serve_evaluates_with_the_eval_options(tmp_path: Path) -> None:
@@ -218,12 +224,12 @@ def test_results_files_are_reread_when_they_change(tmp_path: Path, scorecard_dic
     thread = start_in_thread(srv)
     try:
         status, _, body = get(srv, "/version")
-        assert status == 200 and json.loads(body) == {"version": "1", "error": None}
+        assert status == 200 and json.loads(body) == {"version": "1", "error": None, "lifecycle": ""}
         assert json.loads(get(srv, "/results.json")[2])["version"] == "1"
         changed = json.loads(json.dumps(scorecard_dict))
         changed["retrievers"] = changed["retrievers"][:1]
         Scorecard.from_dict(changed).save(path)
-        assert json.loads(get(srv, "/version")[2]) == {"version": "2", "error": None}
+        assert json.loads(get(srv, "/version")[2]) == {"version": "2", "error": None, "lifecycle": ""}
         served = json.loads(get(srv, "/results.json")[2])
         assert [r["name"] for r in served["files"][0]["data"]["retrievers"]] == ["bm25"]
         path.write_text("{ broken", encoding="utf-8")
@@ -240,7 +246,7 @@ def test_a_fixed_payload_has_a_fixed_version(results_file: Path) -> None:  # noq
     srv = make_server(results_payload([results_file]), port=0)
     thread = start_in_thread(srv)
     try:
-        assert json.loads(get(srv, "/version")[2]) == {"version": "fixed", "error": None}
+        assert json.loads(get(srv, "/version")[2]) == {"version": "fixed", "error": None, "lifecycle": ""}
     finally:
         srv.shutdown()
         srv.server_close()

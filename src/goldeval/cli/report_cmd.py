@@ -22,6 +22,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("results", metavar="RESULTS.json", type=Path, nargs="+", help="results written by `goldeval eval --json`")
     parser.add_argument("--html", metavar="OUT.html", type=Path, required=True, help="where to write the report")
     parser.add_argument("--title", metavar="TEXT", help="the page title (default: goldeval scorecard)")
+    parser.add_argument("--history", action="store_true",
+                        help="include the trend of the workspace's run history (each retriever on one frozen golden-set version)")
+    parser.add_argument("--workspace", metavar="DIR", type=Path, default=None,
+                        help="the workspace holding history.sqlite (default: $GOLDEVAL_WORKSPACE, else .goldeval)")
     parser.set_defaults(func=run)
 
 
@@ -30,7 +34,12 @@ def run(args: argparse.Namespace) -> int:
     from goldeval.store.atomic import check_writable
 
     check_writable(args.html, what="--html output")  # before the results are read and rendered
-    out = write_html_report(args.results, args.html, title=args.title)
+    history = None
+    if args.history:
+        from goldeval.store.workspace import default_workspace
+
+        history = args.workspace or default_workspace()
+    out = write_html_report(args.results, args.html, title=args.title, history=history)
     size = out.stat().st_size
     print(f"goldeval: wrote {out} ({size / 1024:,.0f} KB, self-contained; open it in a browser)", file=sys.stderr)
     return 0

@@ -19,6 +19,9 @@ examples:
   goldeval serve before.json after.json             compare two result files
   goldeval serve --corpus docs/ --golden golden.jsonl --retriever bm25 --retriever dense:minilm
                                                    evaluate first, then serve
+  goldeval serve results.json --golden golden.jsonl fix labels from a miss's details (written into
+                                                   golden.jsonl and golden.changes.jsonl, with a reason)
+The page shows the trend of the workspace's run history (--workspace, default .goldeval) when it has one.
 The server binds 127.0.0.1 (this machine only) unless --host says otherwise; it serves the page and
 the loaded results, nothing else. Stop it with Ctrl+C.
 """
@@ -41,6 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
     parser.add_argument("--port", type=int, default=8765, help="port (default: 8765; 0 picks a free one)")
     parser.add_argument("--open", action="store_true", help="open the page in the default browser")
+    parser.add_argument("--judge", metavar="NAME", help="who fixes labels from the page, recorded on every fix (default: $USER)")
     parser.set_defaults(func=run)
 
 
@@ -51,10 +55,11 @@ def payload_from_args(args: argparse.Namespace) -> dict[str, object] | ResultsFi
     from goldeval.web.live import ResultsFiles
 
     if args.results:
-        if args.golden is not None or args.corpus is not None:
+        if args.corpus is not None:
             raise InputError(
                 "give either results files or --corpus/--golden to evaluate, not both",
-                hint="goldeval serve results.json   or   goldeval serve --corpus docs/ --golden golden.jsonl",
+                hint="goldeval serve results.json [--golden golden.jsonl, to fix labels]   or   "
+                "goldeval serve --corpus docs/ --golden golden.jsonl",
             )
         return ResultsFiles(args.results)
     if args.golden is None:
@@ -77,10 +82,20 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise InputError(f"--port {args.port} is not a port number", value=args.port, hint="use 1-65535, or 0 for a free port")
     payload = payload_from_args(args)
-    server = make_server(payload, host=args.host, port=args.port, quiet=True)
+    golden = args.golden
+    if golden is not None and golden.suffix.lower() != ".jsonl":
+        # fixes rewrite the set as JSONL (goldeval.judging.edits); another format is left as it is
+        print(f"goldeval: note: {golden} is not a JSONL golden set: label fixes from the page are off "
+              "(write it as JSONL with `goldeval golden import`, or fix labels by hand)", file=sys.stderr)
+        golden = None
+    server = make_server(payload, host=args.host, port=args.port, quiet=True, workspace=args.workspace,
+                         golden=golden, judge=args.judge)
     if not is_loopback(args.host):
-        print(f"goldeval: warning: serving on {args.host}: anyone who can reach this machine can read these results",
+        what = "read these results" + (" and change the golden set" if golden else "")
+        print(f"goldeval: warning: serving on {args.host}: anyone who can reach this machine can {what}",
               file=sys.stderr)
+    if golden is not None:
+        print(f"goldeval: label fixes from the page are written into {golden} (and its changelog)", file=sys.stderr)
     print(f"goldeval: serving the scorecard at {server.url}  (Ctrl+C to stop)", flush=True)
     if args.open:
         import webbrowser

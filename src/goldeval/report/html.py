@@ -27,6 +27,8 @@ _JSON_UNSAFE = re.compile("[<>&\u2028\u2029]")
 STYLE_LINK = '<link rel="stylesheet" href="style.css">'
 DATA_TAG = '<script id="goldeval-data" type="application/json"></script>'
 CSP_MARK = "<!--goldeval:csp-->"
+TOKEN_MARK = "<!--goldeval:token-->"
+"""Where a served page gets its session token for label fixes; the offline file has none (it writes nothing)."""
 TITLE_TAG = "<title>goldeval scorecard</title>"
 
 
@@ -58,6 +60,7 @@ def render_html(payload: Mapping[str, Any], *, title: str | None = None) -> str:
     )
     replacements = {
         CSP_MARK: f'<meta http-equiv="Content-Security-Policy" content="{csp}">',
+        TOKEN_MARK: "",
         STYLE_LINK: f"<style>{css}</style>",
         **{f'<script src="{name}"></script>': f"<script>{js}</script>" for name, js in scripts.items()},
         DATA_TAG: f'<script id="goldeval-data" type="application/json">{json_for_script(payload)}</script>',
@@ -78,17 +81,36 @@ def write_html_report(
     *,
     names: Sequence[str] | None = None,
     title: str | None = None,
+    history: str | Path | None = None,
 ) -> Path:
-    """Read results files (or scorecard dicts) and write the self-contained report to `out`, atomically."""
+    """Read results files (or scorecard dicts) and write the self-contained report to `out`, atomically.
+
+    `history`: a workspace whose run history's trend (of the first file's headline metrics, on its golden
+    set's frozen version when runs exist on it) the page shows in its Trend tab."""
     from goldeval.report.page import results_payload
     from goldeval.store.atomic import write_atomic
 
     out = Path(out)
     if out.suffix.lower() not in (".html", ".htm"):
         raise InputError(f"the report is HTML; {out.name!r} does not end in .html", path=out, hint="e.g. --html report.html")
-    html = render_html(results_payload(sources, names), title=title)
+    payload = results_payload(sources, names)
+    if history is not None:
+        payload["lifecycle"] = {"trend": _trend(payload, Path(history))}
+    html = render_html(payload, title=title)
     write_atomic(out, html)
     return out
+
+
+def _trend(payload: Mapping[str, Any], workspace: Path) -> dict[str, Any]:
+    from goldeval.history.db import DB_NAME
+    from goldeval.report.lifecycle import results_meta, trend_view
+
+    meta = results_meta(payload)
+    trend = trend_view(workspace, meta.headline, version=meta.golden_version)
+    if trend is None:
+        raise InputError("no run history to show", path=workspace / DB_NAME,
+                         hint="every `goldeval eval` records its run in the workspace; pass --workspace DIR")
+    return trend
 
 
 def _sha256(text: str) -> str:

@@ -14,7 +14,7 @@ from goldeval.errors import InputError
 if TYPE_CHECKING:
     from goldeval.scorecard.model import Scorecard
 
-SCRIPTS = ("dom.js", "data.js", "questions.js", "panels.js", "app.js")
+SCRIPTS = ("dom.js", "data.js", "questions.js", "panels.js", "lifecycle.js", "fixes.js", "app.js")
 """The page's scripts, in the order index.html loads them (helpers, lookups, views, then the app)."""
 STATIC_FILES = ("index.html", "style.css", *SCRIPTS)
 
@@ -64,8 +64,11 @@ def page_dict(card: Scorecard) -> dict[str, Any]:
     nothing itself, issue 8):
     - the off-topic ROC table of each retriever with its denominators (goldset 0.1 wrote the threshold
       and AUC, not every cut), recomputed by `goldeval.stats.offtopic` from the stored top-1 scores;
-    - the `k` of each miss diagnosis (goldset 0.1 diagnosed at the largest computed k and did not say so).
+    - the `k` of each miss diagnosis (goldset 0.1 diagnosed at the largest computed k and did not say so);
+    - `views`: what the page shows prepared in Python (`goldeval.report.lifecycle`): the leakage figures
+      with their labels and the synthetic-vs-hand metric gap, formatted.
     """
+    from goldeval.report.lifecycle import leakage_view
     from goldeval.stats.offtopic import separability
 
     data = card.to_dict()
@@ -81,6 +84,8 @@ def page_dict(card: Scorecard) -> dict[str, Any]:
         for q in r["questions"]:
             if isinstance(q.get("diagnosis"), dict) and q["diagnosis"].get("k") is None:
                 q["diagnosis"]["k"] = largest
+    leakage = leakage_view(data)
+    data["views"] = {"leakage": leakage} if leakage else {}
     return data
 
 

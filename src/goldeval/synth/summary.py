@@ -31,9 +31,9 @@ def leakage_lines(report: LeakageReport, kind: str = "synthetic", baseline: str 
     lines = [head, f"{'questions':42} {a.questions:>10}" + (f" {b.questions:>10}" if b else "")]
     gap = report.gap(kind, baseline)
     for name in FIGURES:
-        row = f"{LABELS[name]:42} {_fmt(name, getattr(a, name)):>10}"
+        row = f"{LABELS[name]:42} {format_figure(name, getattr(a, name)):>10}"
         if b is not None:
-            row += f" {_fmt(name, getattr(b, name)):>10} {_fmt(name, gap.get(name), signed=True):>8}"
+            row += f" {format_figure(name, getattr(b, name)):>10} {format_figure(name, gap.get(name), signed=True):>8}"
         lines.append(row)
     if b is None:
         lines.append(f"(no {baseline}-written questions to compare with: give --golden with your own questions)")
@@ -42,7 +42,9 @@ def leakage_lines(report: LeakageReport, kind: str = "synthetic", baseline: str 
     return lines
 
 
-def _fmt(name: str, value: float | None, *, signed: bool = False) -> str:
+def format_figure(name: str, value: float | None, *, signed: bool = False) -> str:
+    """A figure as the table prints it: a percentage for the shares in `PERCENT` (a gap in points when
+    `signed`), two decimals otherwise, `-` when missing (the page shows the same text)."""
     if value is None:
         return "-"
     sign = "+" if signed and value > 0 else ""

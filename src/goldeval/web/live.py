@@ -77,5 +77,7 @@ class ResultsFiles:
         return tuple(out)
 
 
-def version_body(version: str, error: str | None) -> bytes:
-    return json.dumps({"version": version, "error": error}).encode("utf-8")
+def version_body(version: str, error: str | None, lifecycle: str = "") -> bytes:
+    """`/version`: the results' version token, the last reload error, and the lifecycle's token (the
+    history, the golden set and its changelog), so a page reloads what changed."""
+    return json.dumps({"version": version, "error": error, "lifecycle": lifecycle}).encode("utf-8")

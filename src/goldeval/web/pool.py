@@ -22,14 +22,7 @@ from goldeval.golden.model import GoldenSet
 from goldeval.judging.edits import GoldenFile
 from goldeval.judging.pool import Pool, PoolItem
 from goldeval.judging.prelabel import Suggestion
-from goldeval.web.review import (
-    LOOPBACK,
-    ReviewServer,
-    _Handler,
-    _ReviewServer6,
-    is_loopback,
-    static_file,
-)
+from goldeval.web.review import ReviewServer, make_review_server
 
 PAGES = {
     "/": ("pool.html", "text/html; charset=utf-8"),
@@ -104,17 +97,4 @@ class PoolStore:
 def make_pool_server(store: PoolStore, *, host: str = "127.0.0.1", port: int = 8767, quiet: bool = True) -> ReviewServer:
     """Bind the pool page's server (port 0 picks a free one); `serve_forever()` it, or start it in a thread
     with `goldeval.web.review.start_in_thread`."""
-    import secrets
-
-    token = secrets.token_urlsafe(24)
-    pages = {path: (static_file(name).replace("{{TOKEN}}", token).encode("utf-8"), ctype)
-             for path, (name, ctype) in PAGES.items()}
-    allowed = frozenset(LOOPBACK | {host.strip("[]").lower()}) if is_loopback(host) else None
-    handler = type("PoolHandler", (_Handler,), {"store": store, "token": token, "pages": pages,
-                                               "allowed_hosts": allowed, "quiet": quiet})
-    server_class = _ReviewServer6 if ":" in host else ReviewServer
-    try:
-        return server_class((host, port), handler)
-    except OSError as exc:
-        raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}", value=port,
-                         hint="choose another port with --port N (0 picks a free one)") from None
+    return make_review_server(store, host=host, port=port, quiet=quiet, pages=PAGES)

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 from urllib.parse import unquote
 
 from goldeval.errors import GoldevalError, InputError
-from goldeval.web.server import CSP, LOOPBACK, is_loopback
+from goldeval.web.server import CSP, LOOPBACK, host_allowed, is_loopback, same_origin
 
 STATIC = {
     "/": ("review.html", "text/html; charset=utf-8"),
@@ -94,16 +94,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._json(HTTPStatus.OK, {"item": item})
 
     def _host_allowed(self) -> bool:
-        host = self.headers.get("Host")
-        if self.allowed_hosts is None or host is None:
-            return True
-        name = host.strip().lower()
-        name = name[1 : name.find("]")] if name.startswith("[") else name.rsplit(":", 1)[0]
-        return name in self.allowed_hosts
+        return host_allowed(self.headers.get("Host"), self.allowed_hosts)
 
     def _same_origin(self) -> bool:
-        origin = self.headers.get("Origin")
-        return origin is None or origin == f"http://{self.headers.get('Host', '')}"
+        return same_origin(self.headers.get("Origin"), self.headers.get("Host"))
 
     def _json(self, status: HTTPStatus, data: Any) -> None:
         self._send(status, json.dumps(data, ensure_ascii=False).encode("utf-8"), JSON)
@@ -141,14 +135,22 @@ class _ReviewServer6(ReviewServer):
     address_family = socket.AF_INET6
 
 
-def make_review_server(store: ItemStore, *, host: str = "127.0.0.1", port: int = 8766,
-                       quiet: bool = True) -> ReviewServer:
-    """Bind a review server (port 0 picks a free one); `serve_forever()` it, or `start_in_thread`."""
+Pages = Mapping[str, tuple[str, str]]
+"""Request path -> (file name in `goldeval/web/static/`, content type): the page a review server serves."""
+
+
+def make_review_server(store: ItemStore, *, host: str = "127.0.0.1", port: int = 8766, quiet: bool = True,
+                       pages: Pages = STATIC) -> ReviewServer:
+    """Bind a review server (port 0 picks a free one); `serve_forever()` it, or `start_in_thread`.
+
+    `pages` is the page it serves (default: the synthetic-question review); another page (the pooled
+    judging of `goldeval.web.pool`) brings its own files, and gets the same checks: exact paths, Host and
+    Origin, a fresh session token (written where the page's files say `{{TOKEN}}`) on every POST."""
     token = secrets.token_urlsafe(24)
-    pages = {path: (static_file(name).replace("{{TOKEN}}", token).encode("utf-8"), ctype)
-             for path, (name, ctype) in STATIC.items()}
+    bodies = {path: (static_file(name).replace("{{TOKEN}}", token).encode("utf-8"), ctype)
+              for path, (name, ctype) in pages.items()}
     allowed = frozenset(LOOPBACK | {host.strip("[]").lower()}) if is_loopback(host) else None
-    handler = type("ReviewHandler", (_Handler,), {"store": store, "token": token, "pages": pages,
+    handler = type("ReviewHandler", (_Handler,), {"store": store, "token": token, "pages": bodies,
                                                  "allowed_hosts": allowed, "quiet": quiet})
     server_class = _ReviewServer6 if ":" in host else ReviewServer
     try:

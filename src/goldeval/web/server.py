@@ -10,11 +10,20 @@ styles only from the page's own origin), so even a document text that slipped pa
 could not run a script. On a loopback address it also refuses requests whose Host header names another
 machine (403), so a web page that rebinds its own domain name to 127.0.0.1 (DNS rebinding) cannot read
 the results through the visitor's browser.
+
+Label fixes (`goldeval serve ... --golden G`, `goldeval.web.lifecycle`) are the one write: `POST /api/fix`
+is answered only when the server was given the golden set, and only for a request that carries the
+session token the page received in its HTML (`X-Goldeval-Token`), a JSON body, a Host header naming
+this machine and, when present, an Origin header naming this server, as the review and pool servers
+ask: another web site open in the same browser can neither read the token nor forge the request.
 """
 
 from __future__ import annotations
 
 import errno
+import hmac
+import json
+import secrets
 import socket
 import sys
 import threading
@@ -22,10 +31,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
-from goldeval.errors import InputError
+from goldeval.errors import GoldevalError, InputError
 from goldeval.report.page import SCRIPTS, static_text
+from goldeval.web.lifecycle import PageLifecycle
 from goldeval.web.live import FixedResults, ResultsSource, version_body
 
 DEFAULT_HOST = "127.0.0.1"
@@ -45,7 +56,11 @@ ROUTES: dict[str, tuple[str, str]] = {
     "/style.css": ("style.css", "text/css; charset=utf-8"),
     **{f"/{name}": (name, "text/javascript; charset=utf-8") for name in SCRIPTS},
 }
-DYNAMIC = ("/results.json", "/version")
+DYNAMIC = ("/results.json", "/version", "/lifecycle.json")
+FIX_PATH = "/api/fix"
+TOKEN_HEADER = "X-Goldeval-Token"
+TOKEN_MARK = "<!--goldeval:token-->"
+MAX_BODY = 64 * 1024
 
 
 @dataclass
@@ -54,9 +69,25 @@ class _Content:
     content_type: str
 
 
-def _contents() -> dict[str, _Content]:
-    """The page's files, read once up front."""
-    return {path: _Content(static_text(name).encode("utf-8"), ctype) for path, (name, ctype) in ROUTES.items()}
+def _contents(token: str | None = None) -> dict[str, _Content]:
+    """The page's files, read once up front; with a `token` (label fixes on), the page carries it."""
+    meta = f'<meta name="goldeval-token" content="{token}">' if token else ""
+    return {path: _Content(static_text(name).replace(TOKEN_MARK, meta).encode("utf-8"), ctype)
+            for path, (name, ctype) in ROUTES.items()}
+
+
+def host_allowed(host: str | None, allowed: frozenset[str] | None) -> bool:
+    """Whether a Host header names an allowed host (any, when `allowed` is None): DNS rebinding."""
+    if allowed is None or host is None:
+        return True
+    name = host.strip().lower()
+    name = name[1 : name.find("]")] if name.startswith("[") else name.rsplit(":", 1)[0]
+    return name in allowed
+
+
+def same_origin(origin: str | None, host: str | None) -> bool:
+    """Whether an Origin header, when there is one, is this server (a write from another site is not)."""
+    return origin is None or origin == f"http://{host or ''}"
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -64,6 +95,8 @@ class _Handler(BaseHTTPRequestHandler):
     sys_version = ""
     contents: dict[str, _Content] = {}
     source: ResultsSource
+    lifecycle: PageLifecycle
+    token = ""
     quiet = True
     allowed_hosts: frozenset[str] | None = None
     """Host header names accepted (without port); None accepts any (when bound beyond loopback)."""
@@ -78,9 +111,12 @@ class _Handler(BaseHTTPRequestHandler):
         # Exact lookup of the raw path (query string dropped): no decoding, no joining, no file system.
         path = self.path.split("?", 1)[0].split("#", 1)[0]
         content = self.contents.get(path)
-        if path in DYNAMIC:
+        if path == "/lifecycle.json":
+            content = _Content(self.lifecycle.body(), JSON)
+        elif path in DYNAMIC:
             body, version, error = self.source.current()
-            content = _Content(body if path == "/results.json" else version_body(version, error), JSON)
+            content = _Content(body if path == "/results.json" else
+                               version_body(version, error, self.lifecycle.signature()), JSON)
         if not self._host_allowed():
             body = b"403 forbidden: unexpected Host header\n"
             self.send_response(HTTPStatus.FORBIDDEN)
@@ -96,13 +132,42 @@ class _Handler(BaseHTTPRequestHandler):
         if send_body:
             self.wfile.write(body)
 
+    def do_POST(self) -> None:  # noqa: N802
+        """A label fix (the only write); every other POST is not implemented, as before."""
+        if self.path.split("?", 1)[0] != FIX_PATH:
+            self.send_error(HTTPStatus.NOT_IMPLEMENTED)
+            return
+        if not self._host_allowed() or not same_origin(self.headers.get("Origin"), self.headers.get("Host")):
+            return self._json(HTTPStatus.FORBIDDEN, {"error": "forbidden: not this page"})
+        if not self.lifecycle.fixes_enabled or not self.token:
+            return self._json(HTTPStatus.NOT_FOUND, {"error": "label fixes are off: start goldeval serve with --golden"})
+        if not hmac.compare_digest(self.headers.get(TOKEN_HEADER, ""), self.token):
+            return self._json(HTTPStatus.FORBIDDEN, {"error": "forbidden: missing or wrong session token"})
+        if not self.headers.get("Content-Type", "").startswith("application/json"):
+            return self._json(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, {"error": "send JSON"})
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = 0
+        if not 0 < length <= MAX_BODY:
+            return self._json(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, {"error": f"body must be 1 to {MAX_BODY} bytes"})
+        try:
+            action = json.loads(self.rfile.read(length))
+            if not isinstance(action, dict):
+                raise InputError("the fix must be a JSON object")
+            fixes = self.lifecycle.apply(action)
+        except (ValueError, GoldevalError) as exc:
+            return self._json(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
+        self._json(HTTPStatus.OK, {"fixes": fixes})
+
+    def _json(self, status: HTTPStatus, data: Any) -> None:
+        body = json.dumps(data, ensure_ascii=False).encode("utf-8")
+        self.send_response(status)
+        self._headers(JSON, len(body))
+        self.wfile.write(body)
+
     def _host_allowed(self) -> bool:
-        host = self.headers.get("Host")
-        if self.allowed_hosts is None or host is None:
-            return True
-        name = host.strip().lower()
-        name = name[1 : name.find("]")] if name.startswith("[") else name.rsplit(":", 1)[0]
-        return name in self.allowed_hosts
+        return host_allowed(self.headers.get("Host"), self.allowed_hosts)
 
     def _headers(self, content_type: str, length: int) -> None:
         self.send_header("Content-Type", content_type)
@@ -144,13 +209,21 @@ class _ScorecardServer6(ScorecardServer):
 
 
 def make_server(
-    results: Mapping[str, Any] | ResultsSource, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, quiet: bool = True
+    results: Mapping[str, Any] | ResultsSource, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, quiet: bool = True,
+    workspace: str | Path | None = None, golden: str | Path | None = None, judge: str | None = None,
 ) -> ScorecardServer:
     """Bind a server for a payload (see `results_payload`) or a `ResultsFiles` source that follows its
-    files; port 0 picks a free port. Call `serve_forever()` on it, or `start_in_thread`."""
+    files; port 0 picks a free port. Call `serve_forever()` on it, or `start_in_thread`.
+
+    `workspace`: the page gets the trend of its run history (when it has one); `golden`: the golden-set
+    file label fixes are written into (`judge` names who fixes; default $USER). Without `golden` the page
+    offers no fix and says how to enable them."""
     source = FixedResults(results) if isinstance(results, Mapping) else results
+    lifecycle = PageLifecycle(source, workspace=workspace, golden=golden, judge=judge)
+    token = secrets.token_urlsafe(24) if lifecycle.fixes_enabled else ""
     allowed = frozenset(LOOPBACK | {host.strip("[]").lower()}) if is_loopback(host) else None
-    handler = type("Handler", (_Handler,), {"contents": _contents(), "source": source, "quiet": quiet, "allowed_hosts": allowed})
+    handler = type("Handler", (_Handler,), {"contents": _contents(token), "source": source, "quiet": quiet,
+                                            "allowed_hosts": allowed, "lifecycle": lifecycle, "token": token})
     server_class: type[ScorecardServer] = ScorecardServer
     if ":" in host:
         server_class = _ScorecardServer6

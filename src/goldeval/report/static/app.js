@@ -1,18 +1,20 @@
 /* goldeval scorecard page: state, the controls (retriever, k), the metric table, the address, the update
  * loop and live reload. Hand-written, no dependencies, no network beyond its own results.json.
  * The other scripts: dom.js (helpers), data.js (every lookup into the results), questions.js (the
- * questions table and the details panel), panels.js (compare, off-topic, breakdown).
+ * questions table and the details panel), panels.js (compare, off-topic, breakdown), lifecycle.js
+ * (judged coverage, synthetic leakage, the trend) and fixes.js (label fixes from a miss).
  */
 'use strict';
 (function (G) {
   const { $, el, clear, f3 } = G;
   const POLL_MS = 2000;
-  const TABS = ['questions', 'compare', 'offtopic', 'breakdown'];
+  const TABS = ['questions', 'compare', 'offtopic', 'breakdown', 'synthetic', 'trend'];
 
   const state = {
     files: [], runs: [], active: 0, k: 5, prevK: null, maxK: 10, tab: 'questions',
     sort: { key: 'order', dir: 1 }, filter: { mode: 'all', tag: '', source: '', text: '' },
     selected: null, shown: 300, cmpA: 0, cmpB: 1, cmpNew: false, roc: null, ready: false,
+    lifecycle: null, trendMetric: null,
   };
   G.state = state;
 
@@ -29,6 +31,7 @@
         `${corpus.n_passages && corpus.n_passages !== corpus.n_documents ? ` · ${corpus.n_passages} passages` : ''}`]);
     }
     if (golden.path || golden.n_questions) bits.push(['golden set', `${golden.path ? `${golden.path} · ` : ''}${golden.n_answerable ?? '?'} answerable + ${golden.n_off_topic ?? 0} off-topic`]);
+    if (golden.changes && golden.changes.text) bits.push(['labels', String(golden.changes.text)]);
     bits.push(['level', `${first.level || 'doc'} · top ${first.depth || '?'} retrieved`]);
     if (state.files.length > 1) bits.push(['files', state.files.map((f) => f.name).join(', ')]);
     else if (first.created) bits.push(['run', `${first.created.replace('T', ' ')}${first.goldeval_version ? ` · goldeval ${first.goldeval_version}` : ''}`]);
@@ -155,6 +158,7 @@
       }
     }
     renderHeadline();
+    G.renderJudged();
   }
 
   /** The headline metrics (chosen once, in Python) for the active retriever, and Python's verdicts on them. */
@@ -205,7 +209,7 @@
     if (Number.isInteger(k) && k >= 1) state.k = Math.min(k, state.maxK);
     const run = Number(params.get('run'));
     if (params.has('run') && Number.isInteger(run) && run >= 0 && run < state.runs.length) state.active = run;
-    if (TABS.includes(params.get('tab'))) state.tab = params.get('tab');
+    if (TABS.includes(params.get('tab')) && G.tabAvailable(params.get('tab'))) state.tab = params.get('tab');
     if (['miss', 'hit', 'flipped', 'offtopic'].includes(params.get('show'))) state.filter.mode = params.get('show');
     const q = params.get('q');
     if (q && state.runs[state.active].byId.has(q)) state.selected = q;
@@ -224,6 +228,8 @@
     saveHash();
     if (state.tab === 'questions') { G.renderQuestions(); G.renderDetails(); } else if (state.tab === 'compare') G.renderCompare();
     else if (state.tab === 'offtopic') G.renderOffTopic();
+    else if (state.tab === 'synthetic') G.renderSynthetic();
+    else if (state.tab === 'trend') G.renderTrend();
     else G.renderBreakdown();
   }
 
@@ -298,6 +304,8 @@
     renderMetricTable();
     G.refreshFilters();
     G.fillCompare(first);
+    G.syncOptionalTabs();
+    if (!G.tabAvailable(state.tab)) state.tab = 'questions';
     state.ready = true;
     showTab(state.tab);
     update();
@@ -315,6 +323,7 @@
       if (info.version && info.version !== state.version && apply(await G.loadPayload(), false)) {
         live.textContent = `results reloaded at ${new Date().toLocaleTimeString()}`;
       }
+      if (info.lifecycle && info.lifecycle !== (state.lifecycle && state.lifecycle.version)) await G.reloadLifecycle();
       live.classList.toggle('warn', Boolean(info.error));
       if (info.error) live.textContent = `${info.error} (showing the previous results)`;
     } catch (err) {
@@ -330,6 +339,7 @@
     bindOnce();
     for (const id of ['controls', 'scorecard', 'tabs']) $(id).hidden = false;
     trackStickyHeight();
+    state.lifecycle = await G.loadLifecycle(payload);
     if (!apply(payload, true)) return;
     $('loading').hidden = true;
     $('foot').textContent = `goldeval ${state.files[0].data.goldeval_version || ''} · every number is looked up in the results file, ` +
@@ -339,8 +349,7 @@
       if (row) row.scrollIntoView({ block: 'center' });
     }
     document.body.dataset.ready = 'true';
-    const served = !$('goldeval-data').textContent.trim();
-    if (served && state.version && state.version !== 'fixed') {
+    if (G.served() && state.version && state.version !== 'fixed') {
       $('live').textContent = 'live: follows the results files';
       setTimeout(poll, POLL_MS);
     }

@@ -301,7 +301,7 @@
   function aboutRun(run) {
     const data = run.file.data;
     const known = new Set(['schema', 'tool', 'goldeval_version', 'created', 'identity', 'level', 'k', 'depth', 'metric_names', 'headline',
-      'golden', 'corpus', 'retrievers', 'flips', 'snippets', 'statistics', 'notes']);
+      'golden', 'corpus', 'retrievers', 'flips', 'snippets', 'statistics', 'notes', 'views']);
     const extras = Object.entries(data).filter(([key]) => !known.has(key)).map(([key, value]) => G.extrasSection(`${G.words(key)} (from the results file)`, value));
     return el('div', {}, el('h3', { class: 'sec-title', text: 'The run' }),
       G.extrasSection(`${run.r.name}: resolved configuration`, run.r.config || {}),

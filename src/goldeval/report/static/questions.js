@@ -230,6 +230,7 @@
     if (diag) box.append(diag);
     if (!q.off_topic) box.append(scoresLine(q, k), expectedList(q, run, k));
     box.append(topList(q, run, k));
+    G.append(box, G.fixesPart(q, run, k));
   };
 
   function statusLine(q, run, k) {
@@ -299,6 +300,7 @@
           el('span', { class: 'hr-rank num', text: String(i + 1) }),
           el('span', { class: 'mono hr-id', text: hit.id, title: hit.doc && hit.doc !== hit.id ? `document ${hit.doc}` : hit.id }),
           ok ? el('span', { class: 'ok-badge', text: 'expected' }) : null,
+          !ok && !q.off_topic && !G.isJudged(q, hit) ? el('span', { class: 'unjudged-badge', text: 'unjudged', title: 'nobody has judged this passage for this question: counted as not relevant' }) : null,
           el('span', { class: 'score num', text: G.fscore(hit.score) })),
         snip.title ? el('div', { class: 'hr-title', text: snip.title }) : null,
         snip.text ? el('div', { class: 'hr-text', text: snip.text }) : null));
