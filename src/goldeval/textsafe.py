@@ -133,4 +133,10 @@ def _safe_console_class() -> type[Console]:
                     for segment in buffer]
             return str(super()._render_buffer(safe))
 
+        def on_broken_pipe(self) -> None:
+            """rich exits with 1 when stdout's reader goes away (`| head`); 1 means a failed gate here,
+            so the pipe error goes to the CLI's guard instead, which ends quietly (cli.guard)."""
+            self.quiet = True
+            raise BrokenPipeError
+
     return SafeConsole

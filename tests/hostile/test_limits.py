@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -194,3 +195,27 @@ def test_resamples_are_bounded_in_the_api_too() -> None:
 
     with pytest.raises(InputError, match="resamples must be between 100 and 1,000,000"):
         check_settings(resamples=5_600_000_000, confidence=0.95, power=0.8)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=lambda s: s.name)
+def test_a_signal_mid_evaluation_ends_cleanly_with_its_code(inputs: Path, signum: signal.Signals) -> None:
+    (inputs / "results.json").write_text("previous\n", encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-m", "goldeval", *EVAL, "--retriever", "search:hangs", "--timeout", "300",
+                             "--json", "results.json"], cwd=inputs, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, "GOLDEVAL_NO_HISTORY": "1", "PYTHONPATH": str(inputs)})
+    time.sleep(3)  # imported, loaded, and inside the hanging search function
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=60)
+    assert_clean(Outcome(proc.returncode, out, err), 128 + signum)
+    assert (inputs / "results.json").read_text(encoding="utf-8") == "previous\n"
+    assert leftovers(inputs) == []
+
+
+def test_a_reader_that_closes_the_pipe_early_is_not_an_error(inputs: Path) -> None:
+    # `true` reads nothing and exits: every write of the scorecard meets a closed pipe (rich would exit 1,
+    # which means a failed gate here)
+    done = subprocess.run(f"{sys.executable} -m goldeval eval --corpus docs --golden golden.jsonl --quiet | true; "
+                          "exit ${PIPESTATUS[0]}", shell=True, executable="/bin/bash", cwd=inputs,
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "GOLDEVAL_NO_HISTORY": "1"})
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
