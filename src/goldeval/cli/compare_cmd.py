@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from goldeval.errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_OK, InputError
 from goldeval.store.workspace import default_workspace
-from goldeval.textsafe import safe_console
+from goldeval.textsafe import safe_console, warn
 
 if TYPE_CHECKING:
     from goldeval.history.changes import Shared
@@ -96,8 +96,8 @@ def run(args: argparse.Namespace) -> int:
                                     resamples=args.resamples, confidence=args.confidence)
     for system, n_err in comparison.n_errors.items():
         if n_err:
-            print(f"goldeval: warning: {system}: the retriever errored on {n_err} of {comparison.n_questions} "
-                  "compared questions, which score 0: its numbers and comparisons understate it", file=sys.stderr)
+            warn(f"{system}: the retriever errored on {n_err} of {comparison.n_questions} "
+                 "compared questions, which score 0: its numbers and comparisons understate it")
     shown = [m for m in (metrics or cards[0].headline or headline_metrics(comparison.metrics, cards[0].k))
              if m in comparison.metrics]
     data = comparison.to_dict()

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections import Counter
 from pathlib import Path
 
 from goldeval.errors import InputError
+from goldeval.textsafe import warn
 
 EPILOG = """\
 examples:
@@ -79,7 +79,7 @@ def run_check(args: argparse.Namespace) -> int:
         print("  note: no off-topic questions; add a few the corpus does not cover, to learn whether a "
               "score threshold can reject them")
     for warning in golden.warnings:
-        print(f"goldeval: warning: {warning}", file=sys.stderr)
+        warn(warning)
     return 0
 
 
@@ -98,7 +98,7 @@ def run_import(args: argparse.Namespace) -> int:
         golden = load_golden(args.collection)
     write_golden_jsonl(golden, args.out)
     for warning in golden.warnings:
-        print(f"goldeval: warning: {warning}", file=sys.stderr)
+        warn(warning)
     print(f"wrote {args.out}: {len(golden.answerable)} answerable + {len(golden.off_topic)} off-topic questions")
     return 0
 
