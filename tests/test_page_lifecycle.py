@@ -248,3 +248,19 @@ def test_the_pool_page_runs_on_the_public_review_server_api() -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_serve_takes_results_with_golden_judge_and_workspace() -> None:
+    from goldeval.cli import build_parser
+
+    args = build_parser().parse_args(["serve", "results.json", "--golden", "g.jsonl", "--judge", "ana", "--workspace", "ws"])
+    assert (args.golden, args.judge, args.workspace) == (Path("g.jsonl"), "ana", Path("ws"))
+
+
+def test_serve_leaves_fixes_off_for_a_golden_set_that_is_not_jsonl(capsys: pytest.CaptureFixture[str]) -> None:
+    """Fixes rewrite the set as JSONL; a JSON list (or another format) is not silently converted."""
+    from goldeval.cli.serve_cmd import fixes_golden
+
+    assert fixes_golden(Path("golden.jsonl")) == Path("golden.jsonl") and fixes_golden(None) is None
+    assert fixes_golden(Path("golden.json")) is None
+    assert "label fixes from the page are off" in capsys.readouterr().err

@@ -217,3 +217,21 @@ def test_without_golden_the_fix_buttons_are_absent_and_the_panel_says_how(page: 
         page.click(f'#q-body tr[data-qid="{hit["id"]}"]')
         assert page.locator("#fixes").count() == 0  # a hit offers no fix
         assert page.page_errors == []
+
+
+def test_the_offline_report_shows_the_trend_and_says_how_to_fix_labels(page: Any, world: World, tmp_path: Path) -> None:  # noqa: F811
+    """`goldeval report RESULTS --html OUT --history`: the trend inlined, no server, no fix buttons."""
+    from goldeval.report.html import write_html_report
+
+    out = write_html_report([world.results], tmp_path / "report.html", history=world.workspace)
+    open_page(wide(page), out.as_uri() + "#tab=trend")
+    assert page.locator("#trend-body h3").inner_text() == "hit@5 over 2 runs on golden-set version 1"
+    assert page.locator("#trend-body .trend-point").count() == 4
+    card = card_of(world)
+    q = next(q for q in card["retrievers"][1]["questions"] if not q["off_topic"] and (q["rank"] is None or q["rank"] > 1))
+    page.goto(out.as_uri() + f"#k=1&run=1&q={q['id']}")
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    fixes = page.locator("#fixes")
+    assert fixes.locator(".fix-btn").count() == 0 and "serve these results with the golden set" in fixes.inner_text()
+    assert page.page_errors == []

@@ -76,18 +76,23 @@ def payload_from_args(args: argparse.Namespace) -> dict[str, object] | ResultsFi
     return results_payload([card.to_dict()], names=[Path(args.golden).name])
 
 
+def fixes_golden(golden: Path | None) -> Path | None:
+    """The golden-set file label fixes from the page are written into: `--golden` when it is JSONL.
+    Fixes rewrite the set as JSONL (`goldeval.judging.edits`), so another format is left as it is."""
+    if golden is not None and golden.suffix.lower() != ".jsonl":
+        print(f"goldeval: note: {golden} is not a JSONL golden set: label fixes from the page are off "
+              "(write it as JSONL with `goldeval golden import`, or fix labels by hand)", file=sys.stderr)
+        return None
+    return golden
+
+
 def run(args: argparse.Namespace) -> int:
     from goldeval.web.server import is_loopback, make_server
 
     if not 0 <= args.port <= 65535:
         raise InputError(f"--port {args.port} is not a port number", value=args.port, hint="use 1-65535, or 0 for a free port")
     payload = payload_from_args(args)
-    golden = args.golden
-    if golden is not None and golden.suffix.lower() != ".jsonl":
-        # fixes rewrite the set as JSONL (goldeval.judging.edits); another format is left as it is
-        print(f"goldeval: note: {golden} is not a JSONL golden set: label fixes from the page are off "
-              "(write it as JSONL with `goldeval golden import`, or fix labels by hand)", file=sys.stderr)
-        golden = None
+    golden = fixes_golden(args.golden)
     server = make_server(payload, host=args.host, port=args.port, quiet=True, workspace=args.workspace,
                          golden=golden, judge=args.judge)
     if not is_loopback(args.host):
