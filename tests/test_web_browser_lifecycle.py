@@ -170,6 +170,8 @@ def test_a_label_fix_from_the_page_is_written_to_the_golden_set_and_its_changelo
         button.click()  # no reason yet: refused in the page, nothing written
         assert "Write a reason first" in page.locator("#fix-status").inner_text() and read_changes(golden) == []
         page.fill("#fix-reason", "this page answers <b>it</b> too")
+        page.evaluate("window.GE.update()")  # a re-render (k moved, data reloaded) keeps what was typed
+        assert page.locator("#fix-reason").input_value() == "this page answers <b>it</b> too"
         button.click()
         wait_until(page, "document.querySelector('#fix-status') && document.querySelector('#fix-status').textContent.startsWith('Saved')")
         changes = read_changes(golden)
@@ -178,6 +180,9 @@ def test_a_label_fix_from_the_page_is_written_to_the_golden_set_and_its_changelo
         assert load_golden(golden).relevant(q["id"])[doc] == 1
         assert fixes.locator(f'.fix-btn[data-doc="{doc}"]').is_disabled()
         assert "this page answers <b>it</b> too" in fixes.locator(".fix-done").inner_text()  # text, not markup
+        assert page.locator("#fix-reason").input_value() == ""  # submitted: a fresh reason for the next fix
+        page.evaluate("window.GE.update()")
+        assert page.locator("#fix-status").inner_text().startswith("Saved: also answers")
         screenshot(page, "lifecycle-fix-1280.png")
         page.locator("#fixes").scroll_into_view_if_needed()
         page.locator("#details").screenshot(path=str(ARTIFACTS / "lifecycle-fix-details-1280.png"))

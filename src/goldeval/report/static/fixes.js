@@ -44,10 +44,14 @@
         el('code', { text: `goldeval serve ${run.file.name} --golden ${golden}` }), '. Each fix is written into the golden set with its reason, in its changelog.'));
       return section;
     }
+    // what the reader typed and the last answer survive a re-render (k moved, the page reloaded its data)
+    const draft = S().fixDraft && S().fixDraft.q === q.id ? S().fixDraft : (S().fixDraft = { q: q.id, reason: '', status: '', cls: '' });
     const reason = el('textarea', { id: 'fix-reason', rows: 2, maxlength: 2000, placeholder: 'Why? (required, recorded in the changelog)', 'aria-label': 'reason for the fix' });
+    reason.value = draft.reason;
+    reason.addEventListener('input', () => { draft.reason = reason.value; });
     const grade = el('select', { id: 'fix-grade', 'aria-label': 'grade of the passage' }, [1, 2, 3].map((g) => el('option', { value: g, text: `grade ${g}` })));
-    const status = el('p', { class: 'fix-status small', id: 'fix-status', 'aria-live': 'polite' });
-    const send = (action) => post({ ...action, question: q.id, reason: reason.value }, status);
+    const status = el('p', { class: `fix-status small ${draft.cls}`, id: 'fix-status', 'aria-live': 'polite', text: draft.status });
+    const send = (action) => post({ ...action, question: q.id, reason: reason.value }, draft);
     const recorded = (action, doc) => done.some((c) => c.action === action && (doc === undefined || c.doc === doc));
     section.append(el('label', { class: 'fix-reason' }, el('span', { class: 'muted small', text: `Reason (written to ${fixes.golden} and its changelog, by ${fixes.judge})` }), reason));
     const candidates = top.filter((hit) => !G.isExpected(q, hit));
@@ -80,10 +84,16 @@
       el('div', { class: 'muted small', text: 'The numbers on this page are those of the results file: re-run the evaluation to re-score.' }));
   }
 
-  async function post(action, status) {
-    if (!action.reason.trim()) { status.textContent = 'Write a reason first: every fix is recorded with why.'; status.className = 'fix-status small bad'; G.$('fix-reason').focus(); return; }
-    status.textContent = 'Saving…';
-    status.className = 'fix-status small';
+  /** Show a message under the fixes, and keep it in the draft so a re-render shows it again. */
+  function say(draft, text, cls) {
+    Object.assign(draft, { status: text, cls });
+    const status = G.$('fix-status');
+    if (status) { status.textContent = text; status.className = `fix-status small ${cls}`; }
+  }
+
+  async function post(action, draft) {
+    if (!action.reason.trim()) { say(draft, 'Write a reason first: every fix is recorded with why.', 'bad'); G.$('fix-reason').focus(); return; }
+    say(draft, 'Saving…', '');
     try {
       const response = await fetch('api/fix', {
         method: 'POST', cache: 'no-store',
@@ -93,12 +103,10 @@
       const answer = await response.json();
       if (!response.ok) throw new Error(answer.error || `HTTP ${response.status}`);
       S().lifecycle = { ...(S().lifecycle || {}), fixes: answer.fixes };
+      Object.assign(draft, { reason: '', status: `Saved: ${LABELS[action.action]}. Re-run the evaluation to re-score.`, cls: 'ok' });
       G.renderDetails();
-      const after = G.$('fix-status');
-      if (after) { after.textContent = `Saved: ${LABELS[action.action]}. Re-run the evaluation to re-score.`; after.className = 'fix-status small ok'; }
     } catch (err) {
-      status.textContent = `Not saved: ${err.message || err}`;
-      status.className = 'fix-status small bad';
+      say(draft, `Not saved: ${err.message || err}`, 'bad');
     }
   }
 }(window.GE = window.GE || {}));
