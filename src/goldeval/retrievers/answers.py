@@ -39,6 +39,14 @@ def refuse_bad_answers(run: Run) -> None:
 
 
 def _problem(hits: Hits) -> str | None:
+    if not hits:
+        return None
+    pids, scores = zip(*hits, strict=True)  # the common case in C-level passes (10M results: a second)
+    try:  # a sum is finite only if every score is
+        if math.isfinite(math.fsum(scores)) and len(set(pids)) == len(pids):
+            return None
+    except (TypeError, OverflowError):
+        pass  # a score that is not a number, or finite scores whose sum overflows: look one by one
     seen: dict[str, int] = {}
     for position, (pid, score) in enumerate(hits, start=1):
         if not isinstance(score, (int, float)) or not math.isfinite(score):
@@ -81,9 +89,12 @@ class ForeignIds:
 def foreign_ids(run: Run, document_of: DocumentOf, *, chunked: bool) -> ForeignIds:
     """Count the ids of `run` that the corpus does not have (call only with a corpus)."""
     found = ForeignIds(run.name, chunked)
+    known = set(document_of.doc_of) | document_of.doc_ids
     for qid, hits in run.results.items():
+        if not hits or known.issuperset(next(zip(*hits, strict=True))):
+            continue
         for pid, _ in hits:
-            if document_of.is_passage(pid):
+            if pid in known:
                 continue
             found.questions.add(qid)
             bucket = found.chunk_like if doc_part(pid) != pid and document_of(pid) != pid else found.unknown
