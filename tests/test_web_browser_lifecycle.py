@@ -240,3 +240,21 @@ def test_the_offline_report_shows_the_trend_and_says_how_to_fix_labels(page: Any
     fixes = page.locator("#fixes")
     assert fixes.locator(".fix-btn").count() == 0 and "serve these results with the golden set" in fixes.inner_text()
     assert page.page_errors == []
+
+
+def test_an_open_trend_follows_a_new_recorded_run(page: Any, world: World, tmp_path: Path) -> None:  # noqa: F811
+    """Every `goldeval eval` records a run: the served page's Trend picks it up without a reload."""
+    import shutil
+
+    from goldeval.history.db import History
+    from goldeval.scorecard import Scorecard
+
+    workspace = tmp_path / "ws"
+    shutil.copytree(world.workspace, workspace)
+    with served(world.results, workspace=workspace) as url:
+        open_page(page, url + "#tab=trend")
+        assert page.locator("#trend-body h3").inner_text() == "hit@5 over 2 runs on golden-set version 1"
+        History.of(workspace).record(Scorecard.from_dict(world.cards[0]))
+        wait_until(page, "document.querySelector('#trend-body h3').textContent.includes('3 runs')")
+        assert page.locator("#trend-body .trend-table tbody tr").count() == 3
+        assert page.page_errors == []
