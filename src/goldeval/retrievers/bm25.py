@@ -7,17 +7,23 @@ aware); drop English stopwords (`stopwords=none` keeps them); Snowball English s
 Scoring: Lucene's BM25 variant with k1=1.5, b=0.75 by default (`bm25?k1=1.2&b=0.75`, or
 `--option k1=1.2`; `OPTIONS` declares them).
 Passages with no query term in common score 0 and are not returned.
+Search: bm25s indexes; `goldeval.retrievers.bm25_kernel` searches its postings (numba when the `fast`
+extra is installed, compiled once and cached in the workspace; numpy otherwise), the same scores and top k.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 
 from goldeval.corpus.model import Passage
 from goldeval.errors import InputError
 from goldeval.retrievers.base import BuildContext
+from goldeval.retrievers.bm25_kernel import Postings
+from goldeval.retrievers.bm25_kernel import top_k as search_postings
 from goldeval.retrievers.options import Option, OptionSet, split_spec
 from goldeval.run import Run
+from goldeval.store.workspace import default_workspace
 from goldeval.types import QuestionId
 
 OPTIONS = OptionSet("bm25", "bm25[?stem=none&stopwords=none&k1=1.2&b=0.75]", (
@@ -56,8 +62,10 @@ class BM25Retriever:
         tokens = self._tokenizer.tokenize(texts, update_vocab=True, return_as="tuple", show_progress=False)
         self._model = bm25s.BM25(k1=k1, b=b)
         self._model.index(tokens, show_progress=False)
-        self._inverse: dict[int, str] | None = None
-        self._unk: int | None = None
+        self._postings = Postings.of(self._model.scores, self._ids)
+        self._unk = self._tokenizer.get_vocab_dict().get("")
+        self.workspace: Path | None = None
+        """Where the numba search kernel's compiled code is cached (`build` sets the evaluation's)."""
 
     def search(self, queries: Mapping[QuestionId, str], *, top_k: int) -> Run:
         run = Run(self.name)
@@ -68,20 +76,14 @@ class BM25Retriever:
             [queries[q] for q in qids], update_vocab=False, return_as="ids", show_progress=False
         )
         k = min(top_k, len(self._ids))
-        docs, scores = self._model.retrieve(self._as_vocab_tokens(token_ids), k=k, show_progress=False)
+        # Token ids index bm25s' columns directly; words the index never saw are dropped.
+        terms = [[i for i in row if i != self._unk] for row in token_ids]
+        docs, scores, counts = search_postings(self._postings, terms, k, self.workspace or default_workspace())
+        ids = self._ids
         for row, qid in enumerate(qids):
-            keep = scores[row] > 0
-            run.add(qid, zip((self._ids[i] for i in docs[row][keep]), scores[row][keep].tolist(), strict=True))
+            n = int(counts[row])
+            run.add(qid, zip([ids[i] for i in docs[row, :n].tolist()], scores[row, :n].tolist(), strict=True))
         return run
-
-    def _as_vocab_tokens(self, token_ids: list[list[int]]) -> list[list[str]]:
-        """bm25s retrieves by token strings; map ids back, dropping tokens the index never saw."""
-        if self._inverse is None:  # the vocabulary is fixed once indexed: invert it once
-            vocab = self._tokenizer.get_vocab_dict()
-            self._unk = vocab.get("")
-            self._inverse = {i: t for t, i in vocab.items()}
-        inverse = self._inverse
-        return [[inverse[i] for i in row if i != self._unk and i in inverse] or [""] for row in token_ids]
 
 
 def _stemmer() -> Callable[[str], str]:
@@ -114,4 +116,5 @@ def build(rest: str, ctx: BuildContext) -> BM25Retriever:
         name="bm25" if not own else spec,
     )
     retriever.config = config(spec, options)
+    retriever.workspace = Path(ctx.workspace)
     return retriever
