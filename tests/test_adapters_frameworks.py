@@ -139,7 +139,7 @@ def test_module_object_on_the_command_line(data, reference, tmp_path: Path, monk
         from goldeval.retrievers.dense import passage_text
 
         store = InMemoryVectorStore(goldeval_embeddings("minilm"))
-        store.add_documents([Document(page_content=passage_text(p), metadata={{"file": p.doc_id}})
+        store.add_documents([Document(page_content=passage_text(p), metadata={{"file": p.doc_id, "source": p.doc_id}})
                              for p in load_corpus({corpus!r}).passages()])
         retriever = store.as_retriever()
         """))
@@ -151,8 +151,14 @@ def test_module_object_on_the_command_line(data, reference, tmp_path: Path, monk
     (entry,) = json.loads(out.read_text())["retrievers"]
     assert entry["config"]["id_key"] == "file" and entry["config"]["kind"] == "langchain"
     assert entry["metrics"]["mrr"] == pytest.approx(reference.metrics[goldeval.parse_metric("mrr")])
-    assert main(["eval", "--golden", str(EXAMPLES / "golden_example.jsonl"), "--retriever",
-                 "langchain:lc_app:store", "--quiet"]) == 2
+    plain = tmp_path / "plain.json"  # module:object, as for a search function; the id from `source`
+    assert main(["eval", "--golden", str(EXAMPLES / "golden_example.jsonl"), "--retriever", "lc_app:retriever",
+                 "--k", "1,3,5", "--json", str(plain), "--quiet", "--no-stats"]) == 0
+    (entry,) = json.loads(plain.read_text())["retrievers"]
+    assert entry["config"]["kind"] == "langchain" and entry["config"]["id_key"] is None
+    assert entry["metrics"]["mrr"] == pytest.approx(reference.metrics[goldeval.parse_metric("mrr")])
+    for spec in ("langchain:lc_app:store", "lc_app:store"):  # a vector store is not a retriever
+        assert main(["eval", "--golden", str(EXAMPLES / "golden_example.jsonl"), "--retriever", spec, "--quiet"]) == 2
 
 
 @pytest.mark.parametrize("name", ["adapter_langchain.py", "adapter_llamaindex.py"])

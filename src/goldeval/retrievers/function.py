@@ -177,18 +177,36 @@ def _refuse_repeats(pairs: list[tuple[str, float]]) -> None:
 
 def build(spec: str, ctx: BuildContext) -> FunctionRetriever:
     """Factory for `package.module:function[?timeout=S]` (the module is imported from the current
-    directory too)."""
+    directory too); `module:object` naming a LangChain or LlamaIndex retriever is adapted as it is."""
     target, own = split_spec(spec)
     values = OPTIONS.resolve(own, ctx.options, spec=spec)
     module_name, _, attr = target.partition(":")
-    fn = import_function(module_name, attr, spec, what="retriever",
-                         hint="run from the folder that holds the module, or install it; built-in names: bm25, dense:MODEL")
-    return FunctionRetriever(fn, name=attr, timeout=values.number("timeout"), spec=spec)
+    found = import_attribute(module_name, attr, spec, what="retriever",
+                             hint="run from the folder that holds the module, or install it; built-in names: bm25, dense:MODEL")
+    from goldeval.retrievers.adapters import adapt
+
+    adapted = adapt(found, name=attr, timeout=values.number("timeout"), spec=spec)
+    if adapted is not None:  # a LangChain or LlamaIndex retriever object (issue 13)
+        return adapted
+    if not callable(found):
+        raise InputError(f"retriever {spec!r}: {module_name} has no function {attr!r} (it is a {type(found).__name__}, "
+                         "not a LangChain or LlamaIndex retriever either)", value=spec,
+                         hint="expected module:function, or a LangChain or LlamaIndex retriever object")
+    return FunctionRetriever(found, name=attr, timeout=values.number("timeout"), spec=spec)
 
 
 def import_function(module_name: str, attr: str, spec: str, *, what: str, hint: str) -> Callable[..., Any]:
     """`module:function` of the user's, imported from the current folder too; anything that goes wrong
     (not found, a syntax error, an exception or sys.exit() at import, no such function) is one InputError."""
+    fn = import_attribute(module_name, attr, spec, what=what, hint=hint)
+    if not callable(fn):
+        raise InputError(f"{what} {spec!r}: {module_name} has no function {attr!r}", value=spec,
+                         hint="expected module:function naming a function of that module")
+    return fn  # type: ignore[no-any-return]
+
+
+def import_attribute(module_name: str, attr: str, spec: str, *, what: str, hint: str) -> Any:
+    """`module:name` of the user's, any object, imported from the current folder too (as `import_function`)."""
     if str(Path.cwd()) not in sys.path:
         sys.path.insert(0, str(Path.cwd()))
     try:
@@ -204,8 +222,7 @@ def import_function(module_name: str, attr: str, spec: str, *, what: str, hint: 
                          f"{type(exc).__name__}: {cut(str(exc), 300)}", value=spec,
                          hint="the module raises when imported; run `python -c 'import "
                          f"{module_name}'` to see why") from None
-    fn = getattr(module, attr, None)
-    if not callable(fn):
+    if not hasattr(module, attr):
         raise InputError(f"{what} {spec!r}: {module_name} has no function {attr!r}", value=spec,
                          hint="expected module:function naming a function of that module")
-    return fn  # type: ignore[no-any-return]
+    return getattr(module, attr)

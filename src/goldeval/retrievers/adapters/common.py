@@ -3,14 +3,11 @@ error isolation), the document id read from a metadata key, and loading `module:
 
 from __future__ import annotations
 
-import importlib
-import sys
 from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
 from goldeval.errors import InputError
-from goldeval.retrievers.function import FunctionRetriever
+from goldeval.retrievers.function import FunctionRetriever, import_attribute
 from goldeval.retrievers.options import Option
 
 ID_KEYS = ("doc_id", "source", "id")
@@ -79,13 +76,5 @@ def load_object(target: str, spec: str) -> tuple[str, Any]:
     module_name, _, attr = target.partition(":")
     if not module_name or not attr:
         raise InputError(f"cannot read {target!r} in {spec!r}", value=spec, hint="write it as package.module:name")
-    if str(Path.cwd()) not in sys.path:
-        sys.path.insert(0, str(Path.cwd()))
-    try:
-        module = importlib.import_module(module_name)
-    except Exception as exc:  # noqa: BLE001 - anything the user's module raises while importing
-        raise InputError(f"cannot import module {module_name!r} for retriever {spec!r}: {type(exc).__name__}: {exc}",
-                         value=spec, hint="run from the folder that holds the module, or install it") from None
-    if not hasattr(module, attr):
-        raise InputError(f"{module_name} has no {attr!r}", value=spec, hint="expected module:name of a retriever object")
-    return attr, getattr(module, attr)
+    return attr, import_attribute(module_name, attr, spec, what="retriever",
+                                  hint="run from the folder that holds the module, or install it")
