@@ -157,6 +157,9 @@ def _map(path: Path, what: str) -> np.ndarray:
         raise InputError(f"{what} not found", path=path, hint="check the path")
     if path.is_dir():
         raise InputError(f"{what} is a folder, not a file", path=path, hint="give the file's path")
+    if not path.is_file():  # a FIFO would block the open below until a writer came (issue 9)
+        raise InputError(f"{what} is not a regular file (a FIFO, socket or device)", path=path,
+                         hint="save it to a file and give its path")
     with path.open("rb") as handle:
         if os.fstat(handle.fileno()).st_size == 0:
             return np.zeros(0, dtype=np.uint8)
