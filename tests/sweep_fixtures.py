@@ -1,7 +1,8 @@
 """A small corpus and golden set for the sweep tests, real models only (wordllama, minilm-l3).
 
 Documents are long enough that chunking at 120:30 splits most of them, so two chunkings give different
-passages; questions use words that BM25 and the embedding models rank differently, so fusion weights
+passages, and one (asyncio) is longer than minilm-l3's 128-token window, so dense retrieval splits it into
+windows; questions use words that BM25 and the embedding models rank differently, so fusion weights
 move the scores. One question is off-topic. Import as `from sweep_fixtures import ...`.
 """
 
@@ -36,6 +37,10 @@ DOCS = {
                      "process id, os.listdir the names in a folder."),
     "python/sqlite3.md": ("sqlite3", "An embedded SQL database in a single file. Connect with sqlite3.connect, run "
                           "statements with execute, and commit the transaction."),
+    "python/asyncio.md": ("asyncio", "asyncio runs coroutines on an event loop. " + " ".join(
+        f"Section {i}: an awaitable is scheduled with create_task, gathered with gather, cancelled with cancel, "
+        "and timed out with wait_for; blocking calls belong in a thread through to_thread." for i in range(6))
+        + " Queues pass work between tasks."),
     "python/logging.md": ("logging", "Log messages at levels debug, info, warning and error. Configure handlers once "
                           "in the application, never on import of a library."),
 }
@@ -54,6 +59,7 @@ QUESTIONS: list[tuple[str, str, list[str]]] = [
     ("q11", "store rows in a database file", ["python/sqlite3.md"]),
     ("q12", "where should a library configure its log handlers", ["python/logging.md"]),
     ("q13", "a clock that never goes backwards", ["python/time.md"]),
+    ("q15", "pass work between coroutines with a queue", ["python/asyncio.md"]),
     ("q14", "best pizza dough recipe with a long rise", []),
 ]
 

@@ -13,7 +13,7 @@ import pytest
 
 from goldeval.retrievers.dense import passage_text
 from goldeval.retrievers.encoders.registry import load_encoder
-from goldeval.store.cache import EmbeddingCache
+from goldeval.store.cache import EmbeddingCache, read_entry
 from goldeval.store.workspace import Workspace
 from goldeval.sweep import Grid, RayExecutor, Settings, SweepResult, sweep
 from sweep_fixtures import tiny_corpus, tiny_golden, write_inputs
@@ -27,13 +27,27 @@ def scores(result: SweepResult) -> list[tuple[str, object, object, object]]:
     return [(c.label, c.metrics, c.intervals, c.vs_best.p if c.vs_best else None) for c in result.cells]
 
 
+def vectors(workspace: Path) -> dict[tuple[str, bytes], bytes]:
+    """Every vector in a workspace's embedding cache, by model folder and text hash."""
+    out = {}
+    for path in (workspace / "embeddings").glob("*/*.gsemb"):
+        entry = read_entry(path)
+        assert entry is not None
+        for text_hash, vector in zip(*entry, strict=True):
+            out[(path.parent.name, text_hash)] = vector.tobytes()
+    return out
+
+
 @pytest.fixture(scope="module")
-def single(tmp_path_factory: pytest.TempPathFactory) -> SweepResult:
-    return sweep(GRID, tiny_golden(), corpus=tiny_corpus(), settings=SETTINGS,
-                 workspace=tmp_path_factory.mktemp("one") / "ws", record_history=False)
+def single(tmp_path_factory: pytest.TempPathFactory) -> tuple[SweepResult, Path]:
+    workspace = tmp_path_factory.mktemp("one") / "ws"
+    return sweep(GRID, tiny_golden(), corpus=tiny_corpus(), settings=SETTINGS, workspace=workspace,
+                 record_history=False), workspace
 
 
-def test_workers_2_gives_identical_metrics_and_shares_the_embedding_cache(single: SweepResult, tmp_path: Path) -> None:
+def test_workers_2_gives_identical_metrics_and_shares_the_embedding_cache(
+        single: tuple[SweepResult, Path], tmp_path: Path) -> None:
+    single_result, single_workspace = single
     workspace = tmp_path / "ws"
     executor = RayExecutor(workers=2, workspace=workspace)
     try:
@@ -43,9 +57,13 @@ def test_workers_2_gives_identical_metrics_and_shares_the_embedding_cache(single
     finally:
         executor.close()
     assert len(on_ray.cells) == 2 * (1 + 2) * 2
-    assert scores(on_ray) == scores(single)
-    assert on_ray.stages["runs"] == single.stages["runs"]
-    assert on_ray.stages["embeddings"]["texts_embedded"] == single.stages["embeddings"]["texts_embedded"]
+    # the same vectors to the bit (each text embedded once, in the same batch), so the same everything
+    assert vectors(workspace) == vectors(single_workspace)
+    assert scores(on_ray) == scores(single_result)
+    assert on_ray.stages["runs"] == single_result.stages["runs"]
+    assert on_ray.stages["embeddings"]["texts_embedded"] == single_result.stages["embeddings"]["texts_embedded"]
+    # the embed stage embedded exactly what the retrievers read (asyncio's windows included)
+    assert on_ray.stages["embeddings"]["embedded_while_searching"] == 0
     assert on_ray.identity["workers"] == 2
     assert (workspace / "ray" / "logs").is_dir() or any((workspace / "ray").glob("session_*"))
     # every passage vector the workers embedded is in the cache this process reads: nothing left to embed
@@ -59,10 +77,11 @@ def test_workers_2_gives_identical_metrics_and_shares_the_embedding_cache(single
     # and this process serves the whole sweep from what the workers stored
     again = sweep(GRID, tiny_golden(), corpus=tiny_corpus(), settings=SETTINGS, workspace=workspace, record_history=False)
     assert again.stages["runs"]["computed"] == 0 and again.stages["embeddings"]["texts_embedded"] == 0
-    assert scores(again) == scores(single)
+    assert scores(again) == scores(single_result)
 
 
-def test_ray_address_joins_a_running_cluster(single: SweepResult, tmp_path: Path) -> None:
+def test_ray_address_joins_a_running_cluster(single: tuple[SweepResult, Path], tmp_path: Path) -> None:
+    single_result = single[0]
     import ray
 
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
@@ -83,5 +102,5 @@ def test_ray_address_joins_a_running_cluster(single: SweepResult, tmp_path: Path
     finally:
         ray.shutdown()
     data = json.loads(out.read_text(encoding="utf-8"))
-    assert [c["label"] for c in data["cells"]] == [c.label for c in single.cells]
-    assert [c["metrics"] for c in data["cells"]] == [{str(m): v for m, v in c.metrics.items()} for c in single.cells]
+    assert [c["label"] for c in data["cells"]] == [c.label for c in single_result.cells]
+    assert [c["metrics"] for c in data["cells"]] == [{str(m): v for m, v in c.metrics.items()} for c in single_result.cells]

@@ -61,6 +61,7 @@ def test_first_run_searches_each_base_run_once(first: tuple[Path, SweepResult]) 
     # each distinct passage text and question once (a short document is its own only chunk: one text)
     assert result.stages["embeddings"]["texts_embedded"] <= passages + len(tiny_golden())
     assert result.stages["embeddings"]["texts_embedded"] > len(tiny_golden())
+    assert result.stages["embeddings"]["embedded_while_searching"] == 0
     assert not any(c.cached for c in result.cells)
 
 

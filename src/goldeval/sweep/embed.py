@@ -1,10 +1,15 @@
 """Stage 2: embed what the missing runs will search, before any search runs.
 
-Embedding first, in shards laid out by `goldeval.sweep.stages.shard_texts`, makes the vectors the same
-bytes whether one process or many workers compute them (the batches are the same), and lets two
-searches that need the same model never embed the same text twice at once. The time each model takes
-on each chunking's passages is recorded (`embedding-time/` in the sweep cache): it is that
-configuration's embedding cost, summed over shards, so it does not depend on the number of workers.
+Every text a model will need in this stage (the passages of each chunking, the questions) goes into one
+pool per model and prefix, each text once, sorted and cut into shards by
+`goldeval.sweep.stages.shard_texts`. A text's vector depends on the batch it is padded in, so this is
+what makes the vectors the same bytes whether one process or many workers compute them: every text is
+embedded exactly once, in the same batch, whatever runs first (two chunkings share the texts of short
+documents, which would otherwise be embedded by whichever shard got there first).
+
+The time a model takes on each chunking's passages is recorded (`embedding-time/` in the sweep cache)
+as that configuration's embedding cost: each shard's time shared among its texts, summed over the
+chunking's texts, so it does not depend on the number of workers or on the other chunkings.
 """
 
 from __future__ import annotations
@@ -16,10 +21,23 @@ from goldeval.corpus.model import Passage
 from goldeval.sweep.cache import passages_texts
 from goldeval.sweep.keys import model_key
 from goldeval.sweep.plan import Plan
-from goldeval.sweep.stages import EmbedReport, EmbedTask, embed_shard
+from goldeval.sweep.stages import EmbedReport, EmbedTask, embed_shard, shard_texts
 
-Job = tuple[str, Sequence[Passage], str, str | None]
-"""(model, passages, tag, chunking): `chunking` is set when the time is that configuration's cost."""
+Job = tuple[str, list[str], str | None]
+"""(model, texts, chunking): `chunking` is set when the time is that configuration's embedding cost."""
+
+
+def retrieval_texts(plan: Plan, model: str, passages: Sequence[Passage]) -> list[str]:
+    """What `dense:MODEL` embeds for these passages: each passage's text, or the windows of a passage
+    longer than the model's window (`goldeval.retrievers.long_documents`, the dense option `long`)."""
+    from goldeval.retrievers.base import declared_options
+    from goldeval.retrievers.encoders.registry import shared_encoder
+    from goldeval.retrievers.long_documents import plan_windows
+
+    spec = f"dense:{model}"
+    long = declared_options(spec, plan.settings.options)[0].values.get("long") or "max"
+    encoder = shared_encoder(model, workspace=plan.workspace)
+    return plan_windows([p.id for p in passages], passages_texts(passages), encoder, mode=str(long), label=spec).texts
 
 
 def embed_stage(plan: Plan, jobs: Sequence[Job]) -> None:
@@ -28,43 +46,44 @@ def embed_stage(plan: Plan, jobs: Sequence[Job]) -> None:
 
     if not jobs:
         return
-    shards = max(1, plan.executor.workers * 2)
     tasks: list[EmbedTask] = []
-    for model, passages, tag, _ in jobs:
-        encoder = shared_encoder(model, workspace=plan.workspace)
-        for shard in _shards(encoder, passages_texts(passages), "passage", shards):
-            tasks.append(EmbedTask(model, "passage", shard, plan.workspace_path, plan.executor.threads, tag))
     for model in dict.fromkeys(job[0] for job in jobs):
         encoder = shared_encoder(model, workspace=plan.workspace)
-        for shard in _shards(encoder, list(plan.questions.values()), "query", shards):
-            tasks.append(EmbedTask(model, "query", shard, plan.workspace_path, plan.executor.threads, f"{model}|queries"))
+        pools: dict[str, tuple[str, list[str]]] = {}  # prefix -> (kind, texts): a text with one prefix has one vector
+        for kind, texts in [("passage", t) for m, t, _ in jobs if m == model] + [
+                ("query", list(plan.questions.values()))]:
+            prefix = encoder.prefix(kind)  # type: ignore[arg-type]
+            pools.setdefault(prefix, (kind, []))[1].extend(texts)
+        batch = int(getattr(encoder, "batch_size", 32) or 32)
+        for prefix, (kind, texts) in pools.items():
+            for shard in shard_texts(texts, prefix=prefix, batch_size=batch, shards=max(1, plan.executor.workers * 2)):
+                tasks.append(EmbedTask(model, kind, shard, plan.workspace_path, plan.executor.threads, model))
     if plan.progress:
         print(f"goldeval sweep: embedding {sum(len(t.texts) for t in tasks)} texts in {len(tasks)} shard(s) "
               f"({', '.join(dict.fromkeys(job[0] for job in jobs))})", file=sys.stderr)
     reports: list[EmbedReport] = plan.executor.map(embed_shard, [(t,) for t in tasks])
     plan.count("embeddings", "texts_embedded", sum(r.computed for r in reports))
     plan.count("embeddings", "shards", len(reports))
-    for model, _, tag, chunking in jobs:
+    for model, texts, chunking in jobs:
         if chunking is not None:
-            _record_time(plan, model, chunking, [r for r in reports if r.tag == tag and r.kind == "passage"])
+            _record_time(plan, model, chunking, set(texts), tasks, reports)
 
 
-def _shards(encoder: object, texts: list[str], kind: str, shards: int) -> list[list[str]]:
-    from goldeval.sweep.stages import shard_texts
-
-    prefix = encoder.prefix(kind)  # type: ignore[attr-defined]
-    return shard_texts(texts, prefix=prefix, batch_size=int(getattr(encoder, "batch_size", 32) or 32), shards=shards)
-
-
-def _record_time(plan: Plan, model: str, chunking: str, reports: Sequence[EmbedReport]) -> None:
-    """Record the passages' embedding time: exact when this sweep embedded them all, scaled when it
-    embedded some (the rest were cached), left as it was when it embedded none."""
-    texts = sum(r.texts for r in reports)
-    computed = sum(r.computed for r in reports)
+def _record_time(plan: Plan, model: str, chunking: str, texts: set[str], tasks: Sequence[EmbedTask],
+                 reports: Sequence[EmbedReport]) -> None:
+    """Record how long `model` takes on `chunking`'s passages: exact when this stage embedded all of them
+    (each shard's time shared equally among its texts), scaled when it embedded some, unchanged when none."""
+    seconds, computed = 0.0, 0
+    for task, report in zip(tasks, reports, strict=True):
+        if task.model != model or task.kind != "passage" or not report.computed:
+            continue
+        mine = sum(1 for t in task.texts if t in texts)
+        seconds += report.seconds * mine / len(task.texts)
+        computed += round(report.computed * mine / len(task.texts))
     if not computed:
         return
-    seconds = sum(r.seconds for r in reports)
+    computed = min(computed, len(texts))
     plan.cache.put_embedding_time(plan.embedding_key(model_key(model, plan.workspace), chunking), {
-        "seconds": seconds * texts / computed, "texts": texts, "computed": computed, "estimated": computed < texts,
-        "measured_seconds": seconds,
+        "seconds": seconds * len(texts) / computed, "texts": len(texts), "computed": computed,
+        "estimated": computed < len(texts), "measured_seconds": seconds,
     })

@@ -48,7 +48,7 @@ class Plan:
     counters: dict[str, dict[str, int]] = field(default_factory=lambda: {
         "chunks": {"cached": 0, "computed": 0},
         "runs": {"cached": 0, "computed": 0, "questions_searched": 0},
-        "embeddings": {"texts_embedded": 0, "shards": 0},
+        "embeddings": {"texts_embedded": 0, "shards": 0, "embedded_while_searching": 0},
     })
     wall: dict[str, float] = field(default_factory=dict)
     _fused: dict[tuple[str, str, int], StoredRun] = field(default_factory=dict)

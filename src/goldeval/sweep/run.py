@@ -28,11 +28,17 @@ from goldeval.evaluation import machine, passages_fingerprint
 from goldeval.golden.model import GoldenSet
 from goldeval.metrics.definitions import default_metrics, parse_metric
 from goldeval.store.workspace import Workspace
-from goldeval.sweep.cache import StoredRun, SweepCache, corpus_fingerprint, questions_fingerprint
+from goldeval.sweep.cache import (
+    StoredRun,
+    SweepCache,
+    corpus_fingerprint,
+    passages_texts,
+    questions_fingerprint,
+)
 from goldeval.sweep.config import Settings
 from goldeval.sweep.cost import latency_sample
 from goldeval.sweep.distributed import Executor, LocalExecutor
-from goldeval.sweep.embed import embed_stage
+from goldeval.sweep.embed import embed_stage, retrieval_texts
 from goldeval.sweep.grid import MAX_CELLS, Cell, Grid, grid_from_mapping
 from goldeval.sweep.keys import run_content, run_key
 from goldeval.sweep.model import SweepResult
@@ -130,7 +136,7 @@ def _base_runs(plan: Plan) -> None:
         return
     started = time.perf_counter()
     dense = [(spec[len("dense:"):], chunking) for chunking, spec in missing if spec.startswith("dense:")]
-    embed_stage(plan, [(m, plan.passages[c], f"{m}|{c}", c) for m, c in dense])
+    embed_stage(plan, [(m, retrieval_texts(plan, m, plan.passages[c]), c) for m, c in dense])
     plan.wall["embed"] = plan.wall.get("embed", 0.0) + time.perf_counter() - started
     _say(plan.progress, f"goldeval sweep: searching {len(missing)} run(s) on {getattr(plan.executor, 'description', '')}")
     started = time.perf_counter()
@@ -164,11 +170,11 @@ def _rerank_runs(plan: Plan) -> None:
     started = time.perf_counter()
     by_model: dict[str, list[Passage]] = {}
     for cell, _, base in missing:
-        if cell.reranker and cell.reranker.startswith("dense:"):
+        if cell.reranker and cell.reranker.startswith("dense:"):  # a bi-encoder reranker embeds its candidates
             ids = {pid for hits in base.results.values() for pid, _ in hits[: cell.rerank]}
             by_model.setdefault(cell.reranker[len("dense:"):], []).extend(
                 p for p in plan.passages[cell.chunking] if p.id in ids)
-    embed_stage(plan, [(m, passages, f"{m}|rerank", None) for m, passages in by_model.items()])
+    embed_stage(plan, [(m, passages_texts(passages), None) for m, passages in by_model.items()])
     plan.wall["embed"] = plan.wall.get("embed", 0.0) + time.perf_counter() - started
     started = time.perf_counter()
     tasks = [RunTask(cell.spec, plan.workspace_path, plan.depth, plan.latency_ids,
@@ -190,7 +196,8 @@ def _compute(plan: Plan, tasks: Sequence[RunTask], chunkings: Sequence[str]) -> 
     for run in runs:
         plan.count("runs", "computed")
         plan.count("runs", "questions_searched", len(plan.questions))
-        plan.count("embeddings", "texts_embedded", int(run.cost.get("embedded") or 0))
+        # a retriever embedding for itself means the embed stage missed its texts (0 when they agree)
+        plan.count("embeddings", "embedded_while_searching", int(run.cost.get("embedded") or 0))
     return runs
 
 

@@ -13,6 +13,8 @@ their own factories fuse and rerank stored runs without searching again.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 import time
 from collections.abc import Mapping, Sequence
@@ -156,8 +158,9 @@ def _warm_up(task: RunTask, passages: Sequence[Passage], ctx: BuildContext) -> N
     loading a model) are not charged to whichever configuration happens to be built first."""
     small = BuildContext(passages[:2], workspace=ctx.workspace, corpus_key=ctx.corpus_key, options=ctx.options,
                          built=dict(ctx.built))
-    retriever = build_retriever(task.spec, small)
-    retriever.search({"warm-up": "warm up"}, top_k=1)
+    with contextlib.redirect_stderr(io.StringIO()):  # its warnings are the real build's to give
+        retriever = build_retriever(task.spec, small)
+        retriever.search({"warm-up": "warm up"}, top_k=1)
     for spec, built in small.built.items():
         close = getattr(built, "close", None)
         if spec not in ctx.built and callable(close):
