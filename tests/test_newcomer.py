@@ -48,6 +48,7 @@ def test_the_cranfield_table_and_the_command_above_it_use_one_depth() -> None:
     table_depth = re.search(r"^DEPTH = (\d+)", bench, flags=re.M)
     assert table_depth is not None and depth.group(1) == table_depth.group(1)
     assert "Depth matters for MAP" in section
+    assert "--option long=truncate" in section and "(`long=truncate`)" in section  # as the table was measured
 
 
 def test_the_headline_option_is_documented() -> None:
