@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import EVAL, Outcome, assert_clean, assert_refused, run_process, write_jsonl
+from hostile_cases import EVAL, Outcome, assert_clean, assert_refused, run_process, write_jsonl
 
 DEEP = "[" * 100_000 + "]" * 100_000
 GOOD = {"id": "q1", "question": "stash my uncommitted changes", "expected": ["git/stash.md"]}

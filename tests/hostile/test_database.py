@@ -17,7 +17,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from conftest import EVAL, Outcome, assert_clean, assert_refused
+from hostile_cases import EVAL, Outcome, assert_clean, assert_refused
 
 from pg_fixtures import eval_schemas, pg_server, production_dsn, snapshot  # noqa: F401
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import EVAL, Outcome, assert_clean, write_jsonl
+from hostile_cases import EVAL, Outcome, assert_clean, write_jsonl
 
 from goldeval.textsafe import md_code
 

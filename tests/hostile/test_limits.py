@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import EVAL, Outcome, assert_clean, assert_refused, leftovers, write_jsonl
+from hostile_cases import EVAL, Outcome, assert_clean, assert_refused, leftovers, write_jsonl
 
 from goldeval.errors import InputError
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Outcome, assert_clean, assert_refused
+from hostile_cases import Outcome, assert_clean, assert_refused
 
 Edit = Callable[[dict[str, Any]], Any]
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import EVAL, Outcome, assert_clean, assert_refused
+from hostile_cases import EVAL, Outcome, assert_clean, assert_refused
 
 from goldeval.retrievers.base import _FACTORIES, BuildContext, register
 from goldeval.run import Run

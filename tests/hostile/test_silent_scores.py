@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
-from conftest import EVAL, QUESTIONS, Outcome, assert_clean, assert_refused
+from hostile_cases import EVAL, QUESTIONS, Outcome, assert_clean, assert_refused
 
 from goldeval.run import Run
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import EVAL, Outcome, assert_clean, assert_refused, leftovers, run_process
+from hostile_cases import EVAL, Outcome, assert_clean, assert_refused, leftovers, run_process
 
 PREVIOUS = b'{"previous": "results, which must survive"}\n'
 
