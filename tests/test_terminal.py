@@ -157,3 +157,18 @@ def test_a_hit_verdict_gives_both_directions_and_counts_what_it_left_out() -> No
     if hidden:
         on = ", ".join(dict.fromkeys(str(r.metric) for r in hidden))
         assert f"({len(hidden)} more verdict(s) on {on} within noise, not shown)" in text
+
+
+def test_the_details_fit_80_columns_too() -> None:
+    """The by-source and by-tag tables and the comparison details: no name cut, nothing past the edge."""
+    docs = Corpus({f"d{i}.md": Document(f"d{i}.md", f"doc {i}") for i in range(30)})
+    rows = [(f"q{i}", f"where is topic {i}", {f"d{i}.md": 1}, ["alpha" if i % 2 else "a-rather-long-tag"],
+             "synthetic" if i % 3 == 0 else "hand") for i in range(24)]
+    retrievers = {name: ranked(offset) for offset, name in enumerate(LONG_NAMES)}
+    scorecard = goldeval.compare(goldeval.evaluate(retrievers, make_golden(rows), corpus=docs), resamples=300)
+    text = shown(scorecard, 80, details=True)
+    assert "By tag: mrr" in text and "Hand-written vs synthetic" in text
+    assert max(len(line) for line in text.splitlines()) <= 80 and "…" not in text
+    by_tag = scorecard.statistics.breakdown["retrievers"]["bm25"]["by_tag"]["a-rather-long-tag"]
+    low, high = by_tag["intervals"]["mrr"]
+    assert f"({low:.2f}–{high:.2f})" in text

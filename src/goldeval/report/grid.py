@@ -83,15 +83,45 @@ class MetricGrid:
 
 def cell(r: RetrieverResult, metric: Metric, *, bold: bool = False, stacked: bool = False) -> str:
     """`0.812 (0.71–0.90)` in rich markup; `-` when the metric was not computed."""
-    value = r.metrics.get(metric)
+    return format_cell(r.metrics.get(metric), r.intervals.get(metric), bold=bold, stacked=stacked)
+
+
+def format_cell(value: float | None, interval: Sequence[float] | None, *, bold: bool = False,
+                stacked: bool = False) -> str:
     if value is None:
         return "-"
     text = f"[bold green]{value:.3f}[/bold green]" if bold else f"{value:.3f}"
-    interval = r.intervals.get(metric)
     if interval:
         shown = NO_SPREAD if no_spread(interval) else f"({interval[0]:.2f}–{interval[1]:.2f})"
         text += ("\n" if stacked else " ") + f"[dim]{shown}[/dim]"
     return text
+
+
+class GroupGrid:
+    """Groups (tags) as rows with their sizes, retrievers as columns, laid out as `MetricGrid` is."""
+
+    def __init__(self, head: str, names: Sequence[str], labels: Sequence[str], sizes: Sequence[int],
+                 values: Sequence[Sequence[tuple[float | None, Sequence[float] | None]]]) -> None:
+        """`values[row][column]`: the value and its interval (None when the group had none)."""
+        self.head, self.names, self.labels, self.sizes = head, list(names), list(labels), list(sizes)
+        self.values = [list(row) for row in values]
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Table]:
+        label_width = max([len(self.head), *(len(label) for label in self.labels)])
+        size_width = max([1, *(len(str(n)) for n in self.sizes)])
+        first = label_width + size_width + 3  # the label and size columns, as one for the plan
+        intervals = any(ci for row in self.values for _, ci in row)
+        layout = plan(self.names, first, options.max_width, intervals=intervals)
+        for group in layout.groups:
+            table = Table(show_edge=False, pad_edge=False)
+            table.add_column(escape(self.head), style="bold", no_wrap=True, min_width=label_width)
+            table.add_column("n", justify="right", no_wrap=True)
+            for i in group:
+                table.add_column(escape(break_name(self.names[i], layout.widths[i])), justify="right", no_wrap=True,
+                                 min_width=layout.widths[i])
+            for label, size, row in zip(self.labels, self.sizes, self.values, strict=True):
+                table.add_row(escape(label), str(size), *[format_cell(*row[i], stacked=layout.stacked) for i in group])
+            yield table
 
 
 def no_spread(interval: Sequence[float]) -> bool:

@@ -15,8 +15,8 @@ from rich.table import Table
 from rich.text import Text
 
 from goldeval.metrics.definitions import Metric
-from goldeval.report.grid import MetricGrid
-from goldeval.report.layout import say
+from goldeval.report.grid import GroupGrid, MetricGrid
+from goldeval.report.layout import break_name, say
 from goldeval.scorecard.model import Scorecard
 from goldeval.scorecard.statistics import Comparison, MetricComparison
 from goldeval.stats.diagnosis import CAUSES
@@ -163,24 +163,23 @@ def source_table(retrievers: Mapping[str, Any], metrics: Sequence[str]) -> Table
     for name, groups in retrievers.items():
         for i, metric in enumerate(metrics):
             by_source = groups.get("by_source", {})
-            table.add_row(escape(name) if i == 0 else "", metric,
+            table.add_row(escape(break_name(name, 32)) if i == 0 else "", metric,
                           *(_value(by_source[s], metric) if s in by_source else "-" for s in sources))
     return table
 
 
-def tag_table(retrievers: Mapping[str, Any], metric: str) -> Table:
-    """Rows: tags with their sizes; columns: retrievers (as the headline table)."""
+def tag_table(retrievers: Mapping[str, Any], metric: str) -> GroupGrid:
+    """Rows: tags with their sizes; columns: retrievers (as the headline table), laid out for the width."""
     tags = list(dict.fromkeys(t for r in retrievers.values() for t in r.get("by_tag", {})))
-    table = Table(show_edge=False, pad_edge=False)
-    table.add_column("tag", style="bold")
-    table.add_column("n", justify="right")
-    for name in retrievers:
-        table.add_column(escape(name), justify="right")
-    for tag in tags:
-        n = next((r["by_tag"][tag]["n"] for r in retrievers.values() if tag in r.get("by_tag", {})), 0)
-        table.add_row(escape(tag), str(n), *(_value(r["by_tag"][tag], metric) if tag in r.get("by_tag", {}) else "-"
-                                             for r in retrievers.values()))
-    return table
+    sizes = [next((r["by_tag"][tag]["n"] for r in retrievers.values() if tag in r.get("by_tag", {})), 0) for tag in tags]
+    values = [[_pair(r.get("by_tag", {}).get(tag), metric) for r in retrievers.values()] for tag in tags]
+    return GroupGrid("tag", list(retrievers), tags, sizes, values)
+
+
+def _pair(group: Mapping[str, Any] | None, metric: str) -> tuple[float | None, Any]:
+    if not group:
+        return None, None
+    return group["metrics"].get(metric), group.get("intervals", {}).get(metric)
 
 
 def render_off_topic(report: Mapping[str, Any], console: Console, *, details: bool = False) -> None:
