@@ -241,3 +241,15 @@ def test_statistics_round_trip_through_json(tmp_path) -> None:
     assert back.statistics.hubs == card.statistics.hubs and back.statistics.hubs["bm25"][0]["doc"] == "index.md"
     assert back.statistics.min_questions == 10
     assert set(CAUSES) >= set(back.statistics.diagnosis_counts["bm25"])
+
+
+def test_the_example_runs_and_explains_each_miss(capsys, monkeypatch, tmp_path) -> None:
+    import runpy
+    from pathlib import Path
+
+    monkeypatch.chdir(tmp_path)
+    runpy.run_path(str(Path(__file__).resolve().parents[1] / "examples" / "stats_diagnosis.py"), run_name="__main__")
+    out = capsys.readouterr().out
+    assert "bm25 install: near-duplicate outranked: top result install-old.md" in out
+    assert "bm25 retry: lexical vs semantic: expected retry.md shares 0 of the question's 4 words" in out
+    assert "dense:toy timeout: hub document outranked: music.md comes first for 3 of 5 questions" in out
