@@ -113,7 +113,11 @@ def test_the_scorecard_title_says_how_long_documents_were_ranked(tmp_path: Path)
     console = Console(width=100, record=True, file=io.StringIO(), color_system=None)
     render_table(card, console)
     text = " ".join(console.export_text().split())
-    assert "words12: 1 of 3 passages are longer than words12's 12-token window: each is ranked by its best window (long=max)" in text
+    said = "words12: 1 of 3 passages are longer than words12's 12-token window: each is ranked by its best window (long=max)"
+    assert said in text
+    from goldeval.report.markdown import scorecard_markdown
+
+    assert f"_{said}_" in scorecard_markdown(card)
 
 
 def _build_words12(rest: str, ctx) -> DenseRetriever:

@@ -33,6 +33,10 @@ retriever specs (docs/retrieval.md has the full grammar):
                              module:function, e.g. rerank:bm25>dense:mpnet-base?top=100
   run:FILE                   a saved TREC run file
   module:function            your own search(question, k) -> ids or (id, score) pairs
+  module:object              a LangChain or LlamaIndex retriever (or index) as it is;
+                             langchain:module:object?id_key=KEY to say where the doc id is
+  http://HOST/PATH?q={question}&k={k}[#ids=PATH&scores=PATH&method=POST&body=JSON&headers=NAME:ENV]
+                             a search service (docs/adapters.md)
 
 examples:
   goldeval eval --corpus docs/ --golden golden.jsonl

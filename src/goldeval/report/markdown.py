@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from goldeval.metrics.definitions import Metric
-from goldeval.report.terminal import table_metrics
+from goldeval.report.terminal import table_metrics, title_lines
 from goldeval.scorecard.model import Scorecard
 from goldeval.scorecard.statistics import Comparison
 from goldeval.stats.diagnosis import CAUSES
@@ -35,6 +35,8 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[object]], right_from: 
 def scorecard_markdown(card: Scorecard, *, title: str = "goldeval scorecard") -> str:
     """The whole scorecard as Markdown."""
     lines = [f"### {title}", ""]
+    long = [f"_{line}_" for line in title_lines(card)[1:]]  # how long documents were ranked, per retriever
+    lines += [*long, ""] if long else []
     columns = table_metrics(card)
     rows = []
     for r in card.retrievers:
