@@ -33,9 +33,9 @@ from goldeval.metrics.compute import evaluate_ranked
 from goldeval.metrics.definitions import Metric, default_metrics, headline_metrics, parse_metric
 from goldeval.metrics.judged import judged_coverage
 from goldeval.progress import progress_bar
-from goldeval.retrievers.answers import check_foreign, foreign_ids, refuse_bad_answers, report_errors
+from goldeval.retrievers.answers import check_foreign, foreign_ids, refuse_bad_answers
 from goldeval.retrievers.base import BuildContext, Retriever, build_retriever, check_run_options, needs_corpus
-from goldeval.retrievers.function import FunctionRetriever
+from goldeval.retrievers.function import DEFAULT_TIMEOUT, FunctionRetriever
 from goldeval.run import Run
 from goldeval.scorecard.curves import flips, metric_curves
 from goldeval.scorecard.model import Hit, QuestionResult, RetrieverResult, RunIdentity, Scorecard
@@ -75,8 +75,8 @@ def evaluate(
     expected answer finally appeared within it, and the scorecard holds every metric curve for k = 1..depth.
     Statistics (bootstrap intervals, paired tests, off-topic separability, miss causes) are a separate
     step, `goldeval.compare(scorecard)`, as ranx keeps `evaluate` and `compare` apart.
-    Answers are checked first (`retrievers.answers`): a non-finite score or a repeated id makes that
-    question an error; ids the corpus lacks are a warning, and an InputError with `strict`.
+    Answers are checked first (`retrievers.answers`): a NaN/inf score or a repeated id fails that question;
+    ids the corpus lacks are a warning (an InputError with `strict`).
     """
     if level not in ("doc", "chunk"):
         raise InputError(f"level must be doc or chunk, not {level!r}", value=level, hint="--level doc|chunk")
@@ -124,11 +124,10 @@ def evaluate(
             started = time.perf_counter()
             retriever = _build(spec, name, ctx, corpus, progress)
             run = _search_isolating_errors(retriever, golden_set, depth, progress)
-            if corpus is not None:
-                found = check_foreign(foreign_ids(run, document_of, chunked=chunking is not None), strict=strict)
-                if found:
-                    warn(found)
-                    notes.append(found)
+            chunked = chunking is not None  # ids the corpus lacks: said, and kept in the results' notes
+            if corpus is not None and (found := check_foreign(foreign_ids(run, document_of, chunked=chunked), strict=strict)):
+                warn(found)
+                notes.append(found)
             result = _score(name, run, golden_set, metric_list, level, document_of, ks[-1],
                             time.perf_counter() - started)
             result.config = {**dict(getattr(retriever, "config", None) or {"spec": spec if isinstance(spec, str) else name}),
@@ -266,10 +265,8 @@ def _build(spec: RetrieverLike, name: str, ctx: BuildContext, corpus: Corpus | N
     if adapted is not None:  # a LangChain or LlamaIndex retriever, evaluated as it is (issue 13)
         return adapted
     if callable(spec):
-        timeout = ctx.options.get("timeout")  # the default limit unless the run sets one
-        if isinstance(timeout, (int, float)):
-            return FunctionRetriever(spec, name=name, timeout=float(timeout))
-        return FunctionRetriever(spec, name=name)
+        limit = ctx.options.get("timeout")  # the run's time limit, else the default one
+        return FunctionRetriever(spec, name=name, timeout=float(limit) if isinstance(limit, (int, float)) else DEFAULT_TIMEOUT)
     raise InputError(f"cannot use {spec!r} as a retriever", hint="pass a Retriever, a search_fn(question, k) or a spec string")
 
 
@@ -312,8 +309,7 @@ def _search_isolating_errors(retriever: Retriever, golden: GoldenSet, depth: int
     for qid, hits in run.results.items():
         if len(hits) > depth:
             run.results[qid] = hits[:depth]
-    refuse_bad_answers(run)  # NaN/inf scores and repeated ids: that question's error, never a silent rank
-    report_errors(run, queries)
+    refuse_bad_answers(run, queries)  # NaN/inf scores, repeated ids: that question's error; failures said once
     return run
 
 

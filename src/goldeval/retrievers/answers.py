@@ -29,13 +29,16 @@ EXAMPLES = 3
 """Examples named in a warning; the counts say how many there are in all."""
 
 
-def refuse_bad_answers(run: Run) -> None:
-    """Move each question whose results hold a non-finite score or a repeated id into `run.errors`."""
+def refuse_bad_answers(run: Run, queries: Mapping[QuestionId, str] | None = None) -> None:
+    """Move each question whose results hold a non-finite score or a repeated id into `run.errors`;
+    with `queries`, then report every error of the run (`report_errors`)."""
     for qid, hits in list(run.results.items()):
         problem = _problem(hits)
         if problem is not None:
             run.errors[qid] = problem
             del run.results[qid]
+    if queries is not None:
+        report_errors(run, queries)
 
 
 def _problem(hits: Hits) -> str | None:
