@@ -33,22 +33,38 @@ def kernel(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> s
     return str(request.param)
 
 
-def test_top10_equals_bm25s_on_cranfield(workspace: Path, kernel: str) -> None:
+def _bm25s_directly(passages: list[Passage]) -> tuple[object, object]:
+    """bm25s itself (numpy backend) over the same tokens: its index and its tokenizer."""
+    import bm25s
+    import Stemmer
+    from bm25s.tokenization import Tokenizer
+
+    tokenizer = Tokenizer(lower=True, stopwords="english", stemmer=Stemmer.Stemmer("english").stemWord)
+    texts = [f"{p.title}\n{p.text}" if p.title else p.text for p in passages]
+    model = bm25s.BM25()
+    model.index(tokenizer.tokenize(texts, update_vocab=True, return_as="tuple", show_progress=False), show_progress=False)
+    return model, tokenizer
+
+
+def test_index_and_top10_equal_bm25s_on_cranfield(workspace: Path, kernel: str) -> None:
     corpus, golden = load_corpus(CRANFIELD), load_cranfield_golden(CRANFIELD)
     retriever = BM25Retriever(corpus.passages())
     retriever.workspace = workspace
+    model, tokenizer = _bm25s_directly(corpus.passages())
+    ours = retriever._postings
+    assert np.array_equal(ours.indptr, model.scores["indptr"][: len(ours.indptr)])  # same index, bit for bit
+    assert np.array_equal(ours.indices, model.scores["indices"]) and np.array_equal(ours.data, model.scores["data"])
     questions = {q.id: q.question for q in golden}
     run = retriever.search(questions, top_k=10)
-    tokens = retriever._tokenizer.tokenize(list(questions.values()), update_vocab=False, return_as="string",
-                                           show_progress=False)  # fmt: skip
-    docs, scores = retriever._model.retrieve(tokens, k=10, show_progress=False)  # bm25s itself, numpy backend
+    tokens = tokenizer.tokenize(list(questions.values()), update_vocab=False, return_as="string", show_progress=False)
+    docs, scores = model.retrieve(tokens, k=10, show_progress=False)
     compared = 0
     for row, qid in enumerate(questions):
-        ours = dict(run.results[qid])
+        ours_top = dict(run.results[qid])
         theirs = {retriever._ids[d]: float(s) for d, s in zip(docs[row], scores[row], strict=True) if s > 0}
-        cut = min([*ours.values(), *theirs.values()], default=0.0)  # ties at the 10th score may differ
-        assert {d: s for d, s in ours.items() if s > cut} == {d: s for d, s in theirs.items() if s > cut}, qid
-        compared += len(ours)
+        cut = min([*ours_top.values(), *theirs.values()], default=0.0)  # ties at the 10th score may differ
+        assert {d: s for d, s in ours_top.items() if s > cut} == {d: s for d, s in theirs.items() if s > cut}, qid
+        compared += len(ours_top)
     assert compared > 2000
 
 

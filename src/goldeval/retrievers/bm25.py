@@ -7,14 +7,17 @@ aware); drop English stopwords (`stopwords=none` keeps them); Snowball English s
 Scoring: Lucene's BM25 variant with k1=1.5, b=0.75 by default (`bm25?k1=1.2&b=0.75`, or
 `--option k1=1.2`; `OPTIONS` declares them).
 Passages with no query term in common score 0 and are not returned.
-Search: bm25s indexes; `goldeval.retrievers.bm25_kernel` searches its postings (numba when the `fast`
-extra is installed, compiled once and cached in the workspace; numpy otherwise), the same scores and top k.
+Index and search: `goldeval.retrievers.bm25_kernel` builds bm25s' index (the same float32 scores) with
+numpy and searches its postings (numba when the `fast` extra is installed, compiled once and cached in
+the workspace; numpy otherwise), the same top k.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+
+import numpy as np
 
 from goldeval.corpus.model import Passage
 from goldeval.errors import InputError
@@ -47,7 +50,6 @@ class BM25Retriever:
         b: float = 0.75,
         name: str = "bm25",
     ) -> None:
-        import bm25s
         from bm25s.tokenization import Tokenizer
 
         self.name = name
@@ -55,15 +57,16 @@ class BM25Retriever:
             name, {"stem": "english" if stem else "none", "stopwords": "en" if stopwords else "none", "k1": k1, "b": b}
         )
         self._ids = [p.id for p in passages]
+        self._id_array = np.array(self._ids, dtype=object)
         self._tokenizer = Tokenizer(
             lower=True, stopwords="english" if stopwords else [], stemmer=_stemmer() if stem else None
         )
         texts = [f"{p.title}\n{p.text}" if p.title else p.text for p in passages]
         tokens = self._tokenizer.tokenize(texts, update_vocab=True, return_as="tuple", show_progress=False)
-        self._model = bm25s.BM25(k1=k1, b=b)
-        self._model.index(tokens, show_progress=False)
-        self._postings = Postings.of(self._model.scores, self._ids)
-        self._unk = self._tokenizer.get_vocab_dict().get("")
+        vocab = self._tokenizer.get_vocab_dict()
+        self._postings = Postings.build(tokens.ids, max(vocab.values(), default=-1) + 1, self._ids, k1, b)
+        self.index_bytes = self._postings.nbytes
+        self._unk = vocab.get("")
         self.workspace: Path | None = None
         """Where the numba search kernel's compiled code is cached (`build` sets the evaluation's)."""
 
@@ -79,10 +82,10 @@ class BM25Retriever:
         # Token ids index bm25s' columns directly; words the index never saw are dropped.
         terms = [[i for i in row if i != self._unk] for row in token_ids]
         docs, scores, counts = search_postings(self._postings, terms, k, self.workspace or default_workspace())
-        ids = self._ids
+        found = self._id_array[docs].tolist()  # every passage id at once, not one look-up each
         for row, qid in enumerate(qids):
             n = int(counts[row])
-            run.add(qid, zip([ids[i] for i in docs[row, :n].tolist()], scores[row, :n].tolist(), strict=True))
+            run.add(qid, zip(found[row][:n], scores[row, :n].tolist(), strict=True))
         return run
 
 

@@ -1,7 +1,9 @@
-"""BM25 search over bm25s' eager index, without scoring every passage for every question.
+"""BM25 indexing and search, bm25s' eager index without its per-passage loops, and without scoring
+every passage for every question.
 
-bm25s stores each term's precomputed BM25 contribution per passage (a CSC matrix: `indptr` over the
-vocabulary, `indices`/`data` the passages and their scores). A question's score for a passage is the
+The index is bm25s' (Lù 2024): each term's precomputed BM25 contribution per passage (a CSC matrix:
+`indptr` over the vocabulary, `indices`/`data` the passages and their scores), built here with numpy
+over all passages at once, the same float32 values bit for bit (`Postings.build`). A question's score for a passage is the
 sum over its terms, in float32 and in the question's term order, as bm25s adds them. bm25s' numpy
 backend then `argpartition`s all N passages for every question; here only the passages that share a
 term with the question are touched, and the top k is kept in a heap of k, so a question costs its
@@ -21,8 +23,10 @@ Two implementations of the same loop, tested equal:
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -31,20 +35,41 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Postings:
-    """bm25s' index as arrays, plus the passages' rank in id order (for ties)."""
+    """A BM25 index as arrays (CSC: term -> passages and their score), plus the passages' rank in id
+    order (for ties)."""
 
     data: np.ndarray
     indices: np.ndarray
     indptr: np.ndarray
     id_rank: np.ndarray
 
+    @property
+    def nbytes(self) -> int:
+        return int(self.data.nbytes + self.indices.nbytes + self.indptr.nbytes + self.id_rank.nbytes)
+
     @classmethod
-    def of(cls, scores: dict[str, Any], ids: list[str]) -> Postings:
+    def build(cls, tokens: list[list[int]], n_terms: int, ids: list[str], k1: float, b: float) -> Postings:
+        """The index bm25s builds (Lucene's BM25: idf = ln(1 + (N - df + 0.5) / (df + 0.5)), term weight
+        idf * tf / (k1 * (1 - b + b * |d| / avgdl) + tf)), with the same float32 values bit for bit:
+        the same operations in the same order and precision, over all passages at once instead of a
+        Python loop per passage (`bm25s.scoring._build_scores_and_indices_for_matrix`)."""
+        lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+        terms = np.fromiter(chain.from_iterable(tokens), dtype=np.int64, count=int(lengths.sum()))
+        n_docs = len(tokens)
+        pairs, tf = np.unique(terms * max(n_docs, 1) + np.repeat(np.arange(n_docs), lengths), return_counts=True)
+        term, doc = np.divmod(pairs, max(n_docs, 1))  # sorted by term, then passage: CSC order
+        df = np.bincount(term, minlength=n_terms)
+        idf = np.zeros(n_terms, dtype=np.float32)
+        for value in np.unique(df[df > 0]).tolist():  # math.log, as bm25s, once per distinct df
+            idf[df == value] = math.log(1 + (n_docs - value + 0.5) / (value + 0.5))
+        avg = np.array(lengths).mean() if n_docs else 1.0  # bm25s: np.array([len(d) for d in docs]).mean()
+        tf64 = tf.astype(np.float32).astype(np.float64)
+        weight = tf64 / (k1 * ((1 - b) + b * lengths[doc] / avg) + tf64)
+        data = (idf[term].astype(np.float64) * weight).astype(np.float32)
+        indptr = np.concatenate(([0], np.cumsum(df)))
         id_rank = np.empty(len(ids), dtype=np.int32)
         id_rank[sorted(range(len(ids)), key=ids.__getitem__)] = np.arange(len(ids), dtype=np.int32)
-        return cls(np.ascontiguousarray(scores["data"], dtype=np.float32),
-                   np.ascontiguousarray(scores["indices"], dtype=np.int32),
-                   np.ascontiguousarray(scores["indptr"], dtype=np.int64), id_rank)  # fmt: skip
+        return cls(data, doc.astype(np.int32), indptr.astype(np.int64), id_rank)
 
 
 def top_k(postings: Postings, queries: list[list[int]], k: int, workspace: Path | None
@@ -59,6 +84,8 @@ def top_k(postings: Postings, queries: list[list[int]], k: int, workspace: Path 
     docs = np.zeros((len(queries), k), dtype=np.int32)
     scores = np.zeros((len(queries), k), dtype=np.float32)
     counts = np.zeros(len(queries), dtype=np.int64)
+    if k <= 0 or not len(queries):
+        return docs, scores, counts
     kernel = compiled(workspace)
     if kernel is not None:
         kernel(postings.data, postings.indices, postings.indptr, postings.id_rank, token_ptr, token_ids, k, docs,
@@ -82,6 +109,7 @@ def _top_k_numpy(p: Postings, token_ptr: np.ndarray, token_ids: np.ndarray, k: i
             np.add.at(acc, p.indices[p.indptr[term] : p.indptr[term + 1]], p.data[p.indptr[term] : p.indptr[term + 1]])
         touched = np.unique(np.concatenate([p.indices[p.indptr[t] : p.indptr[t + 1]] for t in terms.tolist()]))
         best, value = touched, acc[touched]
+        best, value = best[value > 0], value[value > 0]  # as the numba kernel: a score of 0 is no match
         if len(best) > k:  # keep everything tied with the k-th score, then order exactly
             keep = value >= np.partition(value, len(value) - k)[len(value) - k]
             best, value = best[keep], value[keep]
@@ -158,81 +186,105 @@ def _workspace_cache(py_func: Any, folder: Path) -> Any:
 
 def _top_k_loop(data, indices, indptr, id_rank, token_ptr, token_ids, k, docs, scores, counts):  # type: ignore[no-untyped-def]  # noqa: ANN001
     """The numba kernel: per query, add up its terms' postings, keep the k best in a heap whose root is
-    the worst kept (lower score, or equal score and lower id rank), then write them best first."""
+    the worst kept (lower score, or equal score and lower id rank), then write them best first.
+    Term weights are > 0, so a score of 0 means "no term in common" (never returned). A query with
+    few postings lists the passages it touches and scans only them; one with many (common terms)
+    scans every score, sequentially, as bm25s does: cheaper than listing most of the collection.
+    The heap keeps each entry's score and id rank beside it: no indirect load per comparison."""
     n_docs = id_rank.shape[0]
     acc = np.zeros(n_docs, dtype=np.float32)
-    seen = np.zeros(n_docs, dtype=np.bool_)
     touched = np.empty(n_docs, dtype=np.int32)
-    heap = np.empty(k, dtype=np.int32)
+    every = np.arange(n_docs, dtype=np.int32)
+    heap_s = np.empty(k, dtype=np.float32)
+    heap_r = np.empty(k, dtype=np.int32)
+    heap_d = np.empty(k, dtype=np.int32)
     for q in range(token_ptr.shape[0] - 1):
-        n = 0
+        postings = 0
         for t in range(token_ptr[q], token_ptr[q + 1]):
-            term = token_ids[t]
-            for j in range(indptr[term], indptr[term + 1]):
-                d = indices[j]
-                if not seen[d]:
-                    seen[d] = True
-                    touched[n] = d
-                    n += 1
-                acc[d] += data[j]
+            postings += indptr[token_ids[t] + 1] - indptr[token_ids[t]]
+        sparse = postings * 8 < n_docs
+        n = n_docs
+        if sparse:
+            n = 0
+            for t in range(token_ptr[q], token_ptr[q + 1]):
+                for j in range(indptr[token_ids[t]], indptr[token_ids[t] + 1]):
+                    if acc[indices[j]] == 0.0:
+                        touched[n] = indices[j]
+                        n += 1
+                    acc[indices[j]] += data[j]
+        else:
+            for t in range(token_ptr[q], token_ptr[q + 1]):
+                for j in range(indptr[token_ids[t]], indptr[token_ids[t] + 1]):
+                    acc[indices[j]] += data[j]
+        candidates = touched if sparse else every
         size = 0
-        for i in range(n):
-            d = touched[i]
-            if size < k:  # push, then sift up while worse than its parent
-                pos = size
-                size += 1
-                while pos > 0:
-                    up = (pos - 1) >> 1
-                    u = heap[up]
-                    if acc[d] < acc[u] or (acc[d] == acc[u] and id_rank[d] < id_rank[u]):
-                        heap[pos] = u
-                        pos = up
-                    else:
-                        break
-                heap[pos] = d
-            else:
-                r = heap[0]
-                if acc[d] > acc[r] or (acc[d] == acc[r] and id_rank[d] > id_rank[r]):
-                    pos = 0  # replace the root, sift down while a child is worse
-                    while True:
-                        child = 2 * pos + 1
-                        if child >= size:
-                            break
-                        c = heap[child]
-                        if child + 1 < size:
-                            o = heap[child + 1]
-                            if acc[o] < acc[c] or (acc[o] == acc[c] and id_rank[o] < id_rank[c]):
-                                child += 1
-                                c = o
-                        if acc[c] < acc[d] or (acc[c] == acc[d] and id_rank[c] < id_rank[d]):
-                            heap[pos] = c
-                            pos = child
+        for first in range(0, n, 64):
+            last = min(first + 64, n)
+            if size == k and not sparse:  # skip 64 scores at once when none reaches the root's (vectorised)
+                root, reach = heap_s[0], 0
+                for i in range(first, last):
+                    if acc[i] >= root:
+                        reach += 1
+                if reach == 0:
+                    continue
+            for i in range(first, last):
+                d = candidates[i]
+                s = acc[d]
+                # Full heap first: "s beats the root" is rarely true, a branch the CPU predicts; testing
+                # s == 0 first would mispredict on every other passage of a common-term query.
+                if size == k:
+                    if s > heap_s[0] or (s == heap_s[0] and id_rank[d] > heap_r[0]):  # replace the root, sift down
+                        r = id_rank[d]
+                        pos = 0
+                        while True:
+                            child = 2 * pos + 1
+                            if child >= size:
+                                break
+                            other = child + 1
+                            if other < size and (heap_s[other] < heap_s[child]
+                                                   or (heap_s[other] == heap_s[child] and heap_r[other] < heap_r[child])):
+                                child = other
+                            if heap_s[child] < s or (heap_s[child] == s and heap_r[child] < r):
+                                heap_s[pos], heap_r[pos], heap_d[pos] = heap_s[child], heap_r[child], heap_d[child]
+                                pos = child
+                            else:
+                                break
+                        heap_s[pos], heap_r[pos], heap_d[pos] = s, r, d
+                elif s != 0.0:  # push, then sift up while worse than its parent
+                    r = id_rank[d]
+                    pos = size
+                    size += 1
+                    while pos > 0:
+                        up = (pos - 1) >> 1
+                        if s < heap_s[up] or (s == heap_s[up] and r < heap_r[up]):
+                            heap_s[pos], heap_r[pos], heap_d[pos] = heap_s[up], heap_r[up], heap_d[up]
+                            pos = up
                         else:
                             break
-                    heap[pos] = d
+                    heap_s[pos], heap_r[pos], heap_d[pos] = s, r, d
         counts[q] = size
         for out in range(size - 1, -1, -1):  # pop the worst into the last free place: best first
-            worst = heap[0]
-            docs[q, out] = worst
-            scores[q, out] = acc[worst]
-            last = heap[out]
+            docs[q, out], scores[q, out] = heap_d[0], heap_s[0]
+            ls, lr, ld = heap_s[out], heap_r[out], heap_d[out]  # the last entry moves to the root
             pos = 0
             while True:
                 child = 2 * pos + 1
                 if child >= out:
                     break
-                c = heap[child]
-                if child + 1 < out:
-                    o = heap[child + 1]
-                    if acc[o] < acc[c] or (acc[o] == acc[c] and id_rank[o] < id_rank[c]):
-                        child += 1
-                        c = o
-                if acc[c] < acc[last] or (acc[c] == acc[last] and id_rank[c] < id_rank[last]):
-                    heap[pos] = c
+                other = child + 1
+                if other < out and (heap_s[other] < heap_s[child]
+                                       or (heap_s[other] == heap_s[child] and heap_r[other] < heap_r[child])):
+                    child = other
+                if heap_s[child] < ls or (heap_s[child] == ls and heap_r[child] < lr):
+                    heap_s[pos], heap_r[pos], heap_d[pos] = heap_s[child], heap_r[child], heap_d[child]
                     pos = child
                 else:
                     break
-            heap[pos] = last
-        for i in range(n):
-            acc[touched[i]] = 0.0
-            seen[touched[i]] = False
+            heap_s[pos], heap_r[pos], heap_d[pos] = ls, lr, ld
+        if sparse:
+            for i in range(n):
+                acc[touched[i]] = 0.0
+        else:
+            for i in range(n_docs):  # a plain loop: numba's `acc[:] = 0.0` is much slower here
+                acc[i] = 0.0
+
