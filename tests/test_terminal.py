@@ -172,3 +172,16 @@ def test_the_details_fit_80_columns_too() -> None:
     by_tag = scorecard.statistics.breakdown["retrievers"]["bm25"]["by_tag"]["a-rather-long-tag"]
     low, high = by_tag["intervals"]["mrr"]
     assert f"({low:.2f}–{high:.2f})" in text
+
+
+def test_the_title_breaks_before_its_settings_not_inside_a_name() -> None:
+    scorecard = card(12, ["bm25"])
+    scorecard.golden["path"] = "demo_golden.jsonl (shipped with goldeval)"
+    scorecard.retrievers[0].config["long_documents"] = {
+        "summary": "189 of 199 passages are longer than minilm's 256-token window: each is ranked by its best "
+                   "window (long=max)"}
+    lines = shown(scorecard, 80).splitlines()
+    assert lines[0] == "goldeval scorecard: demo_golden.jsonl (shipped with goldeval) on corpus"
+    assert lines[1] == "(doc level, top 100 retrieved)"
+    assert lines[2].startswith("bm25: 189 of 199 passages") and lines[3].strip().endswith("(long=max)")
+    assert lines[3].startswith("  ")  # the sentence continues, indented; it is not a title of its own

@@ -35,10 +35,12 @@ def render_table(card: Scorecard, console: Console) -> None:
     if not card.retrievers:
         console.print("goldeval: no retrievers were evaluated", style="bold red")
         return
-    for line in title_lines(card):
-        head, paren, rest = line.partition(" (")
-        for part in ([head, paren.strip() + rest] if paren and len(line) > console.width else [line]):
-            say(console, part, "bold")
+    first, *others = title_lines(card)
+    head, paren, rest = first.rpartition(" (")  # the settings in parentheses go on a line of their own
+    for part in ([head, paren.strip() + rest] if paren and len(first) > console.width else [first]):
+        say(console, part, "bold")
+    for line in others:
+        say(console, line, "bold")
     console.print(MetricGrid([r.name for r in card.retrievers], card.retrievers, table_metrics(card)))
     for line in table_notes(card):
         say(console, line, "dim")
