@@ -101,6 +101,15 @@ def test_bad_input_exits_2(tmp_path: Path, args: list[str], match: str, capsys: 
     assert re.search(match, capsys.readouterr().err)
 
 
+def test_an_option_no_retriever_takes_is_refused_before_any_work(swept: dict[str, Path],
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    folder = swept["folder"]
+    code = main(["sweep", str(folder / "sweep.toml"), "--option", "k2=1.2", "--workspace", str(folder / "ws-opt")])
+    assert code == 2
+    assert "--option k2=1.2: no retriever in this run declares it" in capsys.readouterr().err
+    assert not (folder / "ws-opt" / "sweep").exists()
+
+
 def test_help_shows_examples(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["sweep", "--help"])

@@ -44,6 +44,8 @@ def test_against_best(cells: Sequence[CellResult], primary: Metric, *, seed: int
     if not others:
         return best.label
     reference = _values(best, primary)
+    if not len(reference):  # no answerable question: nothing to test (and no metric to rank by)
+        return best.label
     results = []
     for other in others:
         comparison = compare_values({best.label: {primary: reference}, other.label: {primary: _values(other, primary)}},

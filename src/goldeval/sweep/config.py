@@ -21,6 +21,7 @@ The CLI's flags override the file's values (docs/sweep.md).
 from __future__ import annotations
 
 import difflib
+import os
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -87,7 +88,8 @@ def settings_from_mapping(data: dict[str, Any], *, base: Path, where: str, into:
     changes: dict[str, Any] = {}
     for key in ("corpus", "golden"):
         if data.get(key) is not None:
-            changes[key] = (base / Path(str(data[key])).expanduser()) if not Path(str(data[key])).is_absolute() else Path(str(data[key]))
+            given = Path(str(data[key])).expanduser()
+            changes[key] = Path(os.path.normpath(given if given.is_absolute() else base / given))
     if data.get("k") is not None:
         changes["k"] = _ks(data["k"], where)
     for key in ("depth", "seed", "resamples"):

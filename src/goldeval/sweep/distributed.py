@@ -74,7 +74,6 @@ class RayExecutor:
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage report leaves the machine
         self._logs = Path(workspace).resolve() / "ray"
         self._temp: Path | None = None
-        self._started = address is None
         if self._ray.is_initialized():
             raise InputError("Ray is already initialised in this process", hint="run the sweep in its own process")
         if address is not None:

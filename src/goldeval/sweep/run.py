@@ -93,7 +93,7 @@ def _plan(grid: Grid, cells: list[Cell], golden: GoldenSet, corpus: Corpus, sett
     metrics = default_metrics(settings.k) + [parse_metric(m) for m in settings.metrics]
     headline = parse_metric(settings.headline) if settings.headline else None
     metrics = list(dict.fromkeys(metrics + ([headline] if headline else [])))
-    check_run_options([c.spec for c in cells], settings.options, [])
+    check_run_options([c.spec for c in cells], settings.options, list(settings.options))  # before any work
     # the depth evaluate() scores at (deep enough for every cut-off), and the depth base runs are stored at
     depth = max(settings.depth, max(settings.k), *(m.k for m in metrics if m.k is not None))
     deepest = max([depth, *(c.rerank for c in cells)])

@@ -188,7 +188,9 @@
       }
       return out;
     }
-    for (var i = 0; i <= 4; i++) out.push(lo + (hi - lo) * i / 4);
+    var raw = (hi - lo) / 4, mag = Math.pow(10, Math.floor(Math.log10(raw || 1)));
+    var step = [1, 2, 5, 10].map(function (m) { return m * mag; }).filter(function (st) { return st >= raw; })[0] || raw;
+    for (var v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(+v.toPrecision(12));
     return out;
   }
 
@@ -221,7 +223,7 @@
     });
     ticks(ylo, yhi, false).forEach(function (v) {
       plot.appendChild(s("line", { x1: L - 4, y1: Y(v), x2: W - R, y2: Y(v), class: "grid" }));
-      plot.appendChild(s("text", { x: L - 8, y: Y(v) + 4, class: "tick", "text-anchor": "end" }, v.toFixed(3)));
+      plot.appendChild(s("text", { x: L - 8, y: Y(v) + 4, class: "tick", "text-anchor": "end" }, +v.toFixed(3)));
     });
     plot.appendChild(s("text", { x: (L + W - R) / 2, y: H - 8, class: "label", "text-anchor": "middle" },
       AXES[axis].name + (AXES[axis].unit === "bytes" ? "" : " (" + AXES[axis].unit + ")") + (log ? ", log scale" : "")));
