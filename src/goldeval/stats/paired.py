@@ -151,7 +151,12 @@ def minimum_detectable_difference(sd: float, n: int, *, alpha: float = 0.05, pow
 
 
 def questions_needed(diff: float, sd: float, *, alpha: float = 0.05, power: float = 0.8) -> int | None:
-    """How many questions a paired test needs to detect a mean difference `diff` with this power."""
-    if diff == 0 or not sd > 0:
+    """How many questions a paired test needs to detect a mean difference `diff` with this power; None
+    when there is no difference to detect (|diff| below 1e-9: floating-point noise, which would ask for
+    10^30 questions) or no spread to size a test by."""
+    if abs(diff) < NO_DIFFERENCE or not sd > 0:
         return None
     return max(2, math.ceil((_z_sum(alpha, power) * sd / abs(diff)) ** 2))
+
+
+NO_DIFFERENCE = 1e-9
