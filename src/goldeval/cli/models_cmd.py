@@ -40,7 +40,8 @@ def model_rows() -> list[dict[str, Any]]:
     for spec in registry().values():
         missing = spec.missing_packages()
         rows.append({
-            "name": spec.name, "installed": not missing, "dim": spec.dim, "max_length": spec.max_length,
+            "name": spec.name, "installed": not missing, "runtime": spec.runtime, "dim": spec.dim,
+            "max_length": spec.max_length,
             "query_prefix": spec.query_prefix, "passage_prefix": spec.passage_prefix,
             "description": spec.description, "packages": list(spec.packages), "missing": missing,
             "extra": spec.extra, "install": spec.pip,
@@ -55,10 +56,10 @@ def render_models(rows: list[dict[str, Any]], console: Any) -> None:
     from rich.table import Table
 
     table = Table(title="Embedding models (use as dense:NAME)", title_justify="left")
-    for column in ("name", "installed", "dim", "max len", "extra", "description"):
+    for column in ("name", "installed", "runs as", "dim", "max len", "extra", "description"):
         table.add_column(column)
     for row in rows:
-        table.add_row(escape(row["name"]), "yes" if row["installed"] else "no", str(row["dim"]),
+        table.add_row(escape(row["name"]), "yes" if row["installed"] else "no", escape(row["runtime"] or "-"), str(row["dim"]),
                       str(row["max_length"] or "-"), escape(row["extra"]), escape(row["description"]))
     console.print(table)
     for row in rows:

