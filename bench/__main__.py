@@ -36,6 +36,10 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
             failed.append(name)
         print(f"== {name}: {time.perf_counter() - start:.1f}s ==\n", flush=True)
+    from bench.table import markdown
+
+    print("Issue 12's table, from bench/results/ (rows of benchmarks not run yet are left out):")
+    print(markdown())
     if failed:
         print("failed: " + ", ".join(failed), file=sys.stderr)
     return 1 if failed else 0

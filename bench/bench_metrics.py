@@ -1,49 +1,58 @@
-"""Metric throughput: goldeval's engine beside pytrec_eval and ranx, on the same Python dicts, in one process.
+"""Metric throughput: goldeval's engine beside pytrec_eval and ranx on the same Python dicts, and
+`goldeval trec` beside pytrec_eval's parse-and-evaluate on the same TREC files.
 
-Runs of 1k, 10k and 100k questions x 100 results (doc ids like `msmarco_doc_07_000123456`, scores
-rounded to 4 decimals, 1-5 graded relevant documents per question, most of them retrieved, plus
-judged non-relevant ones). Every tool computes the same five measures (nDCG@10, recall@100, P@10,
-MRR, MAP) from the same `{question: {doc: score}}` / `{question: {doc: judgment}}` dicts:
-- goldeval `evaluate_scores(qrels, run, metrics)`;
+Workload: 10k and 100k questions x 100 results (doc ids like `msmarco_doc_07_000123456` drawn from a
+collection of 1M ids, one str object per id as a retriever returns them; scores rounded to 4 decimals;
+1-5 graded relevant documents per question, most of them retrieved, plus judged non-relevant ones).
+Every tool computes the same five measures (nDCG@10, recall@100, P@10, MRR, MAP):
+- goldeval `evaluate_scores(qrels, run, metrics)`, its first call (no warm-up) and warm ones;
 - pytrec_eval `RelevanceEvaluator(qrels, measures).evaluate(run)` (trec_eval's C code);
-- ranx `evaluate(Qrels(qrels), Run(run), metrics)` (numba; compiled once before timing);
-- a bare Python walk over every (doc, score) of the run, the floor for anything that reads the dicts.
-Then `goldeval trec` on TREC files beside `pytrec_eval.parse_qrel/parse_run` + evaluate on the same
-files. Prints questions/second and ratios (best of a few repeats); writes bench/results/metrics.json.
+- ranx `evaluate(Qrels(qrels), Run(run), metrics)` (numba), first call and warm, at 10k only: at 100k
+  it takes minutes and more memory than this suite allows (2 GB);
+- a bare Python walk over every (doc, score) of the run: the floor for anything that reads the dicts.
+TREC files: `goldeval trec` (CLI, in-process) beside `pytrec_eval.parse_qrel/parse_run` + evaluate.
+Each measurement runs in its own process (its data built there, outside the timing), so one tool's
+memory is never another's: the report gives each process's peak memory. Medians of 3, interleaved;
+ratios are what to read on a shared machine. Writes bench/results/metrics.json.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import json
 import platform
+import resource
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from bench import write_results
-from goldeval.cli import main as goldeval_main
-from goldeval.metrics.compute import evaluate_scores
-from goldeval.metrics.definitions import parse_metric
 
-SIZES = (1_000, 10_000, 100_000)
-TREC_SIZES = (1_000, 10_000)
+SIZES = (10_000, 100_000)
+RANX_SIZES = (10_000,)
 N_RESULTS = 100
+COLLECTION = 1_000_000
+REPEATS = 3
 METRICS = ["ndcg@10", "recall@100", "precision@10", "mrr", "map"]
 PYTREC = {"ndcg_cut.10", "recall.100", "P.10", "recip_rank", "map"}
-RANX = ["ndcg@10", "recall@100", "precision@10", "mrr", "map"]
 TREC_ARGS = ["-m", "ndcg_cut.10", "-m", "recall.100", "-m", "P.10", "-m", "recip_rank", "-m", "map"]
 
 Dicts = tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]
 
 
 def synthetic(n_questions: int, seed: int = 0) -> Dicts:
-    """Qrels and a run as plain dicts, shaped like a real dense/BM25 run over a large collection."""
+    """Qrels and a run as plain dicts, shaped like a real run over a large collection."""
     rng = np.random.default_rng(seed)
-    ids = rng.integers(0, 10**9, size=(n_questions, N_RESULTS)).tolist()
+    pool: dict[int, str] = {}
+    ids = rng.integers(0, COLLECTION, size=(n_questions, N_RESULTS)).tolist()
     scores = np.round(rng.gamma(4.0, 3.0, size=(n_questions, N_RESULTS)), 4).tolist()
     n_rel = rng.integers(1, 6, size=n_questions).tolist()
     grades = rng.integers(1, 4, size=(n_questions, 5)).tolist()
@@ -52,7 +61,7 @@ def synthetic(n_questions: int, seed: int = 0) -> Dicts:
     qrels: dict[str, dict[str, int]] = {}
     run: dict[str, dict[str, float]] = {}
     for i in range(n_questions):
-        docs = [f"msmarco_doc_{x % 60:02d}_{x:09d}" for x in ids[i]]
+        docs = [pool.get(x) or pool.setdefault(x, f"msmarco_doc_{x % 60:02d}_{x * 7919 % 10**9:09d}") for x in ids[i]]
         qid = f"q{i:06d}"
         run[qid] = dict(zip(docs, scores[i], strict=True))
         judged = {docs[picks[i][5]]: 0, docs[picks[i][6]]: 0}
@@ -63,17 +72,10 @@ def synthetic(n_questions: int, seed: int = 0) -> Dicts:
     return qrels, run
 
 
-def best_of(repeats: int, fn: Callable[..., object], *args: object) -> float:
-    """Shortest of `repeats` timings of fn(*args), in seconds (the least disturbed by other processes)."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn(*args)
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def run_goldeval(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> dict[str, float]:
+    from goldeval.metrics.compute import evaluate_scores
+    from goldeval.metrics.definitions import parse_metric
+
     values = evaluate_scores(qrels, run, [parse_metric(m) for m in METRICS])
     return {str(m): float(v.mean()) for m, v in values.items()}
 
@@ -89,8 +91,8 @@ def run_pytrec(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]
 def run_ranx(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> dict[str, float]:
     from ranx import Qrels, Run, evaluate
 
-    scores = evaluate(Qrels(qrels), Run(run), RANX, make_comparable=True)
-    return {m: float(scores[r]) for m, r in zip(METRICS, RANX, strict=True)}
+    scores = evaluate(Qrels(qrels), Run(run), METRICS, make_comparable=True)
+    return {m: float(scores[m]) for m in METRICS}
 
 
 def walk(_: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> None:
@@ -99,22 +101,33 @@ def walk(_: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> None
             pass
 
 
-def bench_dicts(sizes: tuple[int, ...] = SIZES) -> list[dict[str, float]]:
-    run_ranx(*synthetic(50, seed=1))  # numba compiles here, not in the timing
-    rows = []
-    for n in sizes:
-        qrels, run = synthetic(n)
-        repeats = 3 if n < 100_000 else 2
-        ours, ref = run_goldeval(qrels, run), run_pytrec(qrels, run)
-        drift = max(abs(ours[m] - ref[m]) for m in METRICS)  # same numbers, or the timing means nothing
-        row = {"questions": n, "max_abs_diff_vs_pytrec_eval": drift}
-        for name, fn in (("goldeval", run_goldeval), ("pytrec_eval", run_pytrec), ("ranx", run_ranx), ("walk", walk)):
-            row[f"{name}_qps"] = n / best_of(repeats, fn, qrels, run)
-        row["goldeval_vs_pytrec_eval"] = row["goldeval_qps"] / row["pytrec_eval_qps"]
-        row["goldeval_vs_ranx"] = row["goldeval_qps"] / row["ranx_qps"]
-        rows.append(row)
-        print_row(row)
-    return rows
+def timed(fn: Callable[..., object], *args: object) -> float:
+    start = time.perf_counter()
+    fn(*args)
+    return time.perf_counter() - start
+
+
+# --- one measurement per process ---------------------------------------------------------------------
+
+
+def measure_dicts(n: int | str) -> dict[str, Any]:
+    """walk, goldeval (first call, then warm) and pytrec_eval, interleaved, on the same dicts."""
+    qrels, run = synthetic(int(n))
+    out: dict[str, Any] = {"goldeval_first_s": timed(run_goldeval, qrels, run)}
+    times: dict[str, list[float]] = {"walk": [], "goldeval": [], "pytrec_eval": []}
+    for _ in range(REPEATS):
+        for name, fn in (("walk", walk), ("goldeval", run_goldeval), ("pytrec_eval", run_pytrec)):
+            times[name].append(timed(fn, qrels, run))
+    out.update({f"{k}_s": statistics.median(v) for k, v in times.items()})
+    ours, ref = run_goldeval(qrels, run), run_pytrec(qrels, run)
+    out["max_abs_diff_vs_pytrec_eval"] = max(abs(ours[m] - ref[m]) for m in METRICS)  # same numbers, or timing means nothing
+    return out
+
+
+def measure_ranx(n: int | str) -> dict[str, Any]:
+    qrels, run = synthetic(int(n))
+    first = timed(run_ranx, qrels, run)  # numba compiles in here: ranx's first call
+    return {"ranx_first_s": first, "ranx_s": statistics.median(timed(run_ranx, qrels, run) for _ in range(REPEATS))}
 
 
 def write_trec(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]], folder: Path) -> tuple[str, str]:
@@ -128,6 +141,8 @@ def write_trec(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]
 
 
 def trec_goldeval(qrels_path: str, run_path: str) -> None:
+    from goldeval.cli import main as goldeval_main
+
     with contextlib.redirect_stdout(io.StringIO()):
         assert goldeval_main(["trec", *TREC_ARGS, qrels_path, run_path]) == 0
 
@@ -142,39 +157,48 @@ def trec_pytrec(qrels_path: str, run_path: str) -> None:
         pytrec_eval.compute_aggregated_measure(name, [v[name] for v in per_query.values()])
 
 
-def bench_trec_files(sizes: tuple[int, ...] = TREC_SIZES) -> list[dict[str, float]]:
-    rows = []
-    for n in sizes:
-        with tempfile.TemporaryDirectory() as tmp:
-            paths = write_trec(*synthetic(n, seed=2), Path(tmp))
-            row: dict[str, float] = {"questions": n}
-            row["goldeval_trec_qps"] = n / best_of(3, trec_goldeval, *paths)
-            row["parse_plus_pytrec_eval_qps"] = n / best_of(3, trec_pytrec, *paths)
-        row["ratio"] = row["goldeval_trec_qps"] / row["parse_plus_pytrec_eval_qps"]
-        rows.append(row)
-        print(f"{n:>9,}  goldeval trec {row['goldeval_trec_qps']:>10,.0f} q/s   parse + pytrec_eval "
-              f"{row['parse_plus_pytrec_eval_qps']:>10,.0f} q/s   ratio {row['ratio']:.2f}x")  # fmt: skip
-    return rows
+def measure_trec(tool: str, qrels_path: str, run_path: str) -> dict[str, Any]:
+    fn = trec_goldeval if tool == "goldeval" else trec_pytrec
+    return {f"{tool}_s": statistics.median(timed(fn, qrels_path, run_path) for _ in range(REPEATS))}
 
 
-def print_row(row: dict[str, float]) -> None:
-    print(f"{int(row['questions']):>9,}  {row['goldeval_qps']:>11,.0f}  {row['pytrec_eval_qps']:>11,.0f}  "
-          f"{row['ranx_qps']:>11,.0f}  {row['walk_qps']:>11,.0f}  {row['goldeval_vs_pytrec_eval']:>7.2f}x  "
-          f"{row['goldeval_vs_ranx']:>7.2f}x  {row['max_abs_diff_vs_pytrec_eval']:.1e}", flush=True)  # fmt: skip
+def in_process(kind: str, *args: str) -> dict[str, Any]:
+    """Run one measurement in a fresh process; its result and its peak memory (MB)."""
+    code = (f"import json, resource, sys; from bench.bench_metrics import {kind}; r = {kind}(*sys.argv[1:]); "
+            "r['peak_mb'] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024; print(json.dumps(r))")
+    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[1])  # fmt: skip
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
 def main() -> None:
-    print(f"Metrics: {', '.join(METRICS)} over {N_RESULTS} results per question; questions/second, best of 2-3.")
-    print(f"{'questions':>9}  {'goldeval':>11}  {'pytrec_eval':>11}  {'ranx':>11}  {'dict walk':>11}  "
-          f"{'vs pytrec':>8}  {'vs ranx':>8}  max|diff|")  # fmt: skip
-    dicts = bench_dicts()
-    print("\n`goldeval trec` on TREC files vs parsing the same files + pytrec_eval (same measures):")
-    trec = bench_trec_files()
-    results_path = write_results("metrics", {
-        "machine": f"{platform.processor() or platform.machine()}, Python {platform.python_version()}",
-        "metrics": METRICS, "results_per_question": N_RESULTS, "dicts": dicts, "trec_files": trec,
-    })
-    print(f"\nwrote {results_path}")
+    rows: dict[str, Any] = {"machine": f"{platform.processor() or platform.machine()}, Python {platform.python_version()}",
+                            "metrics": METRICS, "results_per_question": N_RESULTS, "dicts": {}, "trec_files": {}}  # fmt: skip
+    print(f"Metrics from Python dicts ({', '.join(METRICS)}), {N_RESULTS} results per question; medians of {REPEATS}.")
+    for n in SIZES:
+        row = in_process("measure_dicts", str(n))
+        if n in RANX_SIZES:
+            row.update({f"ranx_{k}": v for k, v in in_process("measure_ranx", str(n)).items()})
+        rows["dicts"][n] = row
+        ranx = f"ranx {row['ranx_ranx_s']:.2f} s (first {row['ranx_ranx_first_s']:.1f} s)" if n in RANX_SIZES else "ranx not run"
+        print(f"{n:>9,} questions  goldeval {row['goldeval_s']:.2f} s (first call {row['goldeval_first_s']:.2f} s, "
+              f"{row['goldeval_first_s'] / row['goldeval_s']:.2f}x a warm one)   walk {row['walk_s']:.2f} s   "
+              f"pytrec_eval {row['pytrec_eval_s']:.2f} s   {ranx}\n{'':>20}goldeval / walk = {row['goldeval_s'] / row['walk_s']:.2f}x   "
+              f"pytrec_eval / goldeval = {row['pytrec_eval_s'] / row['goldeval_s']:.1f}x   max|diff| {row['max_abs_diff_vs_pytrec_eval']:.1e}"
+              f"   peak {row['peak_mb']:,} MB", flush=True)  # fmt: skip
+    print("\n`goldeval trec` on TREC files beside pytrec_eval's parse + evaluate (same measures):")
+    for n in SIZES:
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = write_trec(*synthetic(n, seed=2), Path(tmp))
+            ours, theirs = in_process("measure_trec", "goldeval", *paths), in_process("measure_trec", "pytrec", *paths)
+        row = {**ours, **{k: v for k, v in theirs.items() if k != "peak_mb"}, "goldeval_peak_mb": ours["peak_mb"],
+               "pytrec_peak_mb": theirs["peak_mb"]}  # fmt: skip
+        row["ratio"] = row["pytrec_s"] / row["goldeval_s"]
+        rows["trec_files"][n] = row
+        print(f"{n:>9,} questions  goldeval trec {row['goldeval_s']:.2f} s (peak {row['goldeval_peak_mb']:,} MB)   "
+              f"parse + pytrec_eval {row['pytrec_s']:.2f} s (peak {row['pytrec_peak_mb']:,} MB)   ratio {row['ratio']:.2f}x", flush=True)  # fmt: skip
+    rows["bench_process_peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    print(f"\nwrote {write_results('metrics', rows)}")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from goldeval.metrics.compute import Judged, assemble
+from goldeval.metrics.judge import Judged, assemble
 from goldeval.metrics.ranks import above_and_tied
 from goldeval.trecio import TrecTable
 

@@ -1,0 +1,76 @@
+"""The table of issue 12 ("measured side by side"), rebuilt from bench/results/*.json.
+
+`python -m bench` prints it after the benchmarks it ran; `python -m bench.table` prints it from the last
+results (Markdown, as the README's benchmark table). A row whose benchmark has not run says so.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from bench import RESULTS_DIR
+
+
+def _load(area: str) -> dict[str, Any] | None:
+    path = RESULTS_DIR / f"{area}.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
+def rows() -> list[tuple[str, str, str, str]]:
+    """(work, goldeval, what a user could pick instead, ratio) per row of the issue's table."""
+    out: list[tuple[str, str, str, str]] = []
+    metrics, bm25, embed = _load("metrics"), _load("bm25"), _load("embed")
+    if metrics:
+        d = metrics["dicts"].get("100000") or metrics["dicts"].get(100000)
+        small = metrics["dicts"].get("10000") or metrics["dicts"].get(10000) or {}
+        ranx = f"; ranx at 10k {small['ranx_ranx_s']:.2f} s (first call {small['ranx_ranx_first_s']:.1f} s)" if "ranx_ranx_s" in small else ""
+        out.append((
+            "metrics from Python dicts, 100k questions x 100 results",
+            f"{d['goldeval_s']:.2f} s (first call {d['goldeval_first_s']:.2f} s)",
+            f"pytrec_eval {d['pytrec_eval_s']:.2f} s{ranx}; just walking the dicts {d['walk_s']:.2f} s",
+            f"{d['pytrec_eval_s'] / d['goldeval_s']:.1f}x pytrec_eval; {d['goldeval_s'] / d['walk_s']:.2f}x the walk; "
+            f"first call {d['goldeval_first_s'] / d['goldeval_s']:.2f}x a warm one",
+        ))
+        trec = metrics["trec_files"]
+        sizes = sorted(trec, key=int)
+        out.append((
+            f"`trec` on TREC files, {' / '.join(f'{int(n) // 1000}k' for n in sizes)} questions x 100",
+            " / ".join(f"{trec[n]['goldeval_s']:.2f} s" for n in sizes),
+            "pytrec_eval parse+evaluate " + " / ".join(f"{trec[n]['pytrec_s']:.2f} s" for n in sizes),
+            " / ".join(f"{trec[n]['ratio']:.1f}x" for n in sizes),
+        ))
+    if bm25:
+        q, i = bm25["queries_per_s"], bm25["index_docs_per_s"]
+        out.append((f"BM25 queries, {bm25['corpus']}", f"{q['goldeval']:,} queries/s",
+                    f"bm25s, numba backend, one thread: {q['bm25s_numba_1_thread']:,} queries/s",
+                    f"{bm25['query_ratio_vs_numba']:.2f}x; same top 10: {bm25['same_top10']:.0%}"))
+        out.append(("BM25 indexing, same corpus", f"{i['goldeval']:,} docs/s", f"bm25s directly {i['bm25s']:,} docs/s",
+                    f"{bm25['index_ratio']:.2f}x"))
+    if embed and "minilm" in embed and "best_peer" in embed["minilm"]:
+        m = embed["minilm"]
+        out.append((f"embedding {m['texts']} passages, `dense:minilm` ({m['runs_as']})", f"{m['goldeval_per_s']:.1f} passages/s",
+                    f"best other path for the same model: {m['best_peer']} {m['best_peer_per_s']:.1f} passages/s",
+                    f"{m['goldeval_per_s'] / m['best_peer_per_s']:.2f}x"))
+    if metrics:
+        peaks = [metrics.get("bench_process_peak_mb", 0)]
+        peaks += [r.get("peak_mb", 0) for r in metrics["dicts"].values()]
+        peaks += [r.get("goldeval_peak_mb", 0) for r in metrics["trec_files"].values()]
+        out.append(("`python -m bench metrics stats`, peak memory", f"{max(peaks):,} MB (largest goldeval process)",
+                    "-", "-"))
+    return out
+
+
+def markdown() -> str:
+    lines = ["| work | goldeval | what a user could pick instead | ratio |", "|---|---|---|---|"]
+    lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows()]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    print(markdown())
+
+
+if __name__ == "__main__":
+    main()
+

@@ -1,0 +1,269 @@
+"""Judging: where each question's judged documents landed in its results, as flat arrays (`Judged`).
+
+All our metrics depend only on the rank of each retrieved judged document, its judgment, the number of
+relevant documents R and the number retrieved. So no list is ranked whole: each question's judged
+documents are looked up in its results, the scores above each one are counted
+(`goldeval.metrics.ranks`: lists sorted or compared by numpy all at once; ties broken by id,
+descending, trec_eval's rule from `goldeval.ranking`), and `assemble` keeps flat arrays sorted by
+(question, rank) for the kernels of `goldeval.metrics.compute`.
+
+Reading the dicts is the floor: the look-ups, the lengths and the score lists are taken with C-level
+`map`/`chain`/`np.fromiter` over the dicts, never with a Python statement per document.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cached_property
+from itertools import chain, compress, repeat
+
+import numpy as np
+
+from goldeval.errors import InputError
+from goldeval.metrics.ranks import above_and_tied
+from goldeval.types import Qrels, RunDict
+
+RELEVANCE_LEVEL = 1
+"""trec_eval's default `-l`: the smallest judgment that counts as relevant."""
+
+
+@dataclass(frozen=True)
+class Judged:
+    """Where the judged documents landed, for `n` questions, as flat arrays.
+
+    `q`, `rank`, `rel` describe the judged documents that were retrieved, sorted by (question,
+    rank): question index, 1-based rank, judgment. `ideal_q`/`ideal_gain`/`ideal_pos` list every
+    positive judgment of each question by decreasing gain (the ideal ranking of nDCG) with its
+    0-based position. `num_nonrel` counts judged non-relevant documents (0 <= judgment < level),
+    retrieved or not (bpref's N).
+    """
+
+    n: int
+    level: int
+    num_ret: np.ndarray
+    num_rel: np.ndarray
+    num_nonrel: np.ndarray
+    q: np.ndarray
+    rank: np.ndarray
+    rel: np.ndarray
+    ideal_q: np.ndarray
+    ideal_gain: np.ndarray
+    ideal_pos: np.ndarray
+
+    def relevant(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(question, rank, j) of each retrieved relevant document; j is 1 for a question's first."""
+        return self._relevant
+
+    @cached_property
+    def _relevant(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        keep = self.rel >= self.level
+        q, rank = self.q[keep], self.rank[keep]
+        return q, rank, _position_in_group(q, self.n) + 1
+
+    def count_at(self, k: np.ndarray | int) -> np.ndarray:
+        """Relevant documents in the top k, per question (k may be one value per question)."""
+        q, rank, _ = self.relevant()
+        cut = k if np.isscalar(k) else np.asarray(k)[q]
+        return np.bincount(q[rank <= cut], minlength=self.n)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic GC while building many small objects: its full passes over large runs cost
+    more than the work itself. Restored on exit, so no global setting leaks."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+_EMPTY: dict[str, float] = {}
+
+
+def _as_dicts(mappings: list[Mapping[str, float] | None]) -> list[dict[str, float]]:
+    """The inner mappings as dicts (the C-level look-ups below need them); None becomes {}."""
+    if all(type(m) is dict for m in mappings):
+        return mappings  # type: ignore[return-value]
+    return [m if type(m) is dict else dict(m or {}) for m in mappings]  # type: ignore[misc]
+
+
+def _flatten(judged: list[dict[str, float]]) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """(every judged id, their judgments, the question index of each), question by question."""
+    lengths = np.fromiter(map(len, judged), dtype=np.int64, count=len(judged))
+    ids = list(chain.from_iterable(judged))
+    values = np.fromiter(chain.from_iterable(map(dict.values, judged)), dtype=np.float64, count=len(ids))
+    return ids, values, np.repeat(np.arange(len(judged), dtype=np.int64), lengths)
+
+
+def judge_scores(
+    qrels: Qrels,
+    run: RunDict,
+    qids: Sequence[str] | None = None,
+    *,
+    level: int = RELEVANCE_LEVEL,
+    all_judged: bool = False,
+) -> Judged:
+    """Locate the judged documents of each question in a run of scores (ranked by `goldeval.ranking`).
+
+    Questions are `qids` (default: the qrels' ids, in order). With `all_judged`, every judged
+    document is located, non-relevant and negative ("unjudged") ones too (bpref, relstring and
+    other trec measures need them); otherwise only documents with a positive judgment.
+    """
+    qids = list(qrels) if qids is None else list(qids)
+    floor = -math.inf if all_judged else min(level, 1)
+    with gc_paused():
+        judged = _as_dicts(list(map(qrels.get, qids, repeat(_EMPTY))))
+        rows = _as_dicts(list(map(run.get, qids, repeat(_EMPTY))))
+        ids, values, owner = _flatten(judged)
+        wanted = values >= floor
+        cand_ids = list(compress(ids, wanted))
+        cand_rows = list(map(rows.__getitem__, owner[wanted].tolist()))
+        scores = np.fromiter(map(dict.get, cand_rows, cand_ids, repeat(math.nan)), np.float64, len(cand_ids))
+        found = ~np.isnan(scores)
+        _refuse_nan(qids, cand_rows, cand_ids, owner[wanted], found)
+        t_owner, t_score = owner[wanted][found], scores[found]
+        t_ids = list(compress(cand_ids, found.tolist()))
+        ranks = _ranks(qids, rows, t_owner, t_ids, t_score)
+    num_ret = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+    return assemble(len(qids), level, num_ret, owner, values, t_owner, ranks, values[wanted][found])
+
+
+def _refuse_nan(qids: Sequence[str], rows: list[dict[str, float]], ids: list[str], owner: np.ndarray,
+                found: np.ndarray) -> None:  # fmt: skip
+    """A judged document whose score is NaN cannot be ranked: say which. The look-up gives NaN for a
+    missing document too; a NaN in a list with a found document is caught when its scores are read,
+    so only the lists where nothing was found are checked here."""
+    unseen = np.ones(len(qids), dtype=bool)  # questions where no judged document was found
+    unseen[owner[found]] = False
+    missing = np.flatnonzero(~found & unseen[owner])
+    present = np.fromiter(map(dict.__contains__, [rows[i] for i in missing], [ids[i] for i in missing]), bool,
+                          len(missing))  # fmt: skip
+    if present.any():
+        _raise_nan(qids[int(owner[missing[present][0]])], ids[int(missing[present][0])])
+
+
+def _raise_nan(qid: str, doc: str) -> None:
+    raise InputError(f"question {qid!r}: document {doc!r} has score NaN", value=doc,
+                     hint="give every result a real number as its score")
+
+
+def _ranks(qids: Sequence[str], rows: list[dict[str, float]], owner: np.ndarray, ids: list[str],
+           score: np.ndarray) -> np.ndarray:  # fmt: skip
+    """1-based rank of each target (document `ids[i]` of question `owner[i]`, with `score[i]`)."""
+    hit = np.unique(owner)
+    hit_rows = [rows[i] for i in hit.tolist()]
+    lengths = np.fromiter(map(len, hit_rows), dtype=np.int64, count=len(hit_rows))
+    flat = np.fromiter(chain.from_iterable(map(dict.values, hit_rows)), np.float64, int(lengths.sum()))
+    if np.isnan(flat).any():
+        row = int(np.searchsorted(np.cumsum(lengths), int(np.flatnonzero(np.isnan(flat))[0]), side="right"))
+        doc = next(d for d, s in hit_rows[row].items() if s != s)
+        _raise_nan(qids[int(hit[row])], doc)
+    above, tied = above_and_tied(flat, np.cumsum(lengths) - lengths, lengths, np.searchsorted(hit, owner), score)
+    ranks = above + 1
+    for t in np.flatnonzero(tied > 1).tolist():  # ties: ids descending come first (trec_eval)
+        s, doc = float(score[t]), ids[t]
+        ranks[t] += sum(1 for other, v in rows[int(owner[t])].items() if v == s and other > doc)
+    return ranks
+
+
+def judge_ranked(
+    qrels: Qrels,
+    rankings: Mapping[str, Sequence[str]],
+    qids: Sequence[str] | None = None,
+    *,
+    level: int = RELEVANCE_LEVEL,
+    all_judged: bool = False,
+) -> Judged:
+    """Locate the judged documents of each question in lists already in rank order.
+
+    A repeated id counts at its first position only (`list.index`); later copies are non-relevant
+    but still take up a rank, as in the list the user saw.
+    """
+    qids = list(qrels) if qids is None else list(qids)
+    floor = -math.inf if all_judged else min(level, 1)
+    t_q: list[int] = []
+    t_rank: list[int] = []
+    t_rel: list[float] = []
+    num_ret: list[int] = []
+    with gc_paused():
+        judged = _as_dicts(list(map(qrels.get, qids, repeat(_EMPTY))))
+        for i, (qid, marks) in enumerate(zip(qids, judged, strict=True)):
+            ranking = rankings.get(qid) or ()
+            num_ret.append(len(ranking))
+            if not ranking or not marks:
+                continue
+            ids = ranking if isinstance(ranking, list) else list(ranking)
+            if len(marks) > 8:  # many judgments: one position map beats a list scan per judgment
+                first = dict(zip(reversed(ids), range(len(ids), 0, -1), strict=True))  # first occurrence wins
+                for d, r in marks.items():
+                    if r >= floor and d in first:
+                        t_q.append(i)
+                        t_rank.append(first[d])
+                        t_rel.append(r)
+                continue
+            for d, r in marks.items():
+                if r >= floor and d in ids:
+                    t_q.append(i)
+                    t_rank.append(ids.index(d) + 1)
+                    t_rel.append(r)
+        _, values, owner = _flatten(judged)
+    return assemble(len(qids), level, np.asarray(num_ret, dtype=np.int64), owner, values,
+                    np.asarray(t_q, dtype=np.int64), np.asarray(t_rank, dtype=np.int64), np.asarray(t_rel))  # fmt: skip
+
+
+def assemble(
+    n: int,
+    level: int,
+    num_ret: np.ndarray,
+    owner: np.ndarray,
+    values: np.ndarray,
+    t_q: np.ndarray,
+    t_rank: np.ndarray,
+    t_rel: np.ndarray,
+) -> Judged:
+    """A Judged from every judgment (`values`, question `owner`) and the located ones (question,
+    rank, judgment); R, N and the ideal gains come from numpy. Shared by dicts and TREC files."""
+    values = np.asarray(values, dtype=np.float64)
+    positive = values > 0
+    ideal_q, ideal_gain = owner[positive], values[positive]
+    ideal_order = _order_by(ideal_q, -ideal_gain)  # by question, then decreasing gain
+    ideal_q, ideal_gain = ideal_q[ideal_order], ideal_gain[ideal_order]
+    q = np.asarray(t_q, dtype=np.int64)
+    order = _order_by(q, np.asarray(t_rank, dtype=np.float64))
+    return Judged(
+        n=n,
+        level=level,
+        num_ret=np.asarray(num_ret, dtype=np.int64),
+        num_rel=np.bincount(owner[values >= level], minlength=n),
+        num_nonrel=np.bincount(owner[(values >= 0) & (values < level)], minlength=n),
+        q=q[order],
+        rank=np.asarray(t_rank, dtype=np.int64)[order],
+        rel=np.asarray(t_rel, dtype=np.float64)[order],
+        ideal_q=ideal_q,
+        ideal_gain=ideal_gain,
+        ideal_pos=_position_in_group(ideal_q, n),
+    )
+
+
+def _order_by(group: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """Indices sorting by (group, key). Small integer keys fold into one int64 (one fast sort)."""
+    if not len(key):
+        return np.zeros(0, dtype=np.int64)
+    lo, hi = key.min(), key.max()
+    if np.all(key == np.round(key)) and hi - lo < 2**20 and len(group) and int(group.max()) < 2**40:
+        folded = group.astype(np.int64) * int(hi - lo + 1) + (key - lo).astype(np.int64)
+        return np.argsort(folded)  # equal keys are equal (question, key) pairs: order among them is moot
+    return np.lexsort((key, group))
+
+
+def _position_in_group(q: np.ndarray, n: int) -> np.ndarray:
+    """0-based position of each element within its run of equal (sorted) question indices."""
+    starts = np.searchsorted(q, np.arange(n))
+    return np.arange(len(q)) - starts[q] if len(q) else np.zeros(0, dtype=np.int64)
