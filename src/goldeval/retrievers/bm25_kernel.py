@@ -226,10 +226,13 @@ def _top_k_loop(data, indices, indptr, id_rank, token_ptr, token_ids, k, docs, s
                     if acc[i] >= root:
                         reach += 1
                 if reach == 0:
+                    for i in range(first, last):  # zero as we go: no separate pass to reset the scores
+                        acc[i] = 0.0
                     continue
             for i in range(first, last):
                 d = candidates[i]
                 s = acc[d]
+                acc[d] = 0.0
                 # Full heap first: "s beats the root" is rarely true, a branch the CPU predicts; testing
                 # s == 0 first would mispredict on every other passage of a common-term query.
                 if size == k:
@@ -281,10 +284,4 @@ def _top_k_loop(data, indices, indptr, id_rank, token_ptr, token_ids, k, docs, s
                 else:
                     break
             heap_s[pos], heap_r[pos], heap_d[pos] = ls, lr, ld
-        if sparse:
-            for i in range(n):
-                acc[touched[i]] = 0.0
-        else:
-            for i in range(n_docs):  # a plain loop: numba's `acc[:] = 0.0` is much slower here
-                acc[i] = 0.0
 
