@@ -1,6 +1,7 @@
 """Scale: BM25 over up to 1M passages, and a usearch HNSW index over up to 1M x 384 vectors.
 
     python -m bench scale                       # every size that fits SCALE_BUDGET_S (default 1500 s)
+    SCALE_PARTS=ann SCALE_BUDGET_S=2400 python -m bench scale   # one part, a bigger budget
     python -m bench.bench_scale bm25 1000000    # one measurement, printed as JSON (run in its own process)
 
 Run on request only (`python -m bench scale`), not by `make bench`: the 1M sizes take minutes.
@@ -10,12 +11,13 @@ with Zipf-distributed word frequencies (s = 1.07, like English text) and lengths
 seeded. Measured per size: index time, peak memory of the process (ru_maxrss, each size in a fresh
 process so one size's memory is not another's), queries per second over 1,000 two-to-five-word queries.
 
-ANN (usearch, cosine, float32): vectors drawn from a mixture of 2,000 Gaussian clusters on the unit sphere
-(embeddings cluster by topic, each about cosine 0.9 from its centre; uniform random vectors in 384
-dimensions are a worst case no real corpus has), seeded; 1,000 held-out queries from the same mixture. Recall@10 against exact search (numpy,
-blocked matrix products). Built with connectivity M in (16, 32) and expansion_add 128; then
-expansion_search swept over 16..512 on the same index: recall@10 and queries per second at each. The
-knee: the smallest expansion_search whose recall is within 0.01 of the best the index reaches.
+ANN (usearch, cosine, float32): vectors drawn from a mixture of n / 100 Gaussian clusters on the unit
+sphere (embeddings cluster by topic, each about cosine 0.9 from its centre; uniform random vectors in
+384 dimensions are a worst case no real corpus has), seeded; 1,000 held-out queries from the same
+mixture. Recall@10 against exact search (numpy, blocked matrix products). Built with connectivity M = 16
+(and 32 up to 100,000) and expansion_add 128; then expansion_search swept over 16..512 on the same
+index: recall@10 and queries per second at each. The knee: the smallest expansion_search whose recall
+is within 0.01 of the best the index reaches.
 
 Sizes run smallest first, each in a subprocess with a time limit; a size that would not finish within
 the remaining budget (extrapolated from the measured growth) is skipped and said so, and the report
@@ -38,14 +40,21 @@ BM25_SIZES = (10_000, 100_000, 300_000, 1_000_000)
 ANN_SIZES = (10_000, 100_000, 300_000, 1_000_000)
 VOCABULARY = 50_000
 DIM = 384
-CLUSTERS = 2_000
+POINTS_PER_CLUSTER = 100
+"""Clusters grow with the corpus (n / 100 of them), so every size is as hard for the index: with a fixed
+number of clusters a small corpus has near-empty clusters (neighbours from far away, hard) and a large one
+crowded clusters (neighbours close by, easy), and the curve would measure that instead of the index."""
 NOISE = 0.5
 """The norm of a vector's offset from its cluster centre (norm 1): cosine about 0.9 to the centre, as
 sentence embeddings sit near their topic's centroid."""
 QUERIES = 1_000
 EXPANSIONS = (16, 32, 64, 128, 256, 512)
 CONNECTIVITY = (16, 32)
+"""M=32 only up to LARGE_M_UP_TO vectors: it builds about 1.7x slower, and M=16 is usearch's and goldeval's default."""
+LARGE_M_UP_TO = 100_000
 BUDGET_S = float(os.environ.get("SCALE_BUDGET_S", "1500"))
+PARTS = tuple(os.environ.get("SCALE_PARTS", "bm25,ann").split(","))
+"""`SCALE_PARTS=ann python -m bench scale` runs one part, with all of the budget."""
 
 
 def words(n_words: int, rng: np.random.Generator) -> np.ndarray:
@@ -115,7 +124,7 @@ def ann_one(n: int) -> dict[str, Any]:
     from usearch.index import Index
 
     rng = np.random.default_rng(0)
-    centres = rng.normal(size=(CLUSTERS, DIM)).astype(np.float32)
+    centres = rng.normal(size=(max(100, n // POINTS_PER_CLUSTER), DIM)).astype(np.float32)
     centres /= np.linalg.norm(centres, axis=1, keepdims=True)
     vectors = mixture(n, rng, centres)
     queries = mixture(QUERIES, np.random.default_rng(1), centres)
@@ -123,7 +132,7 @@ def ann_one(n: int) -> dict[str, Any]:
     truth = exact_top10(vectors, queries)
     exact_s = time.perf_counter() - start
     out: dict[str, Any] = {"n": n, "exact_s": exact_s, "exact_queries_per_s": QUERIES / exact_s, "indexes": []}
-    for m in CONNECTIVITY:
+    for m in (c for c in CONNECTIVITY if c == CONNECTIVITY[0] or n <= LARGE_M_UP_TO):
         index = Index(ndim=DIM, metric="cos", dtype="f32", connectivity=m, expansion_add=128)
         start = time.perf_counter()
         index.add(np.arange(n, dtype=np.uint64), vectors, threads=os.cpu_count() or 1)
@@ -193,13 +202,20 @@ def main() -> None:
     from bench import write_results
 
     deadline = time.monotonic() + BUDGET_S
-    print(f"scale benchmarks, {os.cpu_count()} cores, budget {BUDGET_S:.0f}s", flush=True)
-    bm25, notes = _series("bm25", BM25_SIZES, deadline - BUDGET_S / 2, "index_s")
-    ann, more = _series("ann", ANN_SIZES, deadline, "exact_s")
+    print(f"scale benchmarks ({', '.join(PARTS)}), {os.cpu_count()} cores, budget {BUDGET_S:.0f}s", flush=True)
+    bm25, notes = _series("bm25", BM25_SIZES, deadline - BUDGET_S / 2 if "ann" in PARTS else deadline,
+                          "index_s") if "bm25" in PARTS else ([], [])
+    ann, more = _series("ann", ANN_SIZES, deadline, "exact_s") if "ann" in PARTS else ([], [])
     notes += more
-    report: dict[str, Any] = {"cores": os.cpu_count(), "budget_s": BUDGET_S, "bm25": bm25, "ann": ann, "notes": notes}
+    report: dict[str, Any] = {"cores": os.cpu_count(), "load_average": os.getloadavg(), "budget_s": BUDGET_S,
+                              "bm25": bm25, "ann": ann, "notes": notes}
     if bm25 and bm25[-1]["n"] < 1_000_000:
         report["bm25_1m_extrapolated"] = {k: _extrapolate(bm25, k, 1_000_000) for k in ("index_s", "peak_rss_mb")}
+    if ann and ann[-1]["n"] < 1_000_000:
+        m16 = [{"n": row["n"], **row["indexes"][0]} for row in ann]
+        report["ann_1m_extrapolated"] = {"build_s_m16": _extrapolate(m16, "build_s", 1_000_000),
+                                         "memory_mb_m16": _extrapolate(m16, "memory_mb", 1_000_000),
+                                         "exact_s": _extrapolate(ann, "exact_s", 1_000_000)}
     for row in bm25:
         print(f"bm25 {row['n']:>9,}: index {row['index_s']:7.1f}s ({row['docs_per_s']:,.0f} docs/s), "
               f"{row['queries_per_s']:,.0f} queries/s, peak {row['peak_rss_mb']:,.0f} MB")
@@ -209,6 +225,9 @@ def main() -> None:
             print(f"ann  {row['n']:>9,} M={ix['connectivity']}: build {ix['build_s']:.1f}s, {ix['memory_mb']:,.0f} MB; "
                   f"knee at expansion_search {knee['expansion_search']}: recall@10 {knee['recall_at_10']:.3f}, "
                   f"{knee['queries_per_s_1_thread']:,.0f} q/s (exact: {row['exact_queries_per_s']:,.0f} q/s)")
+    for name, values in report.items():
+        if name.endswith("_extrapolated"):
+            print(f"{name}: " + ", ".join(f"{k} {v:,.0f}" for k, v in values.items() if v is not None))
     for note in notes:
         print(f"note: {note}")
     print(f"wrote {write_results('scale', report)}")
