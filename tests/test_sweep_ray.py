@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -85,8 +87,9 @@ def test_ray_address_joins_a_running_cluster(single: tuple[SweepResult, Path], t
     import ray
 
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    temp = tempfile.mkdtemp(prefix="gs-ray-", dir="/tmp")  # short: Ray's unix sockets live under it
     ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False,
-             configure_logging=False, _temp_dir=f"/tmp/gs-ray-{os.getpid()}")
+             configure_logging=False, _temp_dir=temp)
     try:
         address = ray.get_runtime_context().gcs_address
         corpus, golden = write_inputs(tmp_path / "data")
@@ -101,6 +104,7 @@ def test_ray_address_joins_a_running_cluster(single: tuple[SweepResult, Path], t
         assert f"the Ray cluster at {address}" in done.stderr
     finally:
         ray.shutdown()
+        shutil.rmtree(temp, ignore_errors=True)
     data = json.loads(out.read_text(encoding="utf-8"))
     assert [c["label"] for c in data["cells"]] == [c.label for c in single_result.cells]
     assert [c["metrics"] for c in data["cells"]] == [{str(m): v for m, v in c.metrics.items()} for c in single_result.cells]
