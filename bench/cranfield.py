@@ -73,7 +73,7 @@ def evaluate_specs(specs: Sequence[str], folder: Path = DATA, workspace: str | P
             continue
         values = {str(m): v for m, v in card.retrievers[0].metrics.items()}
         out[spec] = {**{m: values[m] for m in METRICS}, "seconds": round(time.perf_counter() - start, 2)}
-        print(f"{spec}: " + "  ".join(f"{m}={result.metrics[m]:.4f}" for m in METRICS), file=sys.stderr)
+        print(f"{spec}: " + "  ".join(f"{m}={values[m]:.4f}" for m in METRICS), file=sys.stderr)
     return out
 
 
