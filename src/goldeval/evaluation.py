@@ -123,7 +123,7 @@ def evaluate(
         for name, spec in named.items():
             started = time.perf_counter()
             retriever = _build(spec, name, ctx, corpus, progress)
-            run = _search_isolating_errors(retriever, golden_set, depth, progress)
+            run = search_golden_set(retriever, golden_set, depth, progress)
             chunked = chunking is not None  # ids the corpus lacks: said, and kept in the results' notes
             if corpus is not None and (found := check_foreign(foreign_ids(run, document_of, chunked=chunked), strict=strict)):
                 warn(found)
@@ -278,7 +278,7 @@ def _close_built(ctx: BuildContext) -> None:
             close()
 
 
-def _search_isolating_errors(retriever: Retriever, golden: GoldenSet, depth: int, progress: bool) -> Run:
+def search_golden_set(retriever: Retriever, golden: GoldenSet, depth: int, progress: bool) -> Run:
     """Search all questions in batches; if a batch fails, retry its questions one by one so a single
     bad question is reported by name and the others keep their results."""
     queries = {q.id: q.question for q in golden}

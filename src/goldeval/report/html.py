@@ -52,10 +52,10 @@ def render_html(payload: Mapping[str, Any], *, title: str | None = None) -> str:
     for name, js in scripts.items():
         if re.search(r"</script|<!--", js, re.IGNORECASE):
             raise RuntimeError(f"{name} contains '</script' or '<!--', which cannot be inlined")
-    hashes = " ".join(f"'{_sha256(js)}'" for js in scripts.values())
+    hashes = " ".join(f"'{script_sha256(js)}'" for js in scripts.values())
     csp = (
         "default-src 'none'; "
-        f"script-src {hashes}; style-src '{_sha256(css)}'; img-src data:; "
+        f"script-src {hashes}; style-src '{script_sha256(css)}'; img-src data:; "
         "base-uri 'none'; form-action 'none'"
     )
     replacements = {
@@ -64,7 +64,7 @@ def render_html(payload: Mapping[str, Any], *, title: str | None = None) -> str:
         STYLE_LINK: f"<style>{css}</style>",
         **{f'<script src="{name}"></script>': f"<script>{js}</script>" for name, js in scripts.items()},
         DATA_TAG: f'<script id="goldeval-data" type="application/json">{json_for_script(payload)}</script>',
-        TITLE_TAG: f"<title>{_escape_text(title or 'goldeval scorecard')}</title>",
+        TITLE_TAG: f"<title>{escape_text(title or 'goldeval scorecard')}</title>",
     }
     for mark in replacements:
         if html.count(mark) != 1:
@@ -113,9 +113,9 @@ def _trend(payload: Mapping[str, Any], workspace: Path) -> dict[str, Any]:
     return trend
 
 
-def _sha256(text: str) -> str:
+def script_sha256(text: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
 
 
-def _escape_text(text: str) -> str:
+def escape_text(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from goldeval.errors import InputError
-from goldeval.report.html import _escape_text, _sha256, json_for_script
+from goldeval.report.html import escape_text, json_for_script, script_sha256
 from goldeval.store.atomic import write_atomic
 from goldeval.sweep.model import SweepResult
 
@@ -40,13 +40,13 @@ def render_sweep_html(payload: dict[str, Any], *, title: str | None = None) -> s
     if re.search(r"</style", css, re.IGNORECASE) or re.search(r"</script|<!--", js, re.IGNORECASE):
         raise RuntimeError("sweep.css or sweep.js contains a sequence that cannot be inlined")
     csp = ("default-src 'none'; "
-           f"script-src '{_sha256(js)}'; style-src '{_sha256(css)}'; img-src data:; base-uri 'none'; form-action 'none'")
+           f"script-src '{script_sha256(js)}'; style-src '{script_sha256(css)}'; img-src data:; base-uri 'none'; form-action 'none'")
     replacements = {
         MARKS["csp"]: f'<meta http-equiv="Content-Security-Policy" content="{csp}">',
         MARKS["style"]: f"<style>{css}</style>",
         MARKS["script"]: f"<script>{js}</script>",
         MARKS["data"]: f'<script id="goldeval-sweep" type="application/json">{json_for_script(payload)}</script>',
-        MARKS["title"]: f"<title>{_escape_text(title or 'goldeval sweep')}</title>",
+        MARKS["title"]: f"<title>{escape_text(title or 'goldeval sweep')}</title>",
     }
     for mark in replacements:
         if html.count(mark) != 1:

@@ -120,7 +120,7 @@ class RunTask:
 
 def compute_run(task: RunTask, passages: Sequence[Passage], golden: GoldenSet) -> StoredRun:
     """Build `task.spec` over `passages`, search every golden question at `task.depth`, time it."""
-    from goldeval.evaluation import _search_isolating_errors, machine
+    from goldeval.evaluation import machine, search_golden_set
     from goldeval.retrievers.encoders.base import set_threads
 
     if task.threads:
@@ -135,7 +135,7 @@ def compute_run(task: RunTask, passages: Sequence[Passage], golden: GoldenSet) -
         retriever = build_retriever(task.spec, ctx)
         built_seconds = time.perf_counter() - start
         start = time.perf_counter()
-        run = _search_isolating_errors(retriever, golden, task.depth, False)
+        run = search_golden_set(retriever, golden, task.depth, False)
         search_seconds = time.perf_counter() - start
         embedded = _embedded(retriever)
         questions = {q.id: q.question for q in golden}
