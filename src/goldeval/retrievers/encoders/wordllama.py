@@ -25,10 +25,26 @@ class WordLlamaEncoder(BatchedEncoder):
 
     def load(self) -> None:
         if self._model is None:
-            wordllama = require("wordllama", extra="dense", purpose="the embedding model 'wordllama'")
+            wordllama = _import_quietly()
             package = Path(str(wordllama.__file__)).parent
             self._model = wordllama.WordLlama.load(cache_dir=package, dim=self.dim, disable_download=True)
 
     def _embed(self, texts: list[str], kind: Kind) -> np.ndarray:
         self.load()
         return np.asarray(self._model.embed(texts, norm=False, batch_size=self.batch_size), dtype=np.float32)
+
+
+def _import_quietly() -> Any:
+    """Import wordllama without its side effect: it calls `logging.basicConfig(level=INFO)` at import,
+    which turns on every library's log lines (bm25s' DEBUG among them) in the user's process."""
+    import logging
+
+    root = logging.getLogger()
+    level, handlers = root.level, list(root.handlers)
+    try:
+        return require("wordllama", extra="dense", purpose="the embedding model 'wordllama'")
+    finally:
+        root.setLevel(level)
+        for handler in root.handlers[:]:
+            if handler not in handlers:
+                root.removeHandler(handler)
