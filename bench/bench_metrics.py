@@ -2,7 +2,8 @@
 `goldeval trec` beside pytrec_eval's parse-and-evaluate on the same TREC files.
 
 Workload: 10k and 100k questions x 100 results (doc ids like `msmarco_doc_07_000123456` drawn from a
-collection of 1M ids, one str object per id as a retriever returns them; scores rounded to 4 decimals;
+collection of 1M ids, one str object per id as a retriever returns them, and again with a new str per
+result, as read from a file: the walk's time differs a lot between the two; scores rounded to 4 decimals;
 1-5 graded relevant documents per question, most of them retrieved, plus judged non-relevant ones).
 Every tool computes the same five measures (nDCG@10, recall@100, P@10, MRR, MAP):
 - goldeval `evaluate_scores(qrels, run, metrics)`, its first call (no warm-up) and warm ones;
@@ -48,10 +49,12 @@ TREC_ARGS = ["-m", "ndcg_cut.10", "-m", "recall.100", "-m", "P.10", "-m", "recip
 Dicts = tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]
 
 
-def synthetic(n_questions: int, seed: int = 0) -> Dicts:
-    """Qrels and a run as plain dicts, shaped like a real run over a large collection."""
+def synthetic(n_questions: int, seed: int = 0, *, fresh_ids: bool = False) -> Dicts:
+    """Qrels and a run as plain dicts, shaped like a real run over a large collection. Doc ids are one
+    str object per collection id (a retriever returns its own id objects), or with `fresh_ids` a new
+    str per result (as when a run is read from a file)."""
     rng = np.random.default_rng(seed)
-    pool: dict[int, str] = {}
+    pool: dict[int, str] = {} if not fresh_ids else _NoPool()
     ids = rng.integers(0, COLLECTION, size=(n_questions, N_RESULTS)).tolist()
     scores = np.round(rng.gamma(4.0, 3.0, size=(n_questions, N_RESULTS)), 4).tolist()
     n_rel = rng.integers(1, 6, size=n_questions).tolist()
@@ -70,6 +73,13 @@ def synthetic(n_questions: int, seed: int = 0) -> Dicts:
             judged[doc] = grades[i][j]
         qrels[qid] = judged
     return qrels, run
+
+
+class _NoPool(dict):  # type: ignore[type-arg]
+    """A pool that never keeps anything: every look-up misses, so every id is a new str."""
+
+    def setdefault(self, key: int, value: str) -> str:  # type: ignore[override]
+        return value
 
 
 def run_goldeval(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> dict[str, float]:
@@ -101,10 +111,20 @@ def walk(_: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> None
             pass
 
 
+CPU: dict[str, list[float]] = {}
+"""CPU seconds of each timed call, by function name: on a shared machine they move less than wall time."""
+
+
 def timed(fn: Callable[..., object], *args: object) -> float:
-    start = time.perf_counter()
+    """Wall seconds of fn(*args); its CPU seconds (all threads) go to CPU[fn.__name__]."""
+    start, cpu = time.perf_counter(), time.process_time()
     fn(*args)
+    CPU.setdefault(fn.__name__, []).append(time.process_time() - cpu)
     return time.perf_counter() - start
+
+
+def cpu_medians() -> dict[str, float]:
+    return {f"{name}_cpu_s": statistics.median(values) for name, values in CPU.items()}
 
 
 # --- one measurement per process ---------------------------------------------------------------------
@@ -119,8 +139,21 @@ def measure_dicts(n: int | str) -> dict[str, Any]:
         for name, fn in (("walk", walk), ("goldeval", run_goldeval), ("pytrec_eval", run_pytrec)):
             times[name].append(timed(fn, qrels, run))
     out.update({f"{k}_s": statistics.median(v) for k, v in times.items()})
+    out.update(cpu_medians())
     ours, ref = run_goldeval(qrels, run), run_pytrec(qrels, run)
     out["max_abs_diff_vs_pytrec_eval"] = max(abs(ours[m] - ref[m]) for m in METRICS)  # same numbers, or timing means nothing
+    return out
+
+
+def measure_fresh(n: int | str) -> dict[str, Any]:
+    """walk and goldeval on dicts whose every doc id is its own str object (a run read from a file)."""
+    qrels, run = synthetic(int(n), fresh_ids=True)
+    out: dict[str, Any] = {"goldeval_first_s": timed(run_goldeval, qrels, run)}
+    times: dict[str, list[float]] = {"walk": [], "goldeval": []}
+    for _ in range(REPEATS):
+        for name, fn in (("walk", walk), ("goldeval", run_goldeval)):
+            times[name].append(timed(fn, qrels, run))
+    out.update({f"{k}_s": statistics.median(v) for k, v in times.items()})
     return out
 
 
@@ -159,7 +192,8 @@ def trec_pytrec(qrels_path: str, run_path: str) -> None:
 
 def measure_trec(tool: str, qrels_path: str, run_path: str) -> dict[str, Any]:
     fn = trec_goldeval if tool == "goldeval" else trec_pytrec
-    return {f"{tool}_s": statistics.median(timed(fn, qrels_path, run_path) for _ in range(REPEATS))}
+    wall = statistics.median(timed(fn, qrels_path, run_path) for _ in range(REPEATS))
+    return {f"{tool}_s": wall, f"{tool}_cpu_s": statistics.median(CPU[fn.__name__])}
 
 
 def in_process(kind: str, *args: str) -> dict[str, Any]:
@@ -179,13 +213,17 @@ def main() -> None:
         row = in_process("measure_dicts", str(n))
         if n in RANX_SIZES:
             row.update({f"ranx_{k}": v for k, v in in_process("measure_ranx", str(n)).items()})
+        fresh = in_process("measure_fresh", str(n))
+        row.update({f"fresh_{k}": v for k, v in fresh.items()})
         rows["dicts"][n] = row
         ranx = f"ranx {row['ranx_ranx_s']:.2f} s (first {row['ranx_ranx_first_s']:.1f} s)" if n in RANX_SIZES else "ranx not run"
         print(f"{n:>9,} questions  goldeval {row['goldeval_s']:.2f} s (first call {row['goldeval_first_s']:.2f} s, "
               f"{row['goldeval_first_s'] / row['goldeval_s']:.2f}x a warm one)   walk {row['walk_s']:.2f} s   "
               f"pytrec_eval {row['pytrec_eval_s']:.2f} s   {ranx}\n{'':>20}goldeval / walk = {row['goldeval_s'] / row['walk_s']:.2f}x   "
               f"pytrec_eval / goldeval = {row['pytrec_eval_s'] / row['goldeval_s']:.1f}x   max|diff| {row['max_abs_diff_vs_pytrec_eval']:.1e}"
-              f"   peak {row['peak_mb']:,} MB", flush=True)  # fmt: skip
+              f"   peak {row['peak_mb']:,} MB\n{'':>20}the same with a new str per doc id (a run read from a file): goldeval "
+              f"{row['fresh_goldeval_s']:.2f} s, walk {row['fresh_walk_s']:.2f} s: {row['fresh_goldeval_s'] / row['fresh_walk_s']:.2f}x the walk; "
+              f"first call {row['fresh_goldeval_first_s'] / row['fresh_goldeval_s']:.2f}x (peak {row['fresh_peak_mb']:,} MB)", flush=True)  # fmt: skip
     print("\n`goldeval trec` on TREC files beside pytrec_eval's parse + evaluate (same measures):")
     for n in SIZES:
         with tempfile.TemporaryDirectory() as tmp:
@@ -194,9 +232,11 @@ def main() -> None:
         row = {**ours, **{k: v for k, v in theirs.items() if k != "peak_mb"}, "goldeval_peak_mb": ours["peak_mb"],
                "pytrec_peak_mb": theirs["peak_mb"]}  # fmt: skip
         row["ratio"] = row["pytrec_s"] / row["goldeval_s"]
+        row["cpu_ratio"] = row["pytrec_cpu_s"] / row["goldeval_cpu_s"]
         rows["trec_files"][n] = row
         print(f"{n:>9,} questions  goldeval trec {row['goldeval_s']:.2f} s (peak {row['goldeval_peak_mb']:,} MB)   "
-              f"parse + pytrec_eval {row['pytrec_s']:.2f} s (peak {row['pytrec_peak_mb']:,} MB)   ratio {row['ratio']:.2f}x", flush=True)  # fmt: skip
+              f"parse + pytrec_eval {row['pytrec_s']:.2f} s (peak {row['pytrec_peak_mb']:,} MB)   ratio {row['ratio']:.2f}x"
+              f"   (CPU seconds: {row['goldeval_cpu_s']:.2f} against {row['pytrec_cpu_s']:.2f}, {row['cpu_ratio']:.2f}x)", flush=True)  # fmt: skip
     rows["bench_process_peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
     print(f"\nwrote {write_results('metrics', rows)}")
 

@@ -49,7 +49,7 @@ def time_goldeval(qrels: dict, runs: dict, resamples: int) -> tuple[float, float
     """Wall seconds in all, wall seconds of the statistics alone, CPU seconds of the statistics alone."""
     metrics = [parse_metric(m) for m in OURS]
     started = time.perf_counter()
-    values = {name: {str(m): v for m, v in evaluate_scores(qrels, run, metrics).items()} for name, run in runs.items()}
+    values = {name: evaluate_scores(qrels, run, metrics) for name, run in runs.items()}  # keyed by Metric
     scored, cpu = time.perf_counter(), time.process_time()
     compare_values(values, seed=0, resamples=resamples)
     done = time.perf_counter()

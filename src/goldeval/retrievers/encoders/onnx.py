@@ -8,6 +8,7 @@ paraphrase-MiniLM-L3-v2's output `461`); rows are L2-normalised by `BatchedEncod
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,7 @@ class OnnxEncoder(BatchedEncoder):
         self.query_prefix, self.passage_prefix = spec.query_prefix, spec.passage_prefix
         self.max_tokens = spec.max_length or None
         self._session: Any = None
+        self._pool: ThreadPoolExecutor | None = None
         self._tokenizer: Any = None
         self._counter: Any = None
         self._inputs: set[str] = set()
@@ -54,7 +56,9 @@ class OnnxEncoder(BatchedEncoder):
         ort = require("onnxruntime", extra="dense", purpose=f"the embedding model {self.name!r}")
         tokenizers = require("tokenizers", extra="dense", purpose=f"the embedding model {self.name!r}")
         options = ort.SessionOptions()
-        options.intra_op_num_threads = threads()
+        # A quantized model runs one text per call (see `_embed`): its texts run side by side on the
+        # cores, one thread each, instead of splitting each small call over every core.
+        options.intra_op_num_threads = 1 if self.spec.quantize else threads()
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
         # Idle threads sleep instead of spinning: on a shared machine spinning threads steal the cores the
@@ -78,8 +82,11 @@ class OnnxEncoder(BatchedEncoder):
         if self.spec.quantize and len(texts) > 1:
             # Dynamic quantization scales activations per input tensor: a text batched with others would
             # not get the vector it gets alone. One text per run keeps vectors independent of batching
-            # (and wastes no padding; measured faster than batches of 8 for this model).
-            return np.concatenate([self._embed([text], kind) for text in texts])
+            # (and wastes no padding; measured faster than batches of 8 for this model). onnxruntime
+            # releases the GIL in `run`, so the texts go to one thread per core.
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=threads(), thread_name_prefix="goldeval-onnx")
+            return np.concatenate(list(self._pool.map(lambda text: self._embed([text], kind), texts)))
         encoded = self._tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encoded], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
