@@ -59,7 +59,7 @@ def rows() -> list[tuple[str, str, str, str]]:
                     f"{m['goldeval_per_s'] / m['best_peer_per_s']:.2f}x"))
     if metrics:
         peaks = [metrics.get("bench_process_peak_mb", 0)]
-        peaks += [r.get("peak_mb", 0) for r in metrics["dicts"].values()]
+        peaks += [r.get(key, 0) for r in metrics["dicts"].values() for key in ("peak_mb", "fresh_peak_mb")]
         peaks += [r.get("goldeval_peak_mb", 0) for r in metrics["trec_files"].values()]
         out.append(("`python -m bench metrics stats`, peak memory", f"{max(peaks):,} MB (largest goldeval process)",
                     "-", "-"))
