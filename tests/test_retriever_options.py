@@ -210,7 +210,7 @@ def test_dense_and_rerank_batch_size_threads_and_ann_options_reach_the_model_and
     graph = retriever.index._index  # type: ignore[attr-defined]
     assert (graph.connectivity, graph.expansion_add, graph.expansion_search) == (8, 128, 20)
     assert retriever.config["options"] == {"backend": "ann", "batch_size": 2, "threads": 1, "connectivity": 8,
-                                           "expansion_add": 128, "expansion_search": 20}
+                                           "expansion_add": 128, "expansion_search": 20, "long": "max"}
     assert retriever.config["index"] == {"index": "AnnIndex"}
     # --option batch_size=3 reaches a dense retriever that does not set its own
     other = build_retriever("dense:wordllama", _ctx(tmp_path / "other", batch_size="3"))
@@ -273,7 +273,7 @@ def test_an_option_no_retriever_of_the_run_declares_names_them_and_their_keys() 
     with pytest.raises(InputError, match="--option typo=1: no retriever in this run declares it") as info:
         check_run_options(specs, {"typo": "1"}, ["typo"])
     assert info.value.hint is not None and info.value.hint.startswith(
-        f"bm25 takes stem, stopwords, k1, b; dense:minilm takes backend, batch_size, threads; "
+        f"bm25 takes stem, stopwords, k1, b; dense:minilm takes backend, batch_size, threads, long; "
         f"{__name__}:search_fn takes timeout")
 
 
