@@ -3,7 +3,7 @@
 A passage id is a document id, or a chunk id `DOC#N` (N the 0-based chunk position). In order:
 1. an id the corpus knows as a passage belongs to that passage's document;
 2. an id that is a known document id is that document (a document id may itself contain `#`);
-3. `DOC#N` whose `DOC` is a known document id belongs to `DOC`;
+3. `DOC#N` (N digits) whose `DOC` is a known document id belongs to `DOC`; `DOC#x` is not a chunk id;
 4. anything else stays itself, an id the corpus does not know.
 Known document ids are the corpus's; without a corpus, the ids the golden set judges (so a search
 function's `a.md#3` counts for an expected `a.md`, and `https://x/a#install` stays itself).
@@ -17,9 +17,10 @@ CHUNK_SEP = "#"
 
 
 def split_chunk_id(pid: str) -> tuple[str, str | None]:
-    """(`doc`, `N`) for `doc#N`; (`pid`, None) when there is no separator."""
+    """(`doc`, `N`) for `doc#N` with N a chunk number; (`pid`, None) otherwise (`doc#intro` is an id of its
+    own, or a typo the golden-set checks name, never chunk `intro` of `doc`)."""
     doc, sep, position = pid.rpartition(CHUNK_SEP)
-    return (doc, position) if sep else (pid, None)
+    return (doc, position) if sep and doc and position.isdigit() else (pid, None)
 
 
 def doc_part(pid: str) -> str:

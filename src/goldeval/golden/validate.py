@@ -15,9 +15,9 @@ import numpy as np
 from goldeval.corpus.model import Corpus
 from goldeval.errors import InputError
 from goldeval.golden.model import INTENTS, PROVENANCE_KINDS, GoldenSet, Judgment, Qrels, Question
+from goldeval.ids import CHUNK_SEP, split_chunk_id
 from goldeval.types import DocId, PassageId
 
-CHUNK_SEP = "#"
 """Chunk ids are `<doc id>#<position>`; the doc id is everything before the last `#`."""
 
 Problem = tuple[str, object, str]
@@ -215,10 +215,8 @@ def resolve_doc_id(pid: PassageId, ids: Collection[DocId]) -> DocId | None:
     """
     if pid in ids:
         return pid
-    doc, sep, position = pid.rpartition(CHUNK_SEP)
-    if sep and doc in ids and position.isdigit():  # `doc#x` is a typo, not a chunk
-        return doc
-    return None
+    doc, position = split_chunk_id(pid)  # `doc#x` is a typo, not a chunk (goldeval.ids)
+    return doc if position is not None and doc in ids else None
 
 
 def _missing_problem(q: Question, pid: PassageId, suggester: IdSuggester, where: str | None) -> InputError:

@@ -27,6 +27,7 @@ from typing import Any
 
 from goldeval.corpus.model import Passage
 from goldeval.golden.model import GoldenSet
+from goldeval.ids import doc_part
 from goldeval.synth.text import content_stems, stem, stop_words, tokens
 
 COPY_WORDS = 4
@@ -189,7 +190,7 @@ def golden_targets(golden: GoldenSet, passages: Sequence[Passage]) -> tuple[list
                 if expected in ids:  # a passage id (a chunk id, or a doc id at document level)
                     found.append(expected)
                 else:  # a document at chunk level, or a chunk id at document level
-                    found.extend(by_doc.get(expected) or by_doc.get(expected.rpartition("#")[0], []))
+                    found.extend(by_doc.get(expected) or by_doc.get(doc_part(expected), []))
         if found:
             targets.append(Target(q.id, q.question, q.source, tuple(dict.fromkeys(found))))
         else:

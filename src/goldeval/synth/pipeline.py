@@ -16,6 +16,7 @@ from pathlib import Path
 
 from goldeval.corpus.model import Corpus, Passage
 from goldeval.golden.model import GoldenSet
+from goldeval.ids import doc_part
 from goldeval.store.workspace import Workspace
 from goldeval.synth.backends import BackendSpec, Settings
 from goldeval.synth.candidates import Record, merge, new_candidate, read_candidates, status, write_candidates
@@ -69,8 +70,7 @@ def covered_docs(golden: GoldenSet | None) -> set[str]:
         if q.source == "hand":
             for expected in golden.relevant(q.id):
                 docs.add(expected)
-                if "#" in expected:
-                    docs.add(expected.rpartition("#")[0])
+                docs.add(doc_part(expected))
     return docs
 
 
