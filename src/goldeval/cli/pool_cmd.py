@@ -121,17 +121,9 @@ def _serve(args: argparse.Namespace, pool, golden_file) -> int:  # type: ignore[
               file=sys.stderr)
     print(f"goldeval: judging at {server.url} as {golden_file.judge} (Ctrl+C to stop); verdicts go into "
           f"{args.golden}", flush=True)
-    if not args.no_open:
-        import webbrowser
+    from goldeval.cli.serving import serve_until_interrupted
 
-        webbrowser.open(server.url)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        print("goldeval: stopped", file=sys.stderr)
-    finally:
-        server.server_close()
-    return 0
+    return serve_until_interrupted(server, open_browser=not args.no_open)
 
 
 def _texts(corpus_path: Path, cards):  # type: ignore[no-untyped-def]

@@ -69,14 +69,6 @@ def run(args: argparse.Namespace) -> int:
     counts = session.payload()["counts"]
     print(f"goldeval: reviewing {len(session.records)} question(s) ({counts['unreviewed']} unreviewed) at "
           f"{server.url}  (Ctrl+C to stop); accepted ones go into {args.golden}", flush=True)
-    if args.open:
-        import webbrowser
+    from goldeval.cli.serving import serve_until_interrupted
 
-        webbrowser.open(server.url)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        print("goldeval: stopped", file=sys.stderr)
-    finally:
-        server.server_close()
-    return 0
+    return serve_until_interrupted(server, open_browser=args.open)

@@ -102,14 +102,6 @@ def run(args: argparse.Namespace) -> int:
     if golden is not None:
         print(f"goldeval: label fixes from the page are written into {golden} (and its changelog)", file=sys.stderr)
     print(f"goldeval: serving the scorecard at {server.url}  (Ctrl+C to stop)", flush=True)
-    if args.open:
-        import webbrowser
+    from goldeval.cli.serving import serve_until_interrupted
 
-        webbrowser.open(server.url)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        print("goldeval: stopped", file=sys.stderr)
-    finally:
-        server.server_close()
-    return 0
+    return serve_until_interrupted(server, open_browser=args.open)
