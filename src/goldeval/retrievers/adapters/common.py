@@ -78,3 +78,18 @@ def load_object(target: str, spec: str) -> tuple[str, Any]:
         raise InputError(f"cannot read {target!r} in {spec!r}", value=spec, hint="write it as package.module:name")
     return attr, import_attribute(module_name, attr, spec, what="retriever",
                                   hint="run from the folder that holds the module, or install it")
+
+
+def load_adapted(kind: str, rest: str, options: Any, shared: Mapping[str, object],
+                 accepts: Callable[[Any], bool], what: str, hint: str) -> tuple[str, Any, Any, str]:
+    """The shared start of an adapter factory (`KIND:package.module:object?options`): (name, object,
+    resolved option values, spec), refusing an object that is not `what` with `hint`."""
+    from goldeval.retrievers.options import split_spec
+
+    spec = f"{kind}:{rest}"
+    target, own = split_spec(rest)
+    values = options.resolve(own, shared, spec=spec)
+    name, obj = load_object(target, spec)
+    if not accepts(obj):
+        raise InputError(f"{target} is a {type(obj).__name__}, not {what}", value=spec, hint=hint)
+    return name, obj, values, spec

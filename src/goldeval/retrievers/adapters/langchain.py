@@ -21,10 +21,10 @@ from goldeval.retrievers.adapters.common import (
     document_id,
     first_of_each,
     from_package,
-    load_object,
+    load_adapted,
 )
 from goldeval.retrievers.base import BuildContext
-from goldeval.retrievers.options import OptionSet, split_spec
+from goldeval.retrievers.options import OptionSet
 
 OPTIONS = OptionSet("langchain", "langchain:package.module:object[?id_key=KEY&timeout=SECONDS]", (ID_KEY, TIMEOUT))
 
@@ -76,15 +76,8 @@ def _metadata_score(doc: Any) -> float | None:
 
 def build(rest: str, ctx: BuildContext) -> LangChainRetriever:
     """Factory for `langchain:package.module:object[?id_key=KEY&timeout=S]`."""
-    spec = f"langchain:{rest}"
-    target, own = split_spec(rest)
-    values = OPTIONS.resolve(own, ctx.options, spec=spec)
-    name, obj = load_object(target, spec)
-    if not is_langchain_retriever(obj):
-        from goldeval.errors import InputError
-
-        raise InputError(f"{target} is a {type(obj).__name__}, not a LangChain retriever", value=spec,
-                         hint="name a BaseRetriever, e.g. vectorstore.as_retriever()")
+    name, obj, values, spec = load_adapted("langchain", rest, OPTIONS, ctx.options, is_langchain_retriever, "a LangChain retriever",
+                                           "name a BaseRetriever, e.g. vectorstore.as_retriever()")
     return LangChainRetriever(obj, name=name, id_key=values.text("id_key"), timeout=values.number("timeout"), spec=spec)
 
 

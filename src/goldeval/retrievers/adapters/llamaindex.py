@@ -21,10 +21,10 @@ from goldeval.retrievers.adapters.common import (
     document_id,
     first_of_each,
     from_package,
-    load_object,
+    load_adapted,
 )
 from goldeval.retrievers.base import BuildContext
-from goldeval.retrievers.options import OptionSet, split_spec
+from goldeval.retrievers.options import OptionSet
 
 OPTIONS = OptionSet("llamaindex", "llamaindex:package.module:object[?id_key=KEY&timeout=SECONDS]", (ID_KEY, TIMEOUT))
 
@@ -73,15 +73,8 @@ class LlamaIndexRetriever(AdapterRetriever):
 
 def build(rest: str, ctx: BuildContext) -> LlamaIndexRetriever:
     """Factory for `llamaindex:package.module:object[?id_key=KEY&timeout=S]`."""
-    spec = f"llamaindex:{rest}"
-    target, own = split_spec(rest)
-    values = OPTIONS.resolve(own, ctx.options, spec=spec)
-    name, obj = load_object(target, spec)
-    if not is_llamaindex_retriever(obj):
-        from goldeval.errors import InputError
-
-        raise InputError(f"{target} is a {type(obj).__name__}, not a LlamaIndex retriever or index", value=spec,
-                         hint="name a BaseRetriever or an index, e.g. VectorStoreIndex(...).as_retriever()")
+    name, obj, values, spec = load_adapted("llamaindex", rest, OPTIONS, ctx.options, is_llamaindex_retriever, "a LlamaIndex retriever or index",
+                                           "name a BaseRetriever or an index, e.g. VectorStoreIndex(...).as_retriever()")
     return LlamaIndexRetriever(obj, name=name, id_key=values.text("id_key"), timeout=values.number("timeout"), spec=spec)
 
 
