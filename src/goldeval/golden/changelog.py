@@ -20,8 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from goldeval.errors import InputError
-from goldeval.golden.versions import read_versions, sidecar_path
+from goldeval.golden.versions import read_sidecar, read_versions, sidecar_path
 from goldeval.store.atomic import write_atomic
 
 ACTIONS = ("judged", "also_answers", "not_covered", "wrong_expected", "added")
@@ -55,20 +54,12 @@ def changelog_path(golden_path: str | Path) -> Path:
 
 def read_changes(golden_path: str | Path) -> list[Change]:
     """Every change recorded for the set at `golden_path`, oldest first ([] without a changelog)."""
-    path = changelog_path(golden_path)
-    if not path.is_file():
-        return []
-    out = []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-            out.append(Change(**{k: v for k, v in data.items() if k in Change.__dataclass_fields__}))
-        except (ValueError, TypeError) as exc:
-            raise InputError(f"bad changelog line: {exc}", path=path, line=lineno, value=line[:120],
-                             hint="this file is written by goldeval (pool, golden add); restore it from version control") from None
-    return out
+    return read_sidecar(changelog_path(golden_path), _change, what="changelog",
+                        writer="goldeval (pool, golden add)")
+
+
+def _change(data: Any) -> Change:
+    return Change(**{k: v for k, v in data.items() if k in Change.__dataclass_fields__})
 
 
 def append_changes(golden_path: str | Path, changes: list[Change]) -> None:

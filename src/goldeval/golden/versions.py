@@ -17,16 +17,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from goldeval.errors import InputError
 from goldeval.golden.model import GoldenSet, Question
 from goldeval.store.atomic import write_atomic
 from goldeval.store.workspace import file_lock
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -107,7 +109,19 @@ def question_digests(golden: GoldenSet) -> dict[str, str]:
 
 def read_versions(golden_path: str | Path) -> list[Version]:
     """The frozen versions of the set at `golden_path`, oldest first; [] when it was never frozen."""
-    path = sidecar_path(golden_path)
+    return read_sidecar(sidecar_path(golden_path), _version, what="versions",
+                        writer="`goldeval golden freeze`")
+
+
+def _version(data: Mapping[str, Any]) -> Version:
+    return Version(int(data["version"]), str(data["fingerprint"]), str(data.get("at", "")),
+                   str(data.get("by", "")), int(data.get("n_questions", 0)),
+                   int(data.get("n_judgments", 0)), dict(data.get("questions") or {}), str(data.get("note", "")))
+
+
+def read_sidecar(path: Path, parse: Callable[[Mapping[str, Any]], T], *, what: str, writer: str) -> list[T]:
+    """Every record of a JSONL sidecar goldeval writes (versions, changelog), oldest first; [] without the
+    file. A line that does not parse is one error naming the file and the line."""
     if not path.is_file():
         return []
     out = []
@@ -115,14 +129,10 @@ def read_versions(golden_path: str | Path) -> list[Version]:
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
-            out.append(Version(int(data["version"]), str(data["fingerprint"]), str(data.get("at", "")),
-                               str(data.get("by", "")), int(data.get("n_questions", 0)),
-                               int(data.get("n_judgments", 0)), dict(data.get("questions") or {}),
-                               str(data.get("note", ""))))
+            out.append(parse(json.loads(line)))
         except (ValueError, KeyError, TypeError) as exc:
-            raise InputError(f"bad versions line: {exc}", path=path, line=lineno, value=line[:120],
-                             hint="this file is written by `goldeval golden freeze`; restore it from version control") from None
+            raise InputError(f"bad {what} line: {exc}", path=path, line=lineno, value=line[:120],
+                             hint=f"this file is written by {writer}; restore it from version control") from None
     return out
 
 
