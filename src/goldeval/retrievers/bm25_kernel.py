@@ -24,13 +24,14 @@ Two implementations of the same loop, tested equal:
 from __future__ import annotations
 
 import math
-import threading
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from goldeval import jit
 
 
 @dataclass(frozen=True)
@@ -119,69 +120,19 @@ def _top_k_numpy(p: Postings, token_ptr: np.ndarray, token_ids: np.ndarray, k: i
         acc[touched] = 0.0
 
 
-# --- numba, compiled once and cached in the workspace -----------------------------------------------
+# --- numba, compiled once and cached in the workspace (goldeval.jit) ------------------------------
 
 
-_LOCK = threading.Lock()
 _KERNELS: dict[str, Any] = {}
+"""The kernel per workspace (None: numpy), as `goldeval.jit` compiled it; a test swaps one to force numpy."""
 
 
 def compiled(workspace: Path | None) -> Any:
     """The numba kernel, its compiled code cached under `<workspace>/numba/`; None without numba."""
     key = str(workspace or "")
-    with _LOCK:
-        if key not in _KERNELS:
-            _KERNELS[key] = _compile(workspace)
-        return _KERNELS[key]
-
-
-def _compile(workspace: Path | None) -> Any:
-    try:
-        import numba
-    except ImportError:
-        return None
-    kernel = numba.njit(nogil=True, cache=False)(_top_k_loop)
-    if workspace is not None:
-        cache = _workspace_cache(kernel.py_func, Path(workspace) / "numba")
-        if cache is not None:  # what Dispatcher.enable_caching sets, with a locator of ours
-            kernel._cache = cache  # type: ignore[attr-defined]
-    return kernel
-
-
-def _workspace_cache(py_func: Any, folder: Path) -> Any:
-    """A numba FunctionCache writing to `folder` (not next to this file, nor via a global setting)."""
-    try:
-        from numba.core import caching
-    except ImportError:  # pragma: no cover - numba moved its cache classes
-        return None
-    base = getattr(caching, "UserProvidedCacheLocator", None) or getattr(caching, "_UserProvidedCacheLocator", None)
-    if base is None:  # pragma: no cover
-        return None
-
-    class WorkspaceLocator(base):  # type: ignore[misc, valid-type]
-        def __init__(self, func: Any, py_file: str) -> None:
-            super().__init__(func, py_file)
-            self._cache_path = str(folder)
-
-        @classmethod
-        def from_function(cls, func: Any, py_file: str) -> Any:
-            locator = cls(func, py_file)
-            try:
-                locator.ensure_cache_path()
-            except OSError:
-                return None
-            return locator
-
-    class WorkspaceImpl(caching.CompileResultCacheImpl):  # type: ignore[misc, name-defined]
-        _locator_classes = [WorkspaceLocator]
-
-    class WorkspaceCache(caching.FunctionCache):  # type: ignore[misc, name-defined]
-        _impl_class = WorkspaceImpl
-
-    try:
-        return WorkspaceCache(py_func)
-    except RuntimeError:  # no locator: the folder cannot be written; compile in memory only
-        return None
+    if key not in _KERNELS:  # a race only computes the same value twice: jit.compiled is locked
+        _KERNELS[key] = jit.compiled(_top_k_loop, workspace)
+    return _KERNELS[key]
 
 
 def _top_k_loop(data, indices, indptr, id_rank, token_ptr, token_ids, k, docs, scores, counts):  # type: ignore[no-untyped-def]  # noqa: ANN001

@@ -1,0 +1,101 @@
+"""numba kernels compiled once per machine: goldeval's one place that compiles and caches them.
+
+numba is optional (extra `fast`): every kernel has a numpy twin giving the same results, and
+`compiled` returns None without numba, or with `GOLDEVAL_NUMBA=0` in the environment (the tests
+compare the two paths that way; it is also the way out should a numba release misbehave).
+
+Compiling a kernel takes seconds, so the machine code is cached on disk and a second process loads
+it instead: in `<workspace>/numba/` when a workspace is given (BM25 keeps its kernel beside its
+index), else in the user's cache folder (`$XDG_CACHE_HOME/goldeval/numba`, by default
+`~/.cache/goldeval/numba`). numba's own `cache=True` would write next to the installed package, often
+read-only, or wherever the global `NUMBA_CACHE_DIR` says; here the folder is set per kernel. If the
+folder cannot be written the kernel is compiled in memory, each process compiling it again.
+numba checks the cached code against the source file's hash, so an edited kernel is recompiled.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ENV_SWITCH = "GOLDEVAL_NUMBA"
+"""`GOLDEVAL_NUMBA=0`: never use numba, even when installed."""
+
+_LOCK = threading.Lock()
+_KERNELS: dict[tuple[Callable[..., Any], str], Any] = {}
+
+
+def available() -> bool:
+    """Whether numba kernels will be used (installed, and not switched off): without importing numba."""
+    return os.environ.get(ENV_SWITCH, "1") != "0" and importlib.util.find_spec("numba") is not None
+
+
+def cache_folder(workspace: Path | None = None) -> Path:
+    """Where compiled code is kept: `<workspace>/numba`, else the user's cache folder."""
+    if workspace is not None:
+        return Path(workspace) / "numba"
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "goldeval" / "numba"
+
+
+def compiled(py_func: Callable[..., Any], workspace: Path | None = None) -> Any:
+    """`py_func` compiled by numba (nopython, releasing the GIL), its machine code cached in
+    `cache_folder(workspace)`; None without numba. Compiled on its first call, once per process
+    (thread-safe), loaded from the folder when an earlier process compiled it."""
+    if not available():
+        return None
+    key = (py_func, str(cache_folder(workspace)))
+    with _LOCK:
+        if key not in _KERNELS:
+            _KERNELS[key] = _compile(py_func, cache_folder(workspace))
+        return _KERNELS[key]
+
+
+def _compile(py_func: Callable[..., Any], folder: Path) -> Any:
+    import numba
+
+    kernel = numba.njit(nogil=True, cache=False)(py_func)
+    cache = _folder_cache(py_func, folder)
+    if cache is not None:  # what Dispatcher.enable_caching sets, with a locator of ours
+        kernel._cache = cache  # type: ignore[attr-defined]
+    return kernel
+
+
+def _folder_cache(py_func: Callable[..., Any], folder: Path) -> Any:
+    """A numba FunctionCache writing to `folder` (not next to the source file, nor via a global setting)."""
+    try:
+        from numba.core import caching
+    except ImportError:  # pragma: no cover - numba moved its cache classes
+        return None
+    base = getattr(caching, "UserProvidedCacheLocator", None) or getattr(caching, "_UserProvidedCacheLocator", None)
+    if base is None:  # pragma: no cover
+        return None
+
+    class FolderLocator(base):  # type: ignore[misc, valid-type]
+        def __init__(self, func: Any, py_file: str) -> None:
+            super().__init__(func, py_file)
+            self._cache_path = str(folder)
+
+        @classmethod
+        def from_function(cls, func: Any, py_file: str) -> Any:
+            locator = cls(func, py_file)
+            try:
+                locator.ensure_cache_path()
+            except OSError:
+                return None
+            return locator
+
+    class FolderImpl(caching.CompileResultCacheImpl):  # type: ignore[misc, name-defined]
+        _locator_classes = [FolderLocator]
+
+    class FolderCache(caching.FunctionCache):  # type: ignore[misc, name-defined]
+        _impl_class = FolderImpl
+
+    try:
+        return FolderCache(py_func)
+    except RuntimeError:  # no locator: the folder cannot be written; compile in memory only
+        return None
