@@ -19,7 +19,7 @@ LAYERS: list[set[str]] = [
     {"corpus"},  # documents and passages
     {"golden"},  # questions and judgments
     {"metrics"},  # what a metric is, and the one engine
-    {"run", "retrievers"},  # what searches, and what it returned
+    {"run", "retrievers", "runstore"},  # what searches, what it returned, and runs kept by content
     {"scorecard"},  # typed results of an evaluation
     {"evaluation"},  # evaluate(): retrievers x golden set -> scorecard
     {"stats", "synth", "judging", "history", "sweep"},  # what is made of scorecards and golden sets

@@ -5,8 +5,8 @@ Under `<workspace>/sweep/`:
     chunks/<key>.json       the passages of one corpus under one chunking
                             (key: corpus fingerprint + chunk spec)
     runs/<key>.json         one retriever's ranked results for every question, with its resolved
-                            configuration and what it cost (key: passages fingerprint + resolved
-                            retriever config + model and code identity + question texts + depth)
+                            configuration and what it cost (`goldeval.runstore`: the key, and how
+                            `goldeval eval` keeps its own runs the same way)
     embedding-time/<key>.json   how long one model took to embed one set of passages
 
 Embeddings themselves live in the workspace's embedding cache (`goldeval.store.cache`), shared with
@@ -22,23 +22,13 @@ import hashlib
 import json
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from goldeval.corpus.model import Corpus, Passage
-from goldeval.run import Hits, Run
+from goldeval.runstore import FORMAT, RunStore, StoredRun, content_key
 from goldeval.store.atomic import write_atomic
 from goldeval.store.workspace import Workspace
-
-FORMAT = 1
-"""Bumped when the stored layout changes, so old files are misses rather than misreads."""
-
-
-def content_key(*parts: object) -> str:
-    """sha256 of the parts as canonical JSON: the name of a stored stage output."""
-    blob = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str, ensure_ascii=False)
-    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def corpus_fingerprint(corpus: Corpus) -> str:
@@ -51,55 +41,12 @@ def corpus_fingerprint(corpus: Corpus) -> str:
     return digest.hexdigest()
 
 
-def questions_fingerprint(questions: Mapping[str, str]) -> str:
-    return content_key(sorted(questions.items()))
-
-
-@dataclass
-class StoredRun:
-    """One retriever's results for every question, its configuration, and what it cost to make."""
-
-    spec: str
-    depth: int
-    results: dict[str, Hits]
-    errors: dict[str, str] = field(default_factory=dict)
-    config: dict[str, Any] = field(default_factory=dict)
-    """The retriever's resolved configuration, as `Retriever.config` gave it when it was built."""
-    cost: dict[str, Any] = field(default_factory=dict)
-    """`index_seconds`, `index_bytes`, `search_seconds`, `embedded` (texts embedded while building and
-    searching), measured when the run was made (a cache hit reports the same numbers)."""
-    latency_ms: dict[str, float] = field(default_factory=dict)
-    """Milliseconds to answer each sampled question alone (`goldeval.sweep.cost`)."""
-    machine: dict[str, Any] = field(default_factory=dict)
-
-    def run(self) -> Run:
-        return Run(self.spec, {q: list(h) for q, h in self.results.items()}, dict(self.errors))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"format": FORMAT, "spec": self.spec, "depth": self.depth,
-                "results": {q: [[pid, score] for pid, score in hits] for q, hits in self.results.items()},
-                "errors": self.errors, "config": self.config, "cost": self.cost, "latency_ms": self.latency_ms,
-                "machine": self.machine}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> StoredRun:
-        if data.get("format") != FORMAT:
-            raise ValueError(f"stored run format {data.get('format')!r}, expected {FORMAT}")
-        results = {str(q): [(str(pid), float(score)) for pid, score in hits] for q, hits in data["results"].items()}
-        return cls(str(data["spec"]), int(data["depth"]), results, dict(data.get("errors") or {}),
-                   dict(data.get("config") or {}), dict(data.get("cost") or {}),
-                   {str(q): float(ms) for q, ms in (data.get("latency_ms") or {}).items()}, dict(data.get("machine") or {}))
-
-    @classmethod
-    def from_run(cls, run: Run, *, spec: str, depth: int, config: Mapping[str, Any] | None = None) -> StoredRun:
-        return cls(spec, depth, {q: list(h) for q, h in run.results.items()}, dict(run.errors), dict(config or {}))
-
-
 class SweepCache:
     """The sweep's stored stage outputs in one workspace."""
 
     def __init__(self, workspace: Workspace) -> None:
         self.root = workspace.root / "sweep"
+        self.runs = RunStore(self.root / "runs")
 
     # --- chunks ----------------------------------------------------------------------------------
 
@@ -120,20 +67,10 @@ class SweepCache:
     # --- runs ------------------------------------------------------------------------------------
 
     def get_run(self, key: str) -> StoredRun | None:
-        stored = self._read(self._run_path(key))
-        if stored is None:
-            return None
-        try:
-            return StoredRun.from_dict(stored)
-        except (KeyError, TypeError, ValueError):
-            print(f"goldeval: sweep cache entry {self._run_path(key)} is unreadable; searching again", file=sys.stderr)
-            return None
+        return self.runs.get(key)
 
     def put_run(self, key: str, run: StoredRun) -> None:
-        self._write(self._run_path(key), run.to_dict())
-
-    def _run_path(self, key: str) -> Path:
-        return self.root / "runs" / f"{key}.json"
+        self.runs.put(key, run)
 
     # --- embedding time --------------------------------------------------------------------------
 

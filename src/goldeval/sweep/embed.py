@@ -18,8 +18,8 @@ import sys
 from collections.abc import Sequence
 
 from goldeval.corpus.model import Passage
+from goldeval.runstore import model_key
 from goldeval.sweep.cache import passages_texts
-from goldeval.sweep.keys import model_key
 from goldeval.sweep.plan import Plan
 from goldeval.sweep.stages import EmbedReport, EmbedTask, embed_shard, shard_texts
 

@@ -9,8 +9,9 @@ from goldeval.corpus.model import Corpus, Passage
 from goldeval.golden.model import GoldenSet
 from goldeval.metrics.definitions import Metric
 from goldeval.retrievers.base import BuildContext, build_retriever
+from goldeval.runstore import StoredRun, content_key
 from goldeval.store.workspace import Workspace
-from goldeval.sweep.cache import StoredRun, SweepCache, content_key
+from goldeval.sweep.cache import SweepCache
 from goldeval.sweep.config import Settings
 from goldeval.sweep.distributed import Executor
 from goldeval.sweep.grid import Cell, Grid

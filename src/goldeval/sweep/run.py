@@ -27,20 +27,14 @@ from goldeval.errors import InputError
 from goldeval.evaluation import machine, passages_fingerprint
 from goldeval.golden.model import GoldenSet
 from goldeval.metrics.definitions import default_metrics, parse_metric
+from goldeval.runstore import StoredRun, questions_fingerprint, run_content, run_key
 from goldeval.store.workspace import Workspace
-from goldeval.sweep.cache import (
-    StoredRun,
-    SweepCache,
-    corpus_fingerprint,
-    passages_texts,
-    questions_fingerprint,
-)
+from goldeval.sweep.cache import SweepCache, corpus_fingerprint, passages_texts
 from goldeval.sweep.config import Settings
 from goldeval.sweep.cost import latency_sample
 from goldeval.sweep.distributed import Executor, LocalExecutor
 from goldeval.sweep.embed import embed_stage, retrieval_texts
 from goldeval.sweep.grid import MAX_CELLS, Cell, Grid, grid_from_mapping
-from goldeval.sweep.keys import run_content, run_key
 from goldeval.sweep.model import SweepResult
 from goldeval.sweep.plan import Plan
 from goldeval.sweep.score import score_cells

@@ -26,9 +26,9 @@ from goldeval.golden.model import GoldenSet
 from goldeval.retrievers.base import BuildContext, build_retriever
 from goldeval.retrievers.encoders.base import Kind
 from goldeval.run import Run
+from goldeval.runstore import StoredRun
 from goldeval.store.cache import EmbeddingCache
 from goldeval.store.workspace import Workspace
-from goldeval.sweep.cache import StoredRun
 from goldeval.sweep.cost import index_bytes, measure_latency
 from goldeval.types import QuestionId
 

@@ -1,0 +1,200 @@
+"""Runs kept by content: a retriever's ranked results for every question, stored under a key made of
+everything those results depend on, so an unchanged evaluation or sweep cell is read, not searched.
+
+A base run (bm25, dense:MODEL, hybrid of them) depends on the passages (their fingerprint, so chunking
+is in it), the retriever's resolved options (`declared_options`: defaults, `--option`s and the spec's
+own values, its parts' too), the identity of what computes it (the embedding model's key, which covers
+its weights and package versions; bm25s' version; the source of goldeval's retrieval code, so editing
+it invalidates every stored run), the question texts and the depth. A reranked run depends on its base
+run's content instead of the passages' (the base may itself be a fusion of stored runs), plus the
+reranker's identity.
+
+`goldeval eval` keeps its runs in `<workspace>/runs/`, the sweep in `<workspace>/sweep/runs/` (its
+runs carry costs and latencies that an evaluation does not measure). Every file is written atomically
+(`goldeval.store.atomic`): a crash or two processes at once leave the old file or the new one, and a
+file that does not parse is a miss, searched and written again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from goldeval.retrievers.base import declared_options, spec_prefix
+from goldeval.retrievers.options import split_spec
+from goldeval.run import Hits, Run
+from goldeval.store.atomic import write_atomic
+from goldeval.store.workspace import Workspace
+
+FORMAT = 1
+"""Bumped when the stored layout changes, so old files are misses rather than misreads."""
+CACHEABLE = frozenset({"bm25", "dense", "hybrid", "rerank"})
+"""Retriever kinds whose results depend only on what the key holds. A function, a service, a run file or
+an adapter answers from outside goldeval (it may change without the key changing): never stored."""
+REMOTE_BACKENDS = frozenset({"pgvector"})
+"""Index backends whose searches are the point of the evaluation (a database): searched every time."""
+
+
+def content_key(*parts: object) -> str:
+    """sha256 of the parts as canonical JSON: the name of a stored stage output."""
+    blob = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str, ensure_ascii=False)
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def questions_fingerprint(questions: Mapping[str, str]) -> str:
+    return content_key(sorted(questions.items()))
+
+
+@dataclass
+class StoredRun:
+    """One retriever's results for every question, its configuration, and what it cost to make."""
+
+    spec: str
+    depth: int
+    results: dict[str, Hits]
+    errors: dict[str, str] = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)
+    """The retriever's resolved configuration, as `Retriever.config` gave it when it was built."""
+    cost: dict[str, Any] = field(default_factory=dict)
+    """`index_seconds`, `index_bytes`, `search_seconds`, `embedded` (texts embedded while building and
+    searching), measured when the run was made (a cache hit reports the same numbers)."""
+    latency_ms: dict[str, float] = field(default_factory=dict)
+    """Milliseconds to answer each sampled question alone (`goldeval.sweep.cost`)."""
+    machine: dict[str, Any] = field(default_factory=dict)
+
+    def run(self) -> Run:
+        return Run(self.spec, {q: list(h) for q, h in self.results.items()}, dict(self.errors))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": FORMAT, "spec": self.spec, "depth": self.depth,
+                "results": {q: [[pid, score] for pid, score in hits] for q, hits in self.results.items()},
+                "errors": self.errors, "config": self.config, "cost": self.cost, "latency_ms": self.latency_ms,
+                "machine": self.machine}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> StoredRun:
+        if data.get("format") != FORMAT:
+            raise ValueError(f"stored run format {data.get('format')!r}, expected {FORMAT}")
+        results = {str(q): [(str(pid), float(score)) for pid, score in hits] for q, hits in data["results"].items()}
+        return cls(str(data["spec"]), int(data["depth"]), results, dict(data.get("errors") or {}),
+                   dict(data.get("config") or {}), dict(data.get("cost") or {}),
+                   {str(q): float(ms) for q, ms in (data.get("latency_ms") or {}).items()}, dict(data.get("machine") or {}))
+
+    @classmethod
+    def from_run(cls, run: Run, *, spec: str, depth: int, config: Mapping[str, Any] | None = None) -> StoredRun:
+        return cls(spec, depth, {q: list(h) for q, h in run.results.items()}, dict(run.errors), dict(config or {}))
+
+
+class RunStore:
+    """Stored runs in one folder, a JSON file per key."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = Path(folder)
+
+    @classmethod
+    def for_eval(cls, workspace: Workspace) -> RunStore:
+        return cls(workspace.root / "runs")
+
+    def get(self, key: str) -> StoredRun | None:
+        path = self.path(key)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return StoredRun.from_dict(data)
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            print(f"goldeval: stored run {path} is unreadable; searching again", file=sys.stderr)
+            return None
+
+    def put(self, key: str, run: StoredRun) -> None:
+        write_atomic(self.path(key), json.dumps(run.to_dict(), ensure_ascii=False, separators=(",", ":")))
+
+    def path(self, key: str) -> Path:
+        return self.folder / f"{key}.json"
+
+
+def cacheable(spec: str, options: Mapping[str, object]) -> bool:
+    """Whether `spec`'s results depend only on its key: goldeval's own retrievers over local indexes."""
+    declared = declared_options(spec, options)
+    if not declared or any(spec_prefix(d.spec) not in CACHEABLE for d in declared):
+        return False
+    if any(str(d.values.get("backend", "")) in REMOTE_BACKENDS for d in declared):
+        return False
+    if spec_prefix(spec) == "rerank":
+        from goldeval.retrievers.rerank import parse
+
+        reranker = parse(spec[len("rerank:"):])[1]
+        return reranker.startswith(("dense:", "ce:")) or Path(reranker).expanduser().is_dir()
+    return True
+
+
+def run_key(spec: str, *, passages: str, questions: str, depth: int, options: Mapping[str, object],
+            workspace: Workspace, base: str | None = None) -> str:
+    """The stored-run key of `spec` searched to `depth`; `base` is the content key of a rerank's base run."""
+    declared = declared_options(spec, options)
+    values = [[d.spec, dict(d.values)] for d in declared]
+    identity = [_identity(d.spec, workspace) for d in declared]
+    return content_key("run", FORMAT, spec, values, identity, passages, questions, depth, base)
+
+
+def run_content(run: StoredRun) -> str:
+    """A key for a run's results themselves (a fused base run has no simpler identity)."""
+    return content_key("results", run.depth, sorted(run.results.items()), sorted(run.errors.items()))
+
+
+def _identity(spec: str, workspace: Workspace) -> dict[str, Any]:
+    prefix = spec_prefix(spec)
+    out: dict[str, Any] = {"code": code_digest()}
+    if prefix == "bm25":
+        out["bm25s"] = _version("bm25s")
+    elif prefix == "dense":
+        out["model"] = model_key(split_spec(spec[len("dense:"):])[0], workspace)
+    elif prefix == "rerank":
+        from goldeval.retrievers.rerank import parse
+
+        reranker = parse(spec[len("rerank:"):])[1]
+        out["reranker"] = (model_key(reranker[len("dense:"):], workspace) if reranker.startswith("dense:")
+                           else _folder(Path(reranker.removeprefix("ce:")).expanduser())
+                           if reranker.startswith("ce:") or Path(reranker).expanduser().is_dir() else reranker)
+    return out
+
+
+def _folder(folder: Path) -> object:
+    """A cross-encoder folder's identity: its path, and the size and time of its weight files (retrained
+    in place, it is another model)."""
+    from goldeval.retrievers.encoders.st import folder_identity
+
+    return folder_identity(folder) if folder.is_dir() else str(folder.resolve())
+
+
+def model_key(model: str, workspace: Workspace) -> str:
+    """The embedding cache's key of a model (no weights are loaded to learn it)."""
+    from goldeval.retrievers.encoders.registry import shared_encoder
+
+    return str(shared_encoder(model, workspace=workspace).key)
+
+
+@cache
+def code_digest() -> str:
+    """sha256 of goldeval's retrieval code (every module of `goldeval.retrievers`, the Run and the ranking
+    rule): a change to any of it, an encoder's pooling say, makes every stored run a miss."""
+    package = Path(__file__).resolve().parent
+    files = sorted((package / "retrievers").rglob("*.py")) + [package / "run.py", package / "ranking.py"]
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.relative_to(package).as_posix().encode() + b"\x00" + path.read_bytes() + b"\x01")
+    return digest.hexdigest()[:16]
+
+
+def _version(package: str) -> str | None:
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return None
