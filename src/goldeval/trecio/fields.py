@@ -10,7 +10,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
-_POW10 = 10.0 ** np.arange(16)
+POW10 = 10.0 ** np.arange(16)
+"""10^k for k <= 15, each exact: a plain number is its digits (an integer) divided by one of them."""
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 _SEED = np.uint64(0xCBF29CE484222325)
 _LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
@@ -49,12 +50,18 @@ def padded(a: np.ndarray, start: np.ndarray, stop: np.ndarray, width: int) -> np
     return out
 
 
+def words_view(a: np.ndarray) -> np.ndarray:
+    """The little-endian 64-bit word starting at each byte of `a` but the last 7 (unaligned loads, as
+    x86-64 and arm64 do), without a copy: fields are compared and hashed a word at a time."""
+    return np.ndarray(shape=(len(a) - 7,), dtype="<u8", buffer=a, strides=(1,))
+
+
 def words(a: np.ndarray, start: np.ndarray, stop: np.ndarray) -> Iterator[np.ndarray]:
     """The fields as little-endian 64-bit words, zero past each field's end. A word that would run
     past the end of `a` is read 8 bytes from the end and shifted down (bytes are little-endian)."""
     if len(a) < 8:
         a = np.concatenate((a, np.zeros(8, dtype=np.uint8)))
-    as_words = np.ndarray(shape=(len(a) - 7,), dtype="<u8", buffer=a, strides=(1,))
+    as_words = words_view(a)
     length = np.minimum(stop - start, 1 << 30).astype(np.int32)
     last = len(a) - 8
     shortest = int(length.min(initial=0))
@@ -121,7 +128,7 @@ def parse_floats(ext: np.ndarray, start: np.ndarray, stop: np.ndarray) -> tuple[
     exponent: integer / 10^k, exact (both < 2**53, one correctly rounded division: Clinger 1990);
     anything else: numpy's string cast (Python's correctly rounded `float`)."""
     mantissa, after, _, negative, plain = _digits(ext, start, stop)
-    values = mantissa / _POW10[np.minimum(after, 15)]
+    values = mantissa / POW10[np.minimum(after, 15)]
     np.negative(values, out=values, where=negative)
     bad = np.zeros(len(values), dtype=bool)
     rest = np.flatnonzero(~plain)

@@ -14,11 +14,14 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from goldeval import jit
 from goldeval.errors import InputError, InputErrors
 from goldeval.trecio.fields import (
+    POW10,
     field_hash,
     padded,
     pair_keys,
@@ -26,6 +29,7 @@ from goldeval.trecio.fields import (
     parse_ints,
     split_fields,
     words,
+    words_view,
 )
 from goldeval.trecio.table import TrecTable
 
@@ -70,7 +74,8 @@ def read_table(path: Path, kind: str) -> TrecTable:
     problems: list[InputError] = []
     columns = _Columns(len(source))
     tag, line0 = "", 1
-    for block in _ordered(lambda b: _split(kind, *b), _blocks(source)):
+    kernel = _kernel()  # compiled (or loaded) here, before the worker threads need it
+    for block in _ordered(lambda b: _split(kind, kernel, *b), _blocks(source)):
         problems += [InputError(m, path=path, line=line0 + i, value=v, hint=h) for i, m, v, h in block.problems]
         if block.columns:
             names = np.fromiter((codes.setdefault(name, len(codes)) for name in block.topic_names), np.int32,
@@ -151,6 +156,15 @@ def _ordered(work: Callable[[tuple[np.ndarray, int, int]], _Block],
                 future.cancel()
 
 
+def _kernel() -> Any:
+    """The numba block splitter (`kernels.split_block`), or None without numba."""
+    if not jit.available():
+        return None
+    from goldeval.trecio import kernels
+
+    return jit.compiled(kernels.split_block)
+
+
 def _map(path: Path, what: str) -> np.ndarray:
     """The file's bytes, memory-mapped (read-only, paged in by the OS as the scan goes)."""
     if not path.exists():
@@ -209,8 +223,40 @@ def _last_newline(source: np.ndarray, base: int, end: int) -> int:
         end = min(len(source), end + (end - base))
 
 
-def _split(kind: str, ext: np.ndarray, base: int, size: int) -> _Block:
-    """Columns of one block (`ext[:size]`, readable to the end of `ext`), on a worker thread."""
+def _split(kind: str, kernel: Any, ext: np.ndarray, base: int, size: int) -> _Block:
+    """Columns of one block (`ext[:size]`, readable to the end of `ext`), on a worker thread: by the
+    numba kernel when there is one and it takes the block, else by numpy."""
+    block = None if kernel is None else _split_compiled(kernel, kind, ext, base, size)
+    return _split_numpy(kind, ext, base, size) if block is None else block
+
+
+def _split_compiled(kernel: Any, kind: str, ext: np.ndarray, base: int, size: int) -> _Block | None:
+    """`kernels.split_block`'s columns of one block; None where it left the block to numpy (a line it
+    does not take, or a score that is not a number: numpy's code says which and where)."""
+    run = kind == "run"
+    status, lines, rows, topics, n_rest, tag_start, tag_stop, arrays = kernel(ext, words_view(ext), size, base, run, POW10)
+    value, grade, start, stop, hashes, line, topic_at, topic_start, topic_stop, rest, rest_start, rest_stop = arrays
+    if status:
+        return None
+    block = _Block(base, size, lines)
+    if not rows:
+        return block
+    if n_rest:  # exponents, long numbers, inf: numpy's correctly rounded parse, for these rows only
+        parsed, bad = parse_floats(ext, rest_start[:n_rest], rest_stop[:n_rest])
+        if bad.any():
+            return None
+        value[rest[:n_rest]] = parsed
+    if run:
+        block.tag = _text(ext, tag_start, tag_stop)
+    at = topic_at[:topics]
+    _name_topics(block, ext, topic_start[:topics], topic_stop[:topics], line[at], np.diff(np.append(at, rows)))
+    block.columns = {"value": (value if run else grade)[:rows], "start": start[:rows],
+                     "stop": stop[:rows], "hash": hashes[:rows], "line": line[:rows]}  # fmt: skip
+    return block
+
+
+def _split_numpy(kind: str, ext: np.ndarray, base: int, size: int) -> _Block:
+    """Columns of one block by numpy, and every problem in it (field counts, numbers, topic ids)."""
     _, n_fields, layout, hint, _, _ = FORMATS[kind]
     a = ext[:size]
     start, stop, count, first = split_fields(a)
@@ -252,17 +298,24 @@ def _topics(block: _Block, ext: np.ndarray, start: np.ndarray, stop: np.ndarray,
     for word in words(ext, start, stop):
         change[1:] |= word[1:] != word[:-1]
     at = np.flatnonzero(change)
-    ids = padded(ext, start[at], stop[at], int(length[at].max()) + 1)
-    ids[np.arange(len(at)), length[at]] = 10
-    raw = ids[np.arange(ids.shape[1]) <= length[at][:, None]].tobytes()
+    _name_topics(block, ext, start[at], stop[at], rows[at], np.diff(np.append(at, len(start))))
+
+
+def _name_topics(block: _Block, ext: np.ndarray, start: np.ndarray, stop: np.ndarray, rows: np.ndarray,
+                 runs: np.ndarray) -> None:  # fmt: skip
+    """Each topic id ext[start:stop] decoded to str (at once, joined by newlines), and its run of rows."""
+    length = stop - start
+    ids = padded(ext, start, stop, int(length.max()) + 1)
+    ids[np.arange(len(start)), length] = 10
+    raw = ids[np.arange(ids.shape[1]) <= length[:, None]].tobytes()
     try:
         names = raw.decode("utf-8").split("\n")
     except UnicodeDecodeError as exc:
-        j = int(at[np.searchsorted(np.cumsum(length[at] + 1), exc.start, side="right")])
+        j = int(np.searchsorted(np.cumsum(length + 1), exc.start, side="right"))
         block.problems.append((int(rows[j]), "topic id is not UTF-8 text", _text(ext, start[j], stop[j]), _UTF8))
         names = raw.decode("utf-8", "replace").split("\n")
     block.topic_names = names[:-1]
-    block.topic_runs = np.diff(np.append(at, len(start)))
+    block.topic_runs = runs
 
 
 def _text(a: np.ndarray, start: int, stop: int) -> str:

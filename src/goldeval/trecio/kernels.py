@@ -1,0 +1,147 @@
+"""numba kernels of the TREC reader: one pass over a block's bytes instead of numpy's dozen.
+
+Imported only where numba is installed (`goldeval.jit.available()`); `goldeval.jit` compiles the
+entry points (`split_block`, `repeated_pairs`) and caches their machine code on disk, the helpers
+here are compiled into them. Each kernel computes exactly what its numpy twin in `fields`/`scan`
+computes, bit for bit (tested): the same field rules (C `isspace`), the same 64-bit hash
+(`fields.field_hash`), the same exact parse of plain numbers (integer / 10^k). Anything else (a
+wrong field count, a score with an exponent or over 15 digits, a judgment that is not an integer)
+is left to the numpy code, which owns every error message.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+SEED = np.uint64(0xCBF29CE484222325)
+MIX = np.uint64(0x9E3779B97F4A7C15)
+SHIFT = np.uint64(29)
+OK, NUMPY = 0, 1
+"""split_block's status: columns made, or leave this block to the numpy path."""
+
+
+@njit(nogil=True)
+def _is_space(c: int) -> bool:
+    return c == 32 or (c >= 9 and c <= 13)  # C isspace: space, \t \n \v \f \r
+
+
+@njit(nogil=True)
+def _line_fields(a: np.ndarray, pos: int, fs: np.ndarray, fe: np.ndarray) -> tuple[int, int]:
+    """Fields of the line at `pos`: (position after its newline, number of fields); the first
+    len(fs) fields' (start, stop) go to fs, fe."""
+    count = 0
+    while True:
+        c = a[pos]
+        if c == 10:
+            return pos + 1, count
+        if _is_space(c):
+            pos += 1
+            continue
+        begin = pos
+        pos += 1
+        while a[pos] > 32 or not _is_space(a[pos]):
+            pos += 1
+        if count < len(fs):
+            fs[count], fe[count] = begin, pos
+        count += 1
+
+
+@njit(nogil=True)
+def _low(word: np.uint64, n: int) -> np.uint64:
+    """The first n bytes of a little-endian word (n < 8), zero after them."""
+    return word & ((np.uint64(1) << np.uint64(8 * n)) - np.uint64(1))
+
+
+@njit(nogil=True)
+def field_hash(w: np.ndarray, start: int, stop: int) -> np.uint64:
+    """`fields.field_hash` of one field: its length, then each little-endian 64-bit word, mixed.
+    `w[i]` is the word at byte i (`fields.words_view`); the field's last word is cut at its end."""
+    h = SEED ^ np.uint64(stop - start)
+    for at in range(start, stop, 8):
+        x = (h ^ (w[at] if stop - at >= 8 else _low(w[at], stop - at))) * MIX
+        h = x ^ (x >> SHIFT)
+    return h
+
+
+@njit(nogil=True)
+def plain_number(a: np.ndarray, start: int, stop: int) -> tuple[bool, int, int, bool, bool]:
+    """`fields._digits` of one field: (plain, integer of its digits, digits after the dot, has a dot,
+    negative). Plain: `[+-]digits[.digits]`, 1 to 15 digits, at most 17 bytes."""
+    if stop - start > 17:
+        return False, 0, 0, False, False
+    at, negative = start, a[start] == 45
+    if negative or a[start] == 43:
+        at += 1
+    mantissa, digits, dot = 0, 0, -1
+    while at < stop:
+        c = a[at]
+        if c >= 48 and c <= 57:
+            mantissa = mantissa * 10 + (c - 48)
+            digits += 1
+        elif c == 46 and dot < 0:
+            dot = at
+        else:
+            return False, 0, 0, False, False
+        at += 1
+    if digits < 1 or digits > 15:
+        return False, 0, 0, False, False
+    return True, mantissa, stop - dot - 1 if dot >= 0 else 0, dot >= 0, negative
+
+
+@njit(nogil=True)
+def _same_bytes(w: np.ndarray, s1: int, e1: int, s2: int, e2: int) -> bool:
+    """Whether two fields are equal, a word at a time."""
+    n = e1 - s1
+    if n != e2 - s2:
+        return False
+    for i in range(0, n, 8):
+        diff = w[s1 + i] ^ w[s2 + i]
+        if (diff if n - i >= 8 else _low(diff, n - i)) != 0:
+            return False
+    return True
+
+
+def split_block(a: np.ndarray, w: np.ndarray, size: int, base: int, run: bool, pow10: np.ndarray) -> tuple:  # type: ignore[type-arg]
+    """`scan._split`'s columns of the block a[:size] (whole lines, a[size - 1] a newline; w its
+    `fields.words_view`) in one pass:
+    (status, lines, rows, topics, rest, tag start, tag stop, arrays); the arrays: score (run), judgment
+    (qrels), doc start and stop (+ base), doc hash, line in the block, first row of each topic, its
+    start and stop, rows whose score is not plain, their start and stop. Those scores are 0 here: the
+    caller parses them with numpy. Bails out (status NUMPY) at the first line it does not take."""
+    n_fields = 6 if run else 4
+    cap = size // (2 * n_fields) + 1  # a result line has n_fields fields and as many separators
+    value, grade = np.zeros(cap if run else 0, dtype=np.float64), np.zeros(0 if run else cap, dtype=np.int64)
+    start, stop = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64)
+    hashes, line = np.empty(cap, dtype=np.uint64), np.empty(cap, dtype=np.int32)
+    topic_at, topic_start, topic_stop = np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64)
+    rest, rest_start, rest_stop = np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64)
+    arrays = (value, grade, start, stop, hashes, line, topic_at, topic_start, topic_stop, rest, rest_start, rest_stop)
+    fs, fe = np.zeros(6, dtype=np.int64), np.zeros(6, dtype=np.int64)
+    pos, lines, rows, topics, n_rest, tag_start, tag_stop = 0, 0, 0, 0, 0, 0, 0
+    while pos < size:
+        pos, count = _line_fields(a, pos, fs, fe)
+        lines += 1
+        if count == 0 or a[fs[0]] == 35:  # blank line, or a comment (`#` first)
+            continue
+        if (run and count < 6) or (not run and count != 4):
+            return NUMPY, lines, rows, topics, n_rest, tag_start, tag_stop, arrays
+        plain, mantissa, after, dot, negative = plain_number(a, fs[n_fields - 2], fe[n_fields - 2])
+        if run and plain:
+            number = mantissa / pow10[after]
+            value[rows] = -number if negative else number
+        elif run:
+            rest[n_rest], rest_start[n_rest], rest_stop[n_rest] = rows, fs[4], fe[4]
+            n_rest += 1
+        elif plain and not dot:
+            grade[rows] = -mantissa if negative else mantissa
+        else:
+            return NUMPY, lines, rows, topics, n_rest, tag_start, tag_stop, arrays
+        if topics == 0 or not _same_bytes(w, fs[0], fe[0], topic_start[topics - 1], topic_stop[topics - 1]):
+            topic_at[topics], topic_start[topics], topic_stop[topics] = rows, fs[0], fe[0]
+            topics += 1
+        start[rows], stop[rows] = fs[2] + base, fe[2] + base
+        hashes[rows], line[rows] = field_hash(w, fs[2], fe[2]), lines - 1
+        tag_start, tag_stop = fs[5], fe[5]
+        rows += 1
+    return OK, lines, rows, topics, n_rest, tag_start, tag_stop, arrays
