@@ -39,6 +39,11 @@ def split_fields(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
     return begin[keep], ws[keep], count, kept[newline] - count
 
 
+def text(a: np.ndarray, start: int, stop: int) -> str:
+    """Bytes a[start:stop] as str (UTF-8, undecodable bytes replaced): for messages."""
+    return a[int(start) : int(stop)].tobytes().decode("utf-8", "replace")
+
+
 def padded(a: np.ndarray, start: np.ndarray, stop: np.ndarray, width: int) -> np.ndarray:
     """Bytes a[start:stop] of each row in a (rows, width) uint8 matrix, zero after each row's end."""
     width = max(width, 1)

@@ -145,3 +145,54 @@ def split_block(a: np.ndarray, w: np.ndarray, size: int, base: int, run: bool, p
         tag_start, tag_stop = fs[5], fe[5]
         rows += 1
     return OK, lines, rows, topics, n_rest, tag_start, tag_stop, arrays
+
+
+@njit(nogil=True)
+def _repeats(topic: np.ndarray, doc_hash: np.ndarray, n_topics: int, first: np.ndarray, later: np.ndarray) -> int:
+    """How many rows repeat the topic and doc hash of an earlier row, written to first/later when they
+    have room; -1 when a topic comes back after another one. One small table per topic (at most half
+    full, linear probing), stamped with the topic's run number instead of cleared."""
+    n, size = len(topic), 16
+    seen = np.zeros(n_topics, dtype=np.bool_)
+    stamp, keys, rows = np.full(size, -1, np.int64), np.empty(size, np.uint64), np.empty(size, np.int64)
+    found, begin, run = 0, 0, 0
+    while begin < n:
+        end = begin + 1
+        while end < n and topic[end] == topic[begin]:
+            end += 1
+        if seen[topic[begin]]:
+            return -1
+        seen[topic[begin]] = True
+        mask = 16
+        while mask < 2 * (end - begin):
+            mask *= 2
+        if mask > size:
+            size = mask
+            stamp, keys, rows = np.full(size, -1, np.int64), np.empty(size, np.uint64), np.empty(size, np.int64)
+        mask -= 1
+        for row in range(begin, end):
+            slot = np.int64(doc_hash[row] & np.uint64(mask))
+            while stamp[slot] == run and keys[slot] != doc_hash[row]:
+                slot = (slot + 1) & mask
+            if stamp[slot] == run:  # the same topic and doc hash as an earlier row
+                if found < len(first):
+                    first[found], later[found] = rows[slot], row
+                found += 1
+            stamp[slot], keys[slot], rows[slot] = run, doc_hash[row], row
+        begin, run = end, run + 1
+    return found
+
+
+def repeated_pairs(topic: np.ndarray, doc_hash: np.ndarray, n_topics: int) -> tuple:  # type: ignore[type-arg]
+    """`repeats.duplicates`' candidates: (status, first rows, later rows) of the rows whose topic and
+    doc hash equal those of an earlier row (each paired with the latest such row). A topic's rows must
+    be together (status NUMPY otherwise: numpy sorts them); each topic's table then fits in the CPU
+    caches, where one table over all rows would not."""
+    none = np.empty(0, dtype=np.int64)
+    count = _repeats(topic, doc_hash, n_topics, none, none)
+    if count < 0:
+        return NUMPY, none, none
+    first, later = np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64)
+    if count:  # found again, written this time (only files with repeated lines pay a second pass)
+        _repeats(topic, doc_hash, n_topics, first, later)
+    return OK, first, later

@@ -24,13 +24,14 @@ from goldeval.trecio.fields import (
     POW10,
     field_hash,
     padded,
-    pair_keys,
     parse_floats,
     parse_ints,
     split_fields,
     words,
     words_view,
 )
+from goldeval.trecio.fields import text as _text
+from goldeval.trecio.repeats import duplicates
 from goldeval.trecio.table import TrecTable
 
 BLOCK_BYTES = 1 << 20
@@ -316,37 +317,3 @@ def _name_topics(block: _Block, ext: np.ndarray, start: np.ndarray, stop: np.nda
         names = raw.decode("utf-8", "replace").split("\n")
     block.topic_names = names[:-1]
     block.topic_runs = runs
-
-
-def _text(a: np.ndarray, start: int, stop: int) -> str:
-    return a[int(start) : int(stop)].tobytes().decode("utf-8", "replace")
-
-
-def duplicates(table: TrecTable) -> list[InputError]:
-    """A problem for each later line repeating a (topic, doc) pair (trec_eval: "duplicate docs")."""
-    if len(table) < 2:
-        return []
-    keys = pair_keys(table.doc_hash, table.topic)
-    ordered = np.sort(keys)
-    repeated = ordered[1:][ordered[1:] == ordered[:-1]]
-    if not len(repeated):
-        return []
-    rows = np.flatnonzero(np.isin(keys, repeated))
-    rows = rows[np.lexsort((rows, keys[rows]))]  # equal keys together, each group in file order
-    first, later = rows[:-1], rows[1:]
-    same = (keys[first] == keys[later]) & (table.topic[first] == table.topic[later])
-    first, later = first[same], later[same]
-    equal = table.same_docs(first, table, later)
-    return [_duplicate(table, i, j) for i, j in zip(first[equal].tolist(), later[equal].tolist(), strict=True)]
-
-
-def _duplicate(table: TrecTable, first: int, later: int) -> InputError:
-    doc = _text(table.source, table.doc_start[later], table.doc_stop[later])
-    topic, line, again = table.topics[table.topic[later]], int(table.line[first]), int(table.line[later])
-    if table.kind == "qrels":
-        a, b = int(table.value[first]), int(table.value[later])
-        detail = f" with different grades ({a} and {b})" if a != b else f" (also on line {line})"
-        return InputError(f"`{doc}` is judged twice for topic `{topic}`{detail}", path=table.path, line=again,
-                          value=doc, hint="keep one judgment per topic and document (trec_eval refuses duplicates)")
-    return InputError(f"`{doc}` is retrieved twice for topic `{topic}` (also on line {line})", path=table.path,
-                      line=again, value=doc, hint="keep one line per topic and document (trec_eval refuses duplicates)")
