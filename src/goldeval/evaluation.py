@@ -27,18 +27,18 @@ from goldeval import __version__
 from goldeval.corpus.model import Corpus, Passage
 from goldeval.errors import GoldevalError, InputError, InputErrors
 from goldeval.golden.changelog import golden_changes
-from goldeval.golden.model import GoldenSet, Question
+from goldeval.golden.model import GoldenSet
 from goldeval.ids import DocumentOf, doc_part
-from goldeval.metrics.compute import evaluate_ranked
 from goldeval.metrics.definitions import Metric, default_metrics, headline_metrics, parse_metric
-from goldeval.metrics.judged import judged_coverage
 from goldeval.progress import progress_bar
 from goldeval.retrievers.answers import check_foreign, foreign_ids, refuse_bad_answers
 from goldeval.retrievers.base import BuildContext, Retriever, build_retriever, check_run_options, needs_corpus
 from goldeval.retrievers.function import DEFAULT_TIMEOUT, FunctionRetriever
 from goldeval.run import Run
+from goldeval.runstore import RunStore, StoredRun, cacheable, questions_fingerprint, run_key
 from goldeval.scorecard.curves import flips, metric_curves
-from goldeval.scorecard.model import Hit, QuestionResult, RetrieverResult, RunIdentity, Scorecard
+from goldeval.scorecard.model import RetrieverResult, RunIdentity, Scorecard
+from goldeval.scorecard.scoring import score_run
 from goldeval.store.workspace import Workspace
 from goldeval.textsafe import cut, warn
 
@@ -66,6 +66,7 @@ def evaluate(
     options: Mapping[str, object] | None = None,
     progress: bool = False,
     strict: bool = False,
+    cache: bool = True,
 ) -> Scorecard:
     """Evaluate one or more retrievers on a golden set; returns a Scorecard of scores, no statistics.
 
@@ -77,6 +78,9 @@ def evaluate(
     step, `goldeval.compare(scorecard)`, as ranx keeps `evaluate` and `compare` apart.
     Answers are checked first (`retrievers.answers`): a NaN/inf score or a repeated id fails that question;
     ids the corpus lacks are a warning (an InputError with `strict`).
+    With `cache`, the runs of goldeval's own retrievers (bm25, dense, hybrid, rerank over a local index)
+    are kept in the workspace by content (`goldeval.runstore`): an unchanged evaluation reads them
+    instead of indexing and searching again, and says so in the scorecard's notes.
     """
     if level not in ("doc", "chunk"):
         raise InputError(f"level must be doc or chunk, not {level!r}", value=level, hint="--level doc|chunk")
@@ -119,23 +123,35 @@ def evaluate(
     document_of = DocumentOf(doc_of, None if passages else _judged_docs(golden_set))
     results = []
     notes: list[str] = []
+    store = _Runs(ctx, golden_set, fingerprint, depth, options or {}) if cache and corpus is not None else None
     try:
         for name, spec in named.items():
             started = time.perf_counter()
-            retriever = _build(spec, name, ctx, corpus, progress)
-            run = search_golden_set(retriever, golden_set, depth, progress)
+            stored = store.get(spec) if store is not None and isinstance(spec, str) else None
+            if stored is None:
+                retriever = _build(spec, name, ctx, corpus, progress)
+                run = search_golden_set(retriever, golden_set, depth, progress)
+                config = dict(getattr(retriever, "config", None) or {"spec": spec if isinstance(spec, str) else name})
+                if store is not None and isinstance(spec, str):
+                    store.put(spec, run, config, time.perf_counter() - started)
+            else:
+                run, config = stored.run(), dict(stored.config)
+                if progress and store is not None:
+                    print(f"goldeval: {spec}: stored run read from {store.store.folder} (nothing it depends on "
+                          "changed; --no-cache searches again)", file=sys.stderr)
             chunked = chunking is not None  # ids the corpus lacks: said, and kept in the results' notes
             if corpus is not None and (found := check_foreign(foreign_ids(run, document_of, chunked=chunked), strict=strict)):
                 warn(found)
                 notes.append(found)
-            result = _score(name, run, golden_set, metric_list, level, document_of, ks[-1],
-                            time.perf_counter() - started)
-            result.config = {**dict(getattr(retriever, "config", None) or {"spec": spec if isinstance(spec, str) else name}),
-                             "depth": depth}
+            seconds = float(stored.cost.get("seconds", 0.0)) if stored else time.perf_counter() - started
+            result = score_run(name, run, golden_set, metric_list, level, document_of, ks[-1], seconds)
+            result.config = {**config, "depth": depth}
             result.curves = metric_curves(result.questions, depth)
             results.append(result)
     finally:
         _close_built(ctx)
+    if store is not None and store.served:
+        notes.append(store.note())
     created = datetime.now(UTC).isoformat(timespec="seconds")
     return Scorecard(
         retrievers=results,
@@ -170,6 +186,43 @@ def evaluate(
         flips=flips(results, depth),
         notes=notes,
     )
+
+
+class _Runs:
+    """The evaluation's view of the workspace's stored runs: a key per spec, what was served from it."""
+
+    def __init__(self, ctx: BuildContext, golden: GoldenSet, passages: str, depth: int,
+                 options: Mapping[str, object]) -> None:  # fmt: skip
+        self.store = RunStore.for_eval(Workspace(ctx.workspace))
+        self.workspace = Workspace(ctx.workspace)
+        self.questions = questions_fingerprint({q.id: q.question for q in golden})
+        self.passages, self.depth, self.options = passages, depth, dict(options)
+        self.served: list[str] = []
+
+    def key(self, spec: str) -> str | None:
+        if not cacheable(spec, self.options):
+            return None
+        return run_key(spec, passages=self.passages, questions=self.questions, depth=self.depth,
+                       options=self.options, workspace=self.workspace)
+
+    def get(self, spec: str) -> StoredRun | None:
+        key = self.key(spec)
+        stored = self.store.get(key) if key else None
+        if stored is not None:
+            self.served.append(spec)
+        return stored
+
+    def put(self, spec: str, run: Run, config: Mapping[str, Any], seconds: float) -> None:
+        """Keep a run that fully succeeded (a failed question may succeed next time: never stored)."""
+        key = self.key(spec)
+        if key and not run.errors:
+            stored = StoredRun.from_run(run, spec=spec, depth=self.depth, config=config)
+            stored.cost, stored.machine = {"seconds": seconds}, machine()
+            self.store.put(key, stored)
+
+    def note(self) -> str:
+        return (f"{', '.join(self.served)}: results read from the workspace's stored runs ({self.store.folder}): "
+                "nothing they depend on changed; --no-cache searches again")
 
 
 def machine() -> dict[str, Any]:
@@ -311,82 +364,6 @@ def search_golden_set(retriever: Retriever, golden: GoldenSet, depth: int, progr
             run.results[qid] = hits[:depth]
     refuse_bad_answers(run, queries)  # NaN/inf scores, repeated ids: that question's error; failures said once
     return run
-
-
-def _score(
-    name: str, run: Run, golden: GoldenSet, metrics: list[Metric], level: str,
-    document_of: DocumentOf, keep: int, seconds: float,
-) -> RetrieverResult:
-    rankings: dict[str, list[str]] = {}
-    qrels: dict[str, dict[str, int]] = {}
-    per_q: list[tuple[Question, dict[str, int], dict[str, int | None]]] = []
-    for q in golden:
-        judged = _judged_at_level(golden.grades(q.id), level, document_of)
-        expected = {e: g for e, g in judged.items() if g > 0}
-        keys = _ranking_keys(run.results.get(q.id, []), expected, level, document_of)
-        rankings[q.id] = keys
-        qrels[q.id] = judged
-        ranks: dict[str, int | None] = {e: None for e in expected}
-        for position, key in enumerate(keys, start=1):
-            if key in ranks and ranks[key] is None:
-                ranks[key] = position
-        per_q.append((q, judged, ranks))
-    answerable = [q.id for q in golden if not q.off_topic]
-    values = evaluate_ranked(qrels, rankings, metrics, qids=answerable) if answerable else {}
-    row = {qid: i for i, qid in enumerate(answerable)}
-    questions = []
-    for q, judged, ranks in per_q:
-        found = [r for r in ranks.values() if r is not None]
-        hits = run.results.get(q.id, [])[:keep]
-        questions.append(QuestionResult(
-            id=q.id,
-            question=q.question,
-            expected={e: g for e, g in judged.items() if g > 0},
-            nonrelevant=[e for e, g in judged.items() if g <= 0],
-            off_topic=q.off_topic,
-            rank=min(found) if found and not q.off_topic else None,
-            ranks=ranks,
-            top=[Hit(pid, float(score), document_of(pid)) for pid, score in hits],
-            metrics={} if q.off_topic else {m: float(values[m][row[q.id]]) for m in metrics},
-            tags=list(q.tags),
-            source=q.source,
-            error=run.errors.get(q.id),
-        ))
-    # with no answerable question there is nothing to average: no value, never a zero
-    means = {m: float(values[m].mean()) for m in metrics} if answerable else {}
-    judged_at, ranges = judged_coverage(qrels, rankings, answerable, metrics, keep)  # judged@k, best/worst case
-    return RetrieverResult(name=name, questions=questions, metrics=means, seconds=seconds, judged=judged_at,
-                           ranges=ranges)
-
-
-def _judged_at_level(grades: Mapping[str, int], level: str, document_of: DocumentOf) -> dict[str, int]:
-    """Judged ids as the ranking keys of this level (doc level maps chunk ids to their documents; a
-    document keeps its best grade). Judged-not-relevant ids stay, apart from unjudged ones."""
-    if level == "chunk":
-        return dict(grades)
-    out: dict[str, int] = {}
-    for e, grade in grades.items():
-        doc = document_of(e)
-        out[doc] = max(out.get(doc, grade), grade)
-    return out
-
-
-def _ranking_keys(hits: list[tuple[str, float]], expected: Mapping[str, int], level: str,
-                  document_of: DocumentOf) -> list[str]:
-    """The key each result position counts for; a key seen before becomes a never-relevant placeholder."""
-    keys: list[str] = []
-    seen: set[str] = set()
-    for position, (pid, _) in enumerate(hits):
-        doc = document_of(pid)
-        if level == "doc":
-            key = doc
-        else:
-            key = pid if pid in expected else (doc if doc in expected else pid)
-        if key in seen:
-            key = f"\x00repeat:{position}"
-        seen.add(key)
-        keys.append(key)
-    return keys
 
 
 def _snippets(results: list[RetrieverResult], passages: Sequence[Passage]) -> dict[str, dict[str, str]]:

@@ -181,12 +181,19 @@ def model_key(model: str, workspace: Workspace) -> str:
     return str(shared_encoder(model, workspace=workspace).key)
 
 
-@cache
 def code_digest() -> str:
     """sha256 of goldeval's retrieval code (every module of `goldeval.retrievers`, the Run and the ranking
     rule): a change to any of it, an encoder's pooling say, makes every stored run a miss."""
+    return source_digest("retrievers", "run.py", "ranking.py")
+
+
+@cache
+def source_digest(*parts: str) -> str:
+    """sha256 of the source of goldeval's modules and packages named by `parts` (paths in the package)."""
     package = Path(__file__).resolve().parent
-    files = sorted((package / "retrievers").rglob("*.py")) + [package / "run.py", package / "ranking.py"]
+    files: list[Path] = []
+    for part in parts:
+        files += sorted((package / part).rglob("*.py")) if (package / part).is_dir() else [package / part]
     digest = hashlib.sha256()
     for path in files:
         digest.update(path.relative_to(package).as_posix().encode() + b"\x00" + path.read_bytes() + b"\x01")

@@ -29,6 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--retriever", metavar="SPEC", action="append", help="retrievers to run (default: bm25, dense:minilm and hybrid:bm25+dense:minilm when installed)")
     parser.add_argument("--k", metavar="K,K,...", default="1,5,10", help="cut-offs (default: 1,5,10)")
     parser.add_argument("--no-misses", action="store_true", help="print the scorecard only")
+    parser.add_argument("--no-cache", action="store_true", help="index, search and resample again, even where the workspace holds the demo's runs and statistics")
     parser.add_argument("--json", metavar="OUT", type=Path, help="also write the results JSON to OUT")
     parser.add_argument("--workspace", metavar="DIR", type=Path, default=default_workspace(), help="cache folder (default: $GOLDEVAL_WORKSPACE, else .goldeval)")
     parser.add_argument("--synth-backend", metavar="SPEC", help="also generate questions with this backend (e.g. anthropic:MODEL; default: $GOLDEVAL_SYNTH_BACKEND) and score them apart, with their leakage")
@@ -74,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
         k=parse_ks(args.k),
         workspace=args.workspace,
         progress=True,  # a bar on a terminal, periodic lines in a log (goldeval.progress)
-    ), passages=corpus.passages())
+        cache=not args.no_cache,
+    ), passages=corpus.passages(), workspace=None if args.no_cache else args.workspace)
     if args.json:
         card.save(args.json)
     render(card, show_misses=not args.no_misses)

@@ -86,6 +86,7 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap intervals and paired tests (default: 0)")
     parser.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples and randomization rounds (default: 10000)")
     parser.add_argument("--no-stats", action="store_true", help="skip intervals, comparisons, breakdowns and miss diagnosis")
+    parser.add_argument("--no-cache", action="store_true", help="index, search and resample again, even where the workspace holds the runs and statistics of an unchanged evaluation (runs are kept for goldeval's own retrievers over local indexes: bm25, dense, hybrid, rerank)")
 
 
 def run_eval(args: argparse.Namespace) -> Scorecard:
@@ -131,13 +132,15 @@ def run_eval(args: argparse.Namespace) -> Scorecard:
         options=options,
         progress=not args.quiet,  # a bar on a terminal, periodic lines in a log (goldeval.progress)
         strict=args.strict,
+        cache=not getattr(args, "no_cache", False),
     )
     if getattr(args, "no_stats", False):
         return card
     from goldeval.stats import compare
 
     return compare(card, seed=getattr(args, "seed", 0), resamples=int(getattr(args, "resamples", 10_000)),
-                   passages=corpus.passages(chunking) if corpus is not None else None, golden=golden)
+                   passages=corpus.passages(chunking) if corpus is not None else None, golden=golden,
+                   workspace=None if getattr(args, "no_cache", False) else args.workspace)
 
 
 def _headline(args: argparse.Namespace) -> Metric | None:

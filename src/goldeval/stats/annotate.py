@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,7 @@ from goldeval.stats.breakdown import breakdown_report
 from goldeval.stats.compare import compare_scorecard
 from goldeval.stats.diagnosis import diagnose_scorecard
 from goldeval.stats.offtopic import off_topic_report
+from goldeval.stats.stored import read_stats, stats_key, write_stats
 
 METHOD = "percentile bootstrap over answerable questions"
 MAX_RESAMPLES = 1_000_000
@@ -42,15 +44,32 @@ def compare(
     passages: Sequence[Passage] | None = None,
     kinds: Mapping[str, str] | None = None,
     golden: GoldenSet | None = None,
+    workspace: str | Path | None = None,
 ) -> Scorecard:
     """A copy of `scorecard` with every statistic filled in (seeded, so reproducible).
 
     `passages` (the corpus as indexed) lets the miss diagnosis read passage texts; `kinds` maps a
     retriever name to `lexical` or `semantic` when its name does not say. With `golden` and `passages`,
     a set holding synthetic questions also gets its leakage beside the hand-written questions'.
+    With `workspace`, the statistics are kept there by content (`goldeval.stats.stored`) and an
+    unchanged scorecard's are read back instead of computed again: the same values.
     """
     check_settings(resamples=resamples, confidence=confidence, power=power)
     card = copy.deepcopy(scorecard)
+    settings = {"seed": seed, "resamples": resamples, "confidence": confidence, "power": power,
+                "kinds": dict(kinds or {})}
+    key = stats_key(scorecard, settings, passages, golden) if workspace is not None else None
+    if key is not None and workspace is not None and read_stats(workspace, key, card):
+        return card
+    _fill(card, seed=seed, resamples=resamples, confidence=confidence, power=power, passages=passages, kinds=kinds,
+          golden=golden)
+    if key is not None and workspace is not None:
+        write_stats(workspace, key, card)
+    return card
+
+
+def _fill(card: Scorecard, *, seed: int, resamples: int, confidence: float, power: float,
+          passages: Sequence[Passage] | None, kinds: Mapping[str, str] | None, golden: GoldenSet | None) -> None:  # fmt: skip
     fill_intervals(card, seed=seed, resamples=resamples, confidence=confidence)
     comparison = None
     if len(card.retrievers) >= 2:
@@ -65,7 +84,6 @@ def compare(
         min_questions=MIN_INTERVAL_QUESTIONS,
         leakage=_leakage(golden, passages),
     )
-    return card
 
 
 def _leakage(golden: GoldenSet | None, passages: Sequence[Passage] | None) -> dict[str, Any]:

@@ -38,7 +38,8 @@ def _groups(retrievers: Sequence[RetrieverResult], ids: Sequence[str], metrics: 
     """One group (a tag or a source) for every retriever: n, means and intervals, resampled once."""
     values = _matrix(retrievers, ids, metrics)
     means = values.mean(axis=0)
-    ci = bootstrap_intervals(values, resamples=resamples, seed=seed, confidence=confidence, stream=stream)
+    shown = len(ids) >= MIN_INTERVAL_QUESTIONS  # too few questions for an interval: none, and none computed
+    ci = bootstrap_intervals(values, resamples=resamples, seed=seed, confidence=confidence, stream=stream) if shown else None
     out = {}
     for r_index, r in enumerate(retrievers):
         cols = range(r_index * len(metrics), (r_index + 1) * len(metrics))
@@ -47,7 +48,7 @@ def _groups(retrievers: Sequence[RetrieverResult], ids: Sequence[str], metrics: 
             "metrics": {str(m): float(means[j]) for m, j in zip(metrics, cols, strict=True)},
             # too few questions in the group for an interval: none (issue 13)
             "intervals": {str(m): [float(ci[0, j]), float(ci[1, j])] for m, j in zip(metrics, cols, strict=True)}
-            if len(ids) >= MIN_INTERVAL_QUESTIONS else {},
+            if ci is not None else {},
         }
     return out
 

@@ -1,0 +1,98 @@
+"""Scoring one run against a golden set: the ranking keys of each result at `doc` or `chunk` level, the
+metrics of every answerable question, where each expected answer landed, and judged@k.
+
+At `doc` level a retrieved chunk counts for its document: the first chunk of an expected document is the
+hit, and later chunks of a document already seen count as non-relevant, so no document is counted twice.
+At `chunk` level an expected chunk id must itself be retrieved; an expected id without `#` (a whole
+document) is satisfied by any of its chunks, once. Off-topic questions keep their top results (their
+top-1 score is what separability reads) and no metrics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from goldeval.golden.model import GoldenSet, Question
+from goldeval.ids import DocumentOf
+from goldeval.metrics.compute import evaluate_ranked
+from goldeval.metrics.definitions import Metric
+from goldeval.metrics.judged import judged_coverage
+from goldeval.run import Run
+from goldeval.scorecard.model import Hit, QuestionResult, RetrieverResult
+
+
+def score_run(
+    name: str, run: Run, golden: GoldenSet, metrics: list[Metric], level: str,
+    document_of: DocumentOf, keep: int, seconds: float,
+) -> RetrieverResult:
+    """`run` scored on every question of `golden`; `keep` results per question are kept for the report."""
+    rankings: dict[str, list[str]] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    per_q: list[tuple[Question, dict[str, int], dict[str, int | None]]] = []
+    for q in golden:
+        judged = _judged_at_level(golden.grades(q.id), level, document_of)
+        expected = {e: g for e, g in judged.items() if g > 0}
+        keys = _ranking_keys(run.results.get(q.id, []), expected, level, document_of)
+        rankings[q.id] = keys
+        qrels[q.id] = judged
+        ranks: dict[str, int | None] = {e: None for e in expected}
+        for position, key in enumerate(keys, start=1):
+            if key in ranks and ranks[key] is None:
+                ranks[key] = position
+        per_q.append((q, judged, ranks))
+    answerable = [q.id for q in golden if not q.off_topic]
+    values = evaluate_ranked(qrels, rankings, metrics, qids=answerable) if answerable else {}
+    row = {qid: i for i, qid in enumerate(answerable)}
+    questions = []
+    for q, judged, ranks in per_q:
+        found = [r for r in ranks.values() if r is not None]
+        hits = run.results.get(q.id, [])[:keep]
+        questions.append(QuestionResult(
+            id=q.id,
+            question=q.question,
+            expected={e: g for e, g in judged.items() if g > 0},
+            nonrelevant=[e for e, g in judged.items() if g <= 0],
+            off_topic=q.off_topic,
+            rank=min(found) if found and not q.off_topic else None,
+            ranks=ranks,
+            top=[Hit(pid, float(score), document_of(pid)) for pid, score in hits],
+            metrics={} if q.off_topic else {m: float(values[m][row[q.id]]) for m in metrics},
+            tags=list(q.tags),
+            source=q.source,
+            error=run.errors.get(q.id),
+        ))
+    # with no answerable question there is nothing to average: no value, never a zero
+    means = {m: float(values[m].mean()) for m in metrics} if answerable else {}
+    judged_at, ranges = judged_coverage(qrels, rankings, answerable, metrics, keep)  # judged@k, best/worst case
+    return RetrieverResult(name=name, questions=questions, metrics=means, seconds=seconds, judged=judged_at,
+                           ranges=ranges)
+
+
+def _judged_at_level(grades: Mapping[str, int], level: str, document_of: DocumentOf) -> dict[str, int]:
+    """Judged ids as the ranking keys of this level (doc level maps chunk ids to their documents; a
+    document keeps its best grade). Judged-not-relevant ids stay, apart from unjudged ones."""
+    if level == "chunk":
+        return dict(grades)
+    out: dict[str, int] = {}
+    for e, grade in grades.items():
+        doc = document_of(e)
+        out[doc] = max(out.get(doc, grade), grade)
+    return out
+
+
+def _ranking_keys(hits: list[tuple[str, float]], expected: Mapping[str, int], level: str,
+                  document_of: DocumentOf) -> list[str]:
+    """The key each result position counts for; a key seen before becomes a never-relevant placeholder."""
+    keys: list[str] = []
+    seen: set[str] = set()
+    for position, (pid, _) in enumerate(hits):
+        doc = document_of(pid)
+        if level == "doc":
+            key = doc
+        else:
+            key = pid if pid in expected else (doc if doc in expected else pid)
+        if key in seen:
+            key = f"\x00repeat:{position}"
+        seen.add(key)
+        keys.append(key)
+    return keys

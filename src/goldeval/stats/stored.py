@@ -1,0 +1,83 @@
+"""The statistics of an unchanged scorecard, kept in the workspace: `compare` is a pure function of the
+scorecard, its settings, the passages and the golden set, so its output is stored under a key of all of
+them and read back instead of resampling again (an unchanged `goldeval eval` re-runs in under a second).
+
+The key holds the scorecard as its results JSON (less when and where it ran, how long retrievers took
+and its notes: those change from run to run and no statistic reads them), every setting of `compare`, the passages'
+fingerprint, the golden set's fingerprint, and the source of goldeval's statistics and scorecard code, so
+a change to any of them is a miss. Kept under `<workspace>/stats/<key>.json`, written atomically; a file
+that does not read is a miss, computed and written again.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from goldeval.corpus.model import Passage
+from goldeval.golden.model import GoldenSet
+from goldeval.runstore import content_key, source_digest
+from goldeval.scorecard.io import scorecard_to_dict
+from goldeval.scorecard.model import Scorecard
+from goldeval.scorecard.statistics import Statistics
+from goldeval.store.atomic import write_atomic
+from goldeval.store.workspace import Workspace
+
+FORMAT = 1
+
+
+def stats_key(card: Scorecard, settings: Mapping[str, Any], passages: Sequence[Passage] | None,
+              golden: GoldenSet | None) -> str:  # fmt: skip
+    """What `compare(card, **settings, passages=..., golden=...)` depends on, as one key."""
+    from goldeval.evaluation import passages_fingerprint
+
+    data = scorecard_to_dict(card)
+    for changing in ("identity", "created", "notes"):  # when and where it ran, and what was read from a cache
+        data.pop(changing, None)
+    for r in data.get("retrievers", []):
+        r.pop("seconds", None)
+    return content_key("stats", FORMAT, data, dict(settings), passages_fingerprint(passages) if passages else None,
+                       golden.fingerprint() if golden is not None else None, source_digest("stats", "scorecard"))
+
+
+def read_stats(workspace: str | Path, key: str, card: Scorecard) -> bool:
+    """Fill `card` with the statistics kept under `key`; False when none are (or they do not read)."""
+    path = _path(workspace, key)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("format") != FORMAT:
+            return False
+        statistics = Statistics.from_dict(data["statistics"])
+        intervals, diagnosis = data["intervals"], data["diagnosis"]
+        for r in card.retrievers:
+            r.intervals = {m: (float(v[0]), float(v[1])) for m in r.metrics if (v := intervals[r.name].get(str(m)))}
+            for q in r.questions:
+                q.diagnosis = diagnosis[r.name].get(q.id)
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        print(f"goldeval: kept statistics {path} do not read; computing them again", file=sys.stderr)
+        return False
+    card.statistics = statistics
+    return True
+
+
+def write_stats(workspace: str | Path, key: str, card: Scorecard) -> None:
+    """Keep the statistics `compare` filled into `card`."""
+    if card.statistics is None:
+        return
+    data = {
+        "format": FORMAT,
+        "statistics": card.statistics.to_dict(),
+        "intervals": {r.name: {str(m): list(v) for m, v in r.intervals.items()} for r in card.retrievers},
+        "diagnosis": {r.name: {q.id: q.diagnosis for q in r.questions if q.diagnosis is not None}
+                      for r in card.retrievers},
+    }
+    write_atomic(_path(workspace, key), json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+
+
+def _path(workspace: str | Path, key: str) -> Path:
+    return Workspace.at(workspace).root / "stats" / f"{key}.json"
