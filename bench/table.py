@@ -57,6 +57,15 @@ def rows() -> list[tuple[str, str, str, str]]:
         out.append((f"embedding {m['texts']} passages, `dense:minilm` ({m['runs_as']})", f"{m['goldeval_per_s']:.1f} passages/s",
                     f"best other path for the same model: {m['best_peer']} {m['best_peer_per_s']:.1f} passages/s",
                     f"{m['goldeval_per_s'] / m['best_peer_per_s']:.2f}x"))
+    rerun = _load("rerun")
+    if rerun:
+        out.append(("re-running an unchanged evaluation (`goldeval demo`: stdlib docs, bm25 + minilm + hybrid, "
+                    "140 questions, every statistic)",
+                    f"{rerun['unchanged_s']:.2f} s wall, {rerun['unchanged_cpu_s']:.2f} CPU s",
+                    f"the same with `--no-cache` (index, search, resample again): {rerun['no_cache_s']:.2f} s wall, "
+                    f"{rerun['no_cache_cpu_s']:.2f} CPU s",
+                    f"{rerun['no_cache_cpu_s'] / rerun['unchanged_cpu_s']:.1f}x less CPU; same scorecard: "
+                    f"{'yes' if rerun['same_scorecard'] else 'NO'}"))
     if metrics:
         peaks = [metrics.get("bench_process_peak_mb", 0)]
         peaks += [r.get(key, 0) for r in metrics["dicts"].values() for key in ("peak_mb", "fresh_peak_mb")]
