@@ -128,6 +128,25 @@ def test_judged_at_k_and_the_ranges_follow_k(page: Any, world: World) -> None:  
         assert page.page_errors == []
 
 
+def test_a_shipped_golden_set_gets_no_command_that_would_edit_it(page: Any, world: World, tmp_path: Path) -> None:  # noqa: F811
+    import json
+
+    card = card_of(world)
+    card["golden"]["shipped"] = True  # as `goldeval demo` marks its set, which lives inside goldeval
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps(card))
+    q = next(q for q in card["retrievers"][1]["questions"] if not q["off_topic"] and (q["rank"] is None or q["rank"] > 1))
+    with served(results) as url:
+        open_page(wide(page), url + f"#k=1&run=1&q={q['id']}")
+        judged = page.locator("#judged").inner_text()
+        assert "ships with goldeval and is not edited from here" in judged
+        assert "goldeval pool results.json" not in judged and "--golden " + card["golden"]["path"] not in judged
+        fixes = page.locator("#fixes").inner_text()
+        assert "ships with goldeval and is not edited from here" in fixes
+        assert "--golden " + card["golden"]["path"] not in fixes and "goldeval serve results.json" not in fixes
+        assert page.page_errors == []
+
+
 def test_trend_after_two_recorded_evaluations(page: Any, browser: Any, world: World) -> None:  # noqa: F811
     from goldeval.history.db import History
     from goldeval.history.trend import trend_payload

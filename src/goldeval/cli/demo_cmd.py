@@ -77,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
         progress=True,  # a bar on a terminal, periodic lines in a log (goldeval.progress)
         cache=not args.no_cache,
     ), passages=corpus.passages(), workspace=None if args.no_cache else args.workspace)
+    card.golden["shipped"] = True  # inside goldeval, not a file of the user's: pages offer no command that edits it
     if args.json:
         card.save(args.json)
     render(card, show_misses=not args.no_misses)

@@ -24,6 +24,8 @@
   /** Judged (relevant, or judged not relevant) in the golden set the results were scored with. */
   G.isJudged = (q, hit) => G.isExpected(q, hit) || (q.nonrelevant || []).includes(hit.id) || (q.nonrelevant || []).includes(hit.doc);
 
+  G.SHIPPED = 'This golden set ships with goldeval and is not edited from here: judge and fix labels in your own set (goldeval eval --golden FILE, then goldeval pool or goldeval serve with --golden FILE).';
+
   /** The label-fix section of a miss's details, or null for a hit or an off-topic question. */
   G.fixesPart = function fixesPart(q, run, k) {
     if (q.off_topic || G.hitAt(q, k)) return null;
@@ -31,6 +33,11 @@
     const top = (q.top || []).slice(0, k);
     const unjudged = top.filter((hit) => !G.isJudged(q, hit));
     const golden = (run.file.data.golden || {}).path || 'GOLDEN.jsonl';
+    if ((run.file.data.golden || {}).shipped) {  // the demo's set lives inside goldeval: no command edits it
+      if (unjudged.length) section.append(el('p', { class: 'small' }, `Unjudged in the top ${top.length}: ${unjudged.length} (goldeval counts a passage nobody judged as not relevant). `));
+      section.append(el('p', { class: 'box fix-off' }, G.SHIPPED));
+      return section;
+    }
     if (unjudged.length) {
       section.append(el('p', { class: 'small' }, `Unjudged in the top ${top.length}: ${unjudged.length} (goldeval counts a passage nobody judged as not relevant). Judge them: `,
         el('code', { text: `goldeval pool ${run.file.name} --golden ${golden}` })));

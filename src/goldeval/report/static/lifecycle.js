@@ -84,9 +84,10 @@
     if (!partial) return;
     box.append(judgedTable(judgedRuns, k));
     const first = state.files[0];
+    const golden = first.data.golden || {};
     box.append(el('p', { class: 'note' }, 'judged@k: the share of each top k that carries a judgment; goldeval reads an unjudged passage as a miss, ',
-      'so the value shown is the low end of its range. Judge them: ',
-      el('code', { text: `goldeval pool ${first.name} --golden ${(first.data.golden || {}).path || 'GOLDEN.jsonl'}` }), '.'));
+      'so the value shown is the low end of its range. ', ...(golden.shipped ? [G.SHIPPED] : ['Judge them: ',
+        el('code', { text: `goldeval pool ${first.name} --golden ${golden.path || 'GOLDEN.jsonl'}` }), '.'])));
   };
 
   function judgedTable(runs, k) {
