@@ -127,3 +127,19 @@ def test_a_damaged_history_is_a_warning_not_a_lost_evaluation(project: Path, cap
     assert _eval("--json", "r.json") == 0
     assert "warning: the run was not recorded in the history" in capsys.readouterr().err
     assert (project / "r.json").exists()
+
+
+def test_a_history_that_cannot_be_written_is_one_clean_warning(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from golden_factory import make_golden
+    from goldeval import evaluate
+    from goldeval.history.db import record_run
+
+    monkeypatch.delenv("GOLDEVAL_NO_HISTORY", raising=False)
+    workspace = tmp_path / "ws\x1b[2J"  # a workspace path is the user's text: it must not clear the screen
+    (workspace / "history.sqlite").mkdir(parents=True)  # a folder where the database file should be
+    card = evaluate(lambda q, k: ["a.md"], make_golden([("q", "where is a", {"a.md": 1})]))
+    assert record_run(card, workspace) is None
+    err = capsys.readouterr().err
+    assert err.startswith("goldeval: warning: the run was not recorded in the history")
+    assert "\x1b" not in err and "\\x1b[2J" in err and err.count("\n") == 1

@@ -26,9 +26,9 @@ def run(args: argparse.Namespace) -> int:
         json.dump(rows, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
-    from rich.console import Console
+    from goldeval.textsafe import safe_console
 
-    render_models(rows, Console())
+    render_models(rows, safe_console())  # a model folder's name is the user's text
     return 0
 
 

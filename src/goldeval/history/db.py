@@ -239,9 +239,10 @@ def record_run(card: Scorecard, workspace: str | Path) -> int | None:
     try:
         return History.of(workspace).record(card)
     except (InputError, OSError, sqlite3.Error) as exc:
-        import sys
+        from goldeval.textsafe import warn
 
-        print(f"goldeval: warning: the run was not recorded in the history: {exc}", file=sys.stderr)
+        where = Path(workspace) / DB_NAME
+        warn(f"the run was not recorded in the history {where}: {exc}")  # a path is the user's text: cleaned
         return None
 
 

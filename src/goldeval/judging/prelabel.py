@@ -10,11 +10,11 @@ writes a file.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from goldeval.judging.pool import PoolItem
+from goldeval.textsafe import warn
 
 PROMPT = """You judge search results. Does the passage answer the question?
 
@@ -64,13 +64,11 @@ def prelabel(items: Sequence[PoolItem], spec: str) -> dict[str, Suggestion]:
         try:
             reply = backend.generate(prompt)
         except Exception as exc:  # noqa: BLE001 - a suggestion that fails is only a missing suggestion
-            print(f"goldeval: warning: pre-label of {item.question_id} / {item.passage} failed: "
-                  f"{type(exc).__name__}: {exc}", file=sys.stderr)
+            warn(f"pre-label of {item.question_id} / {item.passage} failed: {type(exc).__name__}: {exc}")
             continue
         grade = parse_reply(reply)
         if grade is None:
-            print(f"goldeval: warning: pre-label of {item.question_id} / {item.passage}: unclear reply "
-                  f"{reply[:60]!r}", file=sys.stderr)
+            warn(f"pre-label of {item.question_id} / {item.passage}: unclear reply {reply[:60]!r}")
             continue
         out[item.id] = Suggestion(grade, backend_spec.spec, reply)
     return out

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from goldeval.sweep.cost import Cost
 from goldeval.sweep.model import CellResult, SweepResult
+from goldeval.textsafe import safe_console
 
 AXIS_NAMES = {"latency_p50_ms": "p50 latency", "latency_p95_ms": "p95 latency", "index_seconds": "index time",
               "embedding_seconds": "embedding time", "index_bytes": "index size"}
@@ -23,7 +24,7 @@ def render_sweep(result: SweepResult, console: Console | None = None, *, limit: 
     The full table (every headline metric, every cost) when the console is wide enough; else the
     primary metric, the standing against the best and the p50 latency, the configuration wrapping.
     """
-    console = console or Console()
+    console = console or safe_console()  # specs and dial values come from the user's grid
     rows = result.cells if limit is None else result.cells[:limit]
     full = console.width >= _full_width(result, rows)
     console.print(_table(result, rows, full=full))
