@@ -82,6 +82,22 @@ def test_the_document_id_comes_from_the_metadata_key_given(data, reference) -> N
     assert first.error == "ValueError: a result has no metadata key 'url' (it has: path)"
 
 
+def test_ids_the_store_assigned_are_said_once_not_scored_in_silence(data, capsys) -> None:
+    from langchain_core.documents import Document
+    from langchain_core.vectorstores import InMemoryVectorStore
+
+    from goldeval.retrievers.adapters.langchain import goldeval_embeddings
+
+    corpus, golden = data
+    store = InMemoryVectorStore(goldeval_embeddings("minilm"))
+    store.add_documents([Document(page_content=passage_text(p)) for p in corpus.passages()])  # no metadata: UUIDs
+    card = goldeval.evaluate({"lc": store.as_retriever()}, golden, k=K)
+    err = capsys.readouterr().err
+    assert err.count("lc: its results have no doc_id, source, id metadata, so each counts for its Document.id") == 1
+    assert "give id_key=KEY" in err
+    assert card.retrievers[0].metrics[goldeval.parse_metric("hit@5")] == 0.0  # the UUIDs match nothing, as said
+
+
 def test_a_retriever_without_scores_is_ranked_by_its_order(data) -> None:
     from langchain_core.documents import Document
     from langchain_core.retrievers import BaseRetriever

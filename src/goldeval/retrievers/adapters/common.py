@@ -9,6 +9,7 @@ from typing import Any
 from goldeval.errors import InputError
 from goldeval.retrievers.function import FunctionRetriever, import_attribute
 from goldeval.retrievers.options import Option
+from goldeval.textsafe import warn
 
 ID_KEYS = ("doc_id", "source", "id")
 """The metadata keys tried, in this order, when no `id_key` is given."""
@@ -29,6 +30,19 @@ class AdapterRetriever(FunctionRetriever):
         super().__init__(fn, name=name, timeout=timeout, spec=spec)
         self.kind = kind
         self.details = dict(details)
+
+        self._own_id_said = False
+
+    def result_id(self, metadata: Mapping[str, Any] | None, own_id: object, id_key: str | None, what: str) -> str:
+        """`document_id`, saying once per retriever when a result's own id (`what`) was used: a store
+        assigns UUIDs, which never match a golden set, and every question would score 0 in silence."""
+        found = document_id(metadata, own_id, id_key)
+        if not self._own_id_said and not id_key and not any((metadata or {}).get(k) not in (None, "") for k in ID_KEYS):
+            self._own_id_said = True
+            warn(f"{self.name}: its results have no {', '.join(ID_KEYS)} metadata, so each counts for its {what} "
+                 f"(e.g. {found!r}); an id the store assigned never matches the golden set: give id_key=KEY, the "
+                 "metadata key that holds your document ids")
+        return found
 
     @property
     def config(self) -> dict[str, object]:

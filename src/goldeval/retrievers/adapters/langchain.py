@@ -18,7 +18,6 @@ from goldeval.retrievers.adapters.common import (
     ID_KEY,
     TIMEOUT,
     AdapterRetriever,
-    document_id,
     first_of_each,
     from_package,
     load_adapted,
@@ -66,7 +65,7 @@ class LangChainRetriever(AdapterRetriever):
         return first_of_each((self._id(doc), _metadata_score(doc)) for doc in list(docs)[:k])
 
     def _id(self, doc: Any) -> str:
-        return document_id(getattr(doc, "metadata", None), getattr(doc, "id", None), self.id_key)
+        return self.result_id(getattr(doc, "metadata", None), getattr(doc, "id", None), self.id_key, "Document.id")
 
 
 def _metadata_score(doc: Any) -> float | None:

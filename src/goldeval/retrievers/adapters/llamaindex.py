@@ -18,7 +18,6 @@ from goldeval.retrievers.adapters.common import (
     ID_KEY,
     TIMEOUT,
     AdapterRetriever,
-    document_id,
     first_of_each,
     from_package,
     load_adapted,
@@ -67,8 +66,9 @@ class LlamaIndexRetriever(AdapterRetriever):
 
     def _id(self, scored: Any) -> str:
         node = getattr(scored, "node", scored)
-        own = getattr(node, "ref_doc_id", None) or getattr(node, "node_id", None)
-        return document_id(getattr(node, "metadata", None), own, self.id_key)
+        ref = getattr(node, "ref_doc_id", None)
+        own = ref or getattr(node, "node_id", None)
+        return self.result_id(getattr(node, "metadata", None), own, self.id_key, "ref_doc_id" if ref else "node_id")
 
 
 def build(rest: str, ctx: BuildContext) -> LlamaIndexRetriever:
