@@ -82,10 +82,15 @@ def words(a: np.ndarray, start: np.ndarray, stop: np.ndarray) -> Iterator[np.nda
 
 
 def field_hash(a: np.ndarray, start: np.ndarray, stop: np.ndarray) -> np.ndarray:
-    """64-bit hash of each field's bytes and length: equal fields, equal hashes."""
-    h = _SEED ^ (stop - start).astype(np.uint64)
-    for word in words(a, start, stop):
-        h = mix(h ^ word)
+    """64-bit hash of each field's bytes and length: equal fields, equal hashes, whatever other fields
+    are hashed with them (a field mixes its own words only, not the zeros past its end up to the
+    longest field's: that made an id's hash depend on its block, and a run miss its qrels' ids)."""
+    length = stop - start
+    h = _SEED ^ length.astype(np.uint64)
+    shortest = int(length.min(initial=0))
+    for j, word in enumerate(words(a, start, stop)):
+        mixed = mix(h ^ word)
+        h = mixed if 8 * j < shortest else np.where(length > 8 * j, mixed, h)
     return h
 
 
