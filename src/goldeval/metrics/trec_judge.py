@@ -17,6 +17,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from goldeval import jit
+from goldeval.metrics import trec_kernels
 from goldeval.metrics.judge import Judged, assemble
 from goldeval.metrics.ranks import above_and_tied
 from goldeval.trecio import TrecTable
@@ -25,6 +27,9 @@ PAIR_BLOCK = 1 << 22
 """(target, tied row) pairs compared at once when scores tie."""
 CHUNK_ROWS = 1 << 20
 """Run rows looked up at once."""
+COMPARE_PER_ROW = 32
+"""Comparisons per run row up to which ranks are counted by comparing each judged row with its whole
+topic (numba); past that (many judged documents in long topics), by numpy's sorted blocks."""
 
 
 def judge_tables(qrels: TrecTable, run: TrecTable, topics: Sequence[str], *, level: int) -> Judged:
@@ -47,8 +52,27 @@ def judge_tables(qrels: TrecTable, run: TrecTable, topics: Sequence[str], *, lev
 
 def _lookup(qrels: TrecTable, judged: np.ndarray, owner: np.ndarray, run: TrecTable, q_of_run: np.ndarray,
             n: int) -> np.ndarray:  # fmt: skip
-    """For each run row, the qrels row judging its (topic, doc), or -1. Topic n (the run's topics
-    that are not evaluated) gets an empty region, so every row is looked up without filtering."""
+    """For each run row, the qrels row judging its (topic, doc), or -1, by numba when installed; every
+    match is then checked byte for byte (a hash is only a shortcut)."""
+    join = jit.compiled(trec_kernels.hash_join)
+    if join is not None:
+        match = join(owner, qrels.doc_hash[judged], judged, n, q_of_run, run.doc_hash)
+    else:
+        match = _probe(qrels, judged, owner, run, q_of_run, n)
+    hits = np.flatnonzero(match >= 0)
+    for begin in range(0, len(hits), CHUNK_ROWS // 16):  # hits are in file order: a slice of the file each
+        part = hits[begin : begin + CHUNK_ROWS // 16]
+        if not run.same_docs(part, qrels, match[part]).all():  # pragma: no cover - a 64-bit hash collision
+            raise RuntimeError("doc id hash collision between the run and the qrels; please report it")
+        run.drop_pages()  # the hits are spread over the whole file: do not keep it all resident
+    return match
+
+
+def _probe(qrels: TrecTable, judged: np.ndarray, owner: np.ndarray, run: TrecTable, q_of_run: np.ndarray,
+           n: int) -> np.ndarray:  # fmt: skip
+    """The hash join in numpy: a table with one region per topic (load <= 1/2), probed by every run row
+    at once, round after round. Topic n (the run's topics that are not evaluated) gets an empty region,
+    so every row is looked up without filtering."""
     counts = np.bincount(owner, minlength=n + 1)
     size = np.left_shift(1, np.ceil(np.log2(np.maximum(2 * counts, 1))).astype(np.int64))  # load <= 1/2
     mask, region = (size - 1).astype(np.uint64), np.cumsum(size) - size
@@ -68,12 +92,6 @@ def _lookup(qrels: TrecTable, judged: np.ndarray, owner: np.ndarray, run: TrecTa
             more = np.flatnonzero(occupied & ~same)  # an occupied slot with another key: probe the next one
             rows, q, keys, slot = rows[more], q[more], keys[more], slot[more]
             slot = region[q] + ((slot - region[q] + 1) & mask[q].astype(np.int64))
-    hits = np.flatnonzero(match >= 0)
-    for begin in range(0, len(hits), CHUNK_ROWS // 16):  # hits are in file order: a slice of the file each
-        part = hits[begin : begin + CHUNK_ROWS // 16]
-        if not run.same_docs(part, qrels, match[part]).all():  # pragma: no cover - a 64-bit hash collision
-            raise RuntimeError("doc id hash collision between the run and the qrels; please report it")
-        run.drop_pages()  # the hits are spread over the whole file: do not keep it all resident
     return match
 
 
@@ -109,12 +127,22 @@ def _ranks(run: TrecTable, targets: np.ndarray) -> np.ndarray:
     lengths = np.bincount(topic, minlength=len(run.topics))
     starts = np.cumsum(lengths) - lengths
     scores = run.value if order is None else run.value[order]
-    above, tied = above_and_tied(scores, starts, lengths, topic[targets], run.value[targets])
+    above, tied = _above_and_tied(scores, starts, lengths, topic[targets], run.value[targets])
     ranks = above + 1
     tied_targets = np.flatnonzero(tied > 1)
     if len(tied_targets):
         ranks[tied_targets] += _ids_above(run, order, starts, lengths, targets[tied_targets])
     return ranks
+
+
+def _above_and_tied(scores: np.ndarray, starts: np.ndarray, lengths: np.ndarray, row: np.ndarray,
+                    score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """`ranks.above_and_tied`, by numba comparing each target with its whole topic when that costs at
+    most COMPARE_PER_ROW comparisons per run row (a few judged documents per topic), else by numpy."""
+    count = jit.compiled(trec_kernels.above_and_tied)
+    if count is not None and int(lengths[row].sum()) <= COMPARE_PER_ROW * max(len(scores), 1 << 16):
+        return count(scores, starts, lengths, row, score)  # type: ignore[no-any-return]
+    return above_and_tied(scores, starts, lengths, row, score)
 
 
 def _ids_above(run: TrecTable, order: np.ndarray | None, starts: np.ndarray, lengths: np.ndarray,

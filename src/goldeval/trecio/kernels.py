@@ -109,7 +109,7 @@ def split_block(a: np.ndarray, w: np.ndarray, size: int, base: int, run: bool, p
     (qrels), doc start and stop (+ base), doc hash, line in the block, first row of each topic, its
     start and stop, rows whose score is not plain, their start and stop. Those scores are 0 here: the
     caller parses them with numpy. Bails out (status NUMPY) at the first line it does not take."""
-    n_fields = 6 if run else 4
+    n_fields, at = (6, 4) if run else (4, 3)  # the value is the 5th field of a run line, the 4th of a qrels line
     cap = size // (2 * n_fields) + 1  # a result line has n_fields fields and as many separators
     value, grade = np.zeros(cap if run else 0, dtype=np.float64), np.zeros(0 if run else cap, dtype=np.int64)
     start, stop = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64)
@@ -126,7 +126,7 @@ def split_block(a: np.ndarray, w: np.ndarray, size: int, base: int, run: bool, p
             continue
         if (run and count < 6) or (not run and count != 4):
             return NUMPY, lines, rows, topics, n_rest, tag_start, tag_stop, arrays
-        plain, mantissa, after, dot, negative = plain_number(a, fs[n_fields - 2], fe[n_fields - 2])
+        plain, mantissa, after, dot, negative = plain_number(a, fs[at], fe[at])
         if run and plain:
             number = mantissa / pow10[after]
             value[rows] = -number if negative else number
