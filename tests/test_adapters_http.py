@@ -35,6 +35,9 @@ class Service:
         self.corpus = load_corpus(EXAMPLES / "corpus")
         self.bm25 = build_bm25("", BuildContext(passages=self.corpus.passages()))
         self.requests: list[dict[str, Any]] = []
+        self.hold = 0.0  # seconds each GET stays in flight, to see how many overlap
+        self.in_flight = self.most_in_flight = 0
+        self.lock = threading.Lock()
 
     def search(self, question: str, k: int) -> list[tuple[str, float]]:
         run = self.bm25.search({"q": question}, top_k=k)
@@ -74,8 +77,16 @@ def service() -> Iterator[tuple[str, Service]]:
             query = urllib.parse.parse_qs(url.query)
             question, k = query["q"][0], int(query["k"][0])
             state.requests.append({"method": "GET", "q": question, "k": k})
-            if not self._misbehave(question):
-                self._answer(200, {"results": [{"id": d, "score": s} for d, s in state.search(question, k)]})
+            with state.lock:
+                state.in_flight += 1
+                state.most_in_flight = max(state.most_in_flight, state.in_flight)
+            time.sleep(state.hold)
+            try:
+                if not self._misbehave(question):
+                    self._answer(200, {"results": [{"id": d, "score": s} for d, s in state.search(question, k)]})
+            finally:
+                with state.lock:
+                    state.in_flight -= 1
 
         def do_POST(self) -> None:  # noqa: N802
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -112,6 +123,23 @@ def test_a_get_service_scores_as_the_same_search_run_in_process(service, monkeyp
     assert {r["k"] for r in state.requests if r["method"] == "GET"} == {100}  # the depth, asked once per question
     assert ours.config["kind"] == "http" and ours.config["method"] == "GET" and ours.config["url"] == spec
     assert attempts == []
+
+
+@pytest.mark.parametrize("concurrency", [1, 4])
+def test_requests_overlap_up_to_the_concurrency_with_the_same_results(service, concurrency: int) -> None:
+    base, state = service
+    spec = base + "/search?q={question}&k={k}" + f"#concurrency={concurrency}"
+    state.hold, state.most_in_flight = 0.05, 0
+    try:
+        card = goldeval.evaluate(spec, golden(), k=(1, 3))
+    finally:
+        state.hold = 0.0
+    reference = goldeval.evaluate("bm25", golden(), corpus=state.corpus, k=(1, 3)).retrievers[0]
+    ours = card.retrievers[0]
+    assert state.most_in_flight == concurrency  # 4 at once, never more; or one after another
+    assert [q.id for q in ours.questions] == [q.id for q in reference.questions]  # the golden set's order
+    assert [q.rank for q in ours.questions] == [q.rank for q in reference.questions] and ours.n_errors == 0
+    assert ours.config["options"]["concurrency"] == concurrency
 
 
 def test_post_with_a_body_template_selectors_and_a_header_from_the_environment(service, monkeypatch) -> None:

@@ -77,15 +77,26 @@ class FunctionRetriever:
     def search(self, queries: Mapping[QuestionId, str], *, top_k: int) -> Run:
         run = Run(self.name)
         for qid, text in queries.items():
-            try:
-                run.add(qid, normalise_results(self._call(text, top_k), top_k))
-            except _TimedOut:
-                run.errors[qid] = f"timed out after {self.timeout:g} s (raise it with --timeout SECONDS)"
-            except SystemExit as exc:  # the user's code must not end goldeval, silently, with its code
-                run.errors[qid] = f"the search function called sys.exit({exc.code!r})"
-            except Exception as exc:  # noqa: BLE001 - any failure of user code is reported, not raised
-                run.errors[qid] = cut(f"{type(exc).__name__}: {exc}")
+            self.record(run, qid, self.answer(text, top_k))
         return run
+
+    def answer(self, text: str, top_k: int) -> list[tuple[str, float]] | str:
+        """One question's results, or why it has none (an error of that question alone)."""
+        try:
+            return normalise_results(self._call(text, top_k), top_k)
+        except _TimedOut:
+            return f"timed out after {self.timeout:g} s (raise it with --timeout SECONDS)"
+        except SystemExit as exc:  # the user's code must not end goldeval, silently, with its code
+            return f"the search function called sys.exit({exc.code!r})"
+        except Exception as exc:  # noqa: BLE001 - any failure of user code is reported, not raised
+            return cut(f"{type(exc).__name__}: {exc}")
+
+    @staticmethod
+    def record(run: Run, qid: QuestionId, answer: list[tuple[str, float]] | str) -> None:
+        if isinstance(answer, str):
+            run.errors[qid] = answer
+        else:
+            run.add(qid, answer)
 
     def _call(self, text: str, top_k: int) -> Any:
         if not self.timeout:

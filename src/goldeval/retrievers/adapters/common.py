@@ -48,7 +48,7 @@ class AdapterRetriever(FunctionRetriever):
     def config(self) -> dict[str, object]:
         """What was evaluated (the object's class, the id key, the URL...) and the time limit."""
         return {"spec": self.spec, "kind": self.kind, **self.details, "timeout": self.timeout,
-                "options": {k: v for k, v in self.details.items() if k in ("id_key", "method", "ids", "scores")}
+                "options": {k: v for k, v in self.details.items() if k in ("id_key", "method", "ids", "scores", "concurrency")}
                 | {"timeout": self.timeout}}
 
 

@@ -11,7 +11,8 @@ optional, `key`, `[*]` every item, `[N]` one item); unset, a list of results is 
 (`results`, `hits`, `documents`, ... with `id`/`doc_id`/`_id` and `score`/`_score`). Headers come from
 environment variables only (`headers=Authorization:SEARCH_TOKEN`), so no secret is ever written in a
 spec, a results file or a log. Each question is one request through `FunctionRetriever`: a timeout, an
-HTTP error or an unreadable answer is an error for that question alone.
+HTTP error or an unreadable answer is an error for that question alone. Up to `concurrency` requests (4)
+are in flight at once; `concurrency=1` sends one after another.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from goldeval import __version__
@@ -30,11 +32,16 @@ from goldeval.errors import InputError
 from goldeval.retrievers.adapters.common import AdapterRetriever, first_of_each
 from goldeval.retrievers.base import BuildContext
 from goldeval.retrievers.options import Option, OptionSet, split_spec
+from goldeval.run import Run
+from goldeval.types import QuestionId
 
 DEFAULT_TIMEOUT = 10.0
+DEFAULT_CONCURRENCY = 4
+"""Requests in flight at once: a search service answers many clients, and a golden set of hundreds of
+questions one request at a time spends most of its time waiting on the network."""
 DEFAULT_BODY = '{"query": "{question}", "top_k": {k}}'
 OPTIONS = OptionSet("http", "http[s]://HOST/PATH?q={question}&k={k}[#method=POST&body=JSON&ids=PATH&scores=PATH"
-                    "&headers=NAME:ENV_VAR&timeout=SECONDS]", (
+                    "&headers=NAME:ENV_VAR&timeout=SECONDS&concurrency=N]", (
     Option("method", "choice", "GET sends the question in the URL, POST in a JSON body", "GET", choices=("GET", "POST")),
     Option("body", "str", "the JSON body of a POST, with {question} and {k} filled in (unset: "
            '`{"query": "{question}", "top_k": {k}}`)'),
@@ -45,6 +52,8 @@ OPTIONS = OptionSet("http", "http[s]://HOST/PATH?q={question}&k={k}[#method=POST
            "their values are never written anywhere"),
     Option("timeout", "float", "time limit per question in seconds; --timeout sets it", DEFAULT_TIMEOUT, low=0.0,
            low_open=True),
+    Option("concurrency", "int", "requests in flight at once (1: one question after another)", DEFAULT_CONCURRENCY,
+           low=1),
 ))
 LISTS = ("results", "hits", "documents", "docs", "matches", "data", "items")
 ID_FIELDS = ("id", "doc_id", "_id", "document_id")
@@ -119,9 +128,11 @@ class HttpRetriever(AdapterRetriever):
 
     def __init__(self, url: str, *, method: str = "GET", body: str | None = None, ids: str | None = None,
                  scores: str | None = None, headers: Mapping[str, str] | None = None,
-                 timeout: float = DEFAULT_TIMEOUT, name: str | None = None, spec: str | None = None) -> None:
+                 timeout: float = DEFAULT_TIMEOUT, name: str | None = None, spec: str | None = None,
+                 concurrency: int = DEFAULT_CONCURRENCY) -> None:
         """`headers`: header name -> the environment variable that holds its value."""
         self.url, self.method, self.ids, self.scores = url.partition("#")[0], method.upper(), ids, scores
+        self.concurrency = max(1, int(concurrency))
         self.body = (body or DEFAULT_BODY) if self.method == "POST" else None
         self.header_vars = dict(headers or {})
         self.http_timeout = timeout
@@ -129,7 +140,20 @@ class HttpRetriever(AdapterRetriever):
         shown = _without_password(self.url)
         super().__init__(self._search, name=name or spec or shown, kind="http", timeout=timeout, spec=spec,
                          details={"url": shown, "method": self.method, "body": self.body, "ids": ids, "scores": scores,
-                                  "headers": {h: f"${v}" for h, v in self.header_vars.items()}})
+                                  "headers": {h: f"${v}" for h, v in self.header_vars.items()},
+                                  "concurrency": self.concurrency})
+
+    def search(self, queries: Mapping[QuestionId, str], *, top_k: int) -> Run:
+        """Up to `concurrency` requests at once; each question keeps its own time limit and its own error,
+        and the run lists the questions in the order given, whatever order the answers came in."""
+        if self.concurrency == 1 or len(queries) < 2:
+            return super().search(queries, top_k=top_k)
+        with ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="goldeval-http") as pool:
+            answers = list(pool.map(lambda text: self.answer(text, top_k), queries.values()))
+        run = Run(self.name)
+        for qid, answer in zip(queries, answers, strict=True):
+            self.record(run, qid, answer)
+        return run
 
     def _check(self) -> None:
         """Refuse, before any request, a template that cannot work and a header whose variable is unset."""
@@ -224,7 +248,8 @@ def _build(scheme: str, rest: str, ctx: BuildContext) -> HttpRetriever:
     values = OPTIONS.resolve(own, ctx.options, spec=spec)
     return HttpRetriever(spec, method=values.text("method") or "GET", body=values.text("body"), ids=values.text("ids"),
                          scores=values.text("scores"), headers=parse_headers(values.text("headers")),
-                         timeout=values.number("timeout") or DEFAULT_TIMEOUT, spec=spec)
+                         timeout=values.number("timeout") or DEFAULT_TIMEOUT, spec=spec,
+                         concurrency=int(values.number("concurrency") or DEFAULT_CONCURRENCY))
 
 
 def build_http(rest: str, ctx: BuildContext) -> HttpRetriever:
