@@ -169,9 +169,13 @@ def test_fixes_are_written_into_the_golden_set_and_its_changelog(fix_server: tup
                    fix_headers(server, token))[0] == 200
     set_now = load_golden(golden)
     assert wrong not in set_now.relevant(other["id"]) and set_now.by_id()[gap["id"]].off_topic
-    changes = [(c.action, c.question, c.reason) for c in read_changes(golden)]
+    retrieved = {h["doc"] for r in card["retrievers"] for x in r["questions"] if x["id"] == gap["id"] for h in x["top"]}
+    assert retrieved and set_now.grades(gap["id"]) == dict.fromkeys(retrieved | set(gap["expected"]), 0)  # as pool does
+    changes = [(c.action, c.question, c.reason) for c in read_changes(golden) if c.action != "judged"]
     assert changes == [("also_answers", q["id"], "it answers too"), ("wrong_expected", other["id"], "that page is about something else"),
                        ("not_covered", gap["id"], "no page on it")]
+    judged = [(c.question, c.doc, c.grade) for c in read_changes(golden) if c.action == "judged"]
+    assert sorted(judged) == sorted((gap["id"], d, 0) for d in retrieved - set(gap["expected"]))
     assert json.loads(request(server, "GET", "/lifecycle.json")[1])["fixes"]["count"] == 3
 
 

@@ -8,7 +8,8 @@ when `goldeval serve` was given the golden set (`--golden G`), the label fixes r
 uses (under the set's lock, an atomic write, a changelog line with who, when and why):
 
     {"action": "also_answers", "question": "q07", "doc": "python/re.md", "grade": 1, "reason": "..."}
-    {"action": "not_covered", "question": "q07", "reason": "..."}        (a content gap: off-topic)
+    {"action": "not_covered", "question": "q07", "reason": "..."}        (a content gap: off-topic; every
+                                                                          passage retrieved for it judged not relevant)
     {"action": "wrong_expected", "question": "q07", "doc": "python/os.md", "reason": "..."}
 
 A fix must name a question of the served results and, for `also_answers`, a passage retrieved for it
@@ -130,8 +131,8 @@ class PageLifecycle:
             if not isinstance(doc, str):
                 raise InputError("`doc` must be the expected document's id", value=doc)
             self.file.wrong_expected(qid, doc, reason)
-        else:
-            self.file.not_covered(qid, reason)
+        else:  # as in `goldeval pool`: if the corpus does not answer it, no passage retrieved for it does
+            self.file.not_covered(qid, reason, passages=tuple(sorted(self.meta().passages[qid])))
         return self.fixes()
 
     def _also_answers(self, qid: str, doc: Any, grade: Any, reason: str) -> None:
