@@ -5,9 +5,10 @@ The index is bm25s' (Lù 2024): each term's precomputed BM25 contribution per pa
 `indptr` over the vocabulary, `indices`/`data` the passages and their scores), built here with numpy
 over all passages at once, the same float32 values bit for bit (`Postings.build`). A question's score for a passage is the
 sum over its terms, in float32 and in the question's term order, as bm25s adds them. bm25s' numpy
-backend then `argpartition`s all N passages for every question; here only the passages that share a
-term with the question are touched, and the top k is kept in a heap of k, so a question costs its
-postings, not the collection.
+backend then `argpartition`s all N passages for every question, and its numba backend pushes all N
+through a heap; here only the passages that share a term with the question are tried (for a question
+with common terms, only those at or above a floor the k-th best score cannot be under), and the top k
+is kept in a heap of k, so a question costs its postings plus, at most, one vectorised pass over N.
 
 The top k follows the one ranking rule (`goldeval.ranking`): score descending, ties by passage id
 descending (`id_rank` is each passage's position in sorted id order), so cutting at k never splits
@@ -135,87 +136,99 @@ def compiled(workspace: Path | None) -> Any:
     return _KERNELS[key]
 
 
+BLOCK = 64
+"""Scores per block in the dense scan: a fixed-length loop numba vectorises (a count against the floor)."""
+
+
 def _top_k_loop(data, indices, indptr, id_rank, token_ptr, token_ids, k, docs, scores, counts):  # type: ignore[no-untyped-def]  # noqa: ANN001
-    """The numba kernel: per query, add up its terms' postings, keep the k best in a heap whose root is
-    the worst kept (lower score, or equal score and lower id rank), then write them best first.
-    Term weights are > 0, so a score of 0 means "no term in common" (never returned). A query with
-    few postings lists the passages it touches and scans only them; one with many (common terms)
-    scans every score, sequentially, as bm25s does: cheaper than listing most of the collection.
-    The heap keeps each entry's score and id rank beside it: no indirect load per comparison."""
+    """The numba kernel: per query, add up its terms' postings, list the candidates, keep the k best
+    in a heap whose root is the worst kept (lower score, or equal score and lower id rank), then write
+    them best first. Term weights are > 0, so a score of 0 means "no term in common" (never returned).
+    A query with few postings lists the passages it touches. One with many (common terms) first finds
+    a floor no top-k score is under: the k-th best score among the passages of its rarest term with at
+    least k postings (k passages score that much, so the k best all score at least as much; ties at
+    the floor are kept); then it scans every score in blocks of `BLOCK`, a vectorised count per block
+    (bm25s scans them one by one into its heap), listing only the scores at or above the floor: far
+    fewer heap trials than all passages. The heap keeps each entry's score and id rank beside it."""
     n_docs = id_rank.shape[0]
     acc = np.zeros(n_docs, dtype=np.float32)
     touched = np.empty(n_docs, dtype=np.int32)
-    every = np.arange(n_docs, dtype=np.int32)
+    values = np.empty(n_docs, dtype=np.float32)
     heap_s = np.empty(k, dtype=np.float32)
     heap_r = np.empty(k, dtype=np.int32)
     heap_d = np.empty(k, dtype=np.int32)
     for q in range(token_ptr.shape[0] - 1):
-        postings = 0
+        postings, seed, seed_size = 0, -1, n_docs + 1
         for t in range(token_ptr[q], token_ptr[q + 1]):
-            postings += indptr[token_ids[t] + 1] - indptr[token_ids[t]]
+            size = indptr[token_ids[t] + 1] - indptr[token_ids[t]]
+            postings += size
+            if k <= size < seed_size:
+                seed, seed_size = token_ids[t], size
         sparse = postings * 8 < n_docs
-        n = n_docs
-        if sparse:
-            n = 0
-            for t in range(token_ptr[q], token_ptr[q + 1]):
-                for j in range(indptr[token_ids[t]], indptr[token_ids[t] + 1]):
-                    if acc[indices[j]] == 0.0:
-                        touched[n] = indices[j]
-                        n += 1
-                    acc[indices[j]] += data[j]
-        else:
-            for t in range(token_ptr[q], token_ptr[q + 1]):
-                for j in range(indptr[token_ids[t]], indptr[token_ids[t] + 1]):
-                    acc[indices[j]] += data[j]
-        candidates = touched if sparse else every
+        n = 0
+        for t in range(token_ptr[q], token_ptr[q + 1]):
+            for j in range(indptr[token_ids[t]], indptr[token_ids[t] + 1]):
+                if sparse and acc[indices[j]] == 0.0:
+                    touched[n] = indices[j]
+                    n += 1
+                acc[indices[j]] += data[j]
+        if not sparse:
+            floor = np.float32(0.0)
+            if seed >= 0:
+                for j in range(seed_size):
+                    values[j] = acc[indices[indptr[seed] + j]]
+                floor = np.partition(values[:seed_size], seed_size - k)[seed_size - k]
+            full = n_docs - n_docs % BLOCK
+            for first in range(0, full, BLOCK):
+                reach = np.int32(0)
+                for i in range(BLOCK):  # fixed length, no branch: vectorised
+                    reach += np.int32(acc[first + i] >= floor)
+                if reach:
+                    for i in range(first, first + BLOCK):
+                        if acc[i] >= floor and acc[i] != 0.0:
+                            touched[n] = i
+                            n += 1
+            for i in range(full, n_docs):
+                if acc[i] >= floor and acc[i] != 0.0:
+                    touched[n] = i
+                    n += 1
         size = 0
-        for first in range(0, n, 64):
-            last = min(first + 64, n)
-            if size == k and not sparse:  # skip 64 scores at once when none reaches the root's (vectorised)
-                root, reach = heap_s[0], 0
-                for i in range(first, last):
-                    if acc[i] >= root:
-                        reach += 1
-                if reach == 0:
-                    for i in range(first, last):  # zero as we go: no separate pass to reset the scores
-                        acc[i] = 0.0
-                    continue
-            for i in range(first, last):
-                d = candidates[i]
-                s = acc[d]
-                acc[d] = 0.0
-                # Full heap first: "s beats the root" is rarely true, a branch the CPU predicts; testing
-                # s == 0 first would mispredict on every other passage of a common-term query.
-                if size == k:
-                    if s > heap_s[0] or (s == heap_s[0] and id_rank[d] > heap_r[0]):  # replace the root, sift down
-                        r = id_rank[d]
-                        pos = 0
-                        while True:
-                            child = 2 * pos + 1
-                            if child >= size:
-                                break
-                            other = child + 1
-                            if other < size and (heap_s[other] < heap_s[child]
-                                                   or (heap_s[other] == heap_s[child] and heap_r[other] < heap_r[child])):
-                                child = other
-                            if heap_s[child] < s or (heap_s[child] == s and heap_r[child] < r):
-                                heap_s[pos], heap_r[pos], heap_d[pos] = heap_s[child], heap_r[child], heap_d[child]
-                                pos = child
-                            else:
-                                break
-                        heap_s[pos], heap_r[pos], heap_d[pos] = s, r, d
-                elif s != 0.0:  # push, then sift up while worse than its parent
+        for i in range(n):
+            d = touched[i]
+            s = acc[d]
+            acc[d] = 0.0
+            if size == k:
+                if s > heap_s[0] or (s == heap_s[0] and id_rank[d] > heap_r[0]):  # replace the root, sift down
                     r = id_rank[d]
-                    pos = size
-                    size += 1
-                    while pos > 0:
-                        up = (pos - 1) >> 1
-                        if s < heap_s[up] or (s == heap_s[up] and r < heap_r[up]):
-                            heap_s[pos], heap_r[pos], heap_d[pos] = heap_s[up], heap_r[up], heap_d[up]
-                            pos = up
+                    pos = 0
+                    while True:
+                        child = 2 * pos + 1
+                        if child >= size:
+                            break
+                        other = child + 1
+                        if other < size and (heap_s[other] < heap_s[child]
+                                               or (heap_s[other] == heap_s[child] and heap_r[other] < heap_r[child])):
+                            child = other
+                        if heap_s[child] < s or (heap_s[child] == s and heap_r[child] < r):
+                            heap_s[pos], heap_r[pos], heap_d[pos] = heap_s[child], heap_r[child], heap_d[child]
+                            pos = child
                         else:
                             break
                     heap_s[pos], heap_r[pos], heap_d[pos] = s, r, d
+            else:  # push, then sift up while worse than its parent (every candidate scores > 0)
+                r = id_rank[d]
+                pos = size
+                size += 1
+                while pos > 0:
+                    up = (pos - 1) >> 1
+                    if s < heap_s[up] or (s == heap_s[up] and r < heap_r[up]):
+                        heap_s[pos], heap_r[pos], heap_d[pos] = heap_s[up], heap_r[up], heap_d[up]
+                        pos = up
+                    else:
+                        break
+                heap_s[pos], heap_r[pos], heap_d[pos] = s, r, d
+        if not sparse:
+            acc[:] = 0.0  # the scores under the floor were never listed: reset them all (a memset)
         counts[q] = size
         for out in range(size - 1, -1, -1):  # pop the worst into the last free place: best first
             docs[q, out], scores[q, out] = heap_d[0], heap_s[0]
