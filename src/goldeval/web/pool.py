@@ -2,9 +2,9 @@
 
 It runs on the review server of `goldeval.web.review` (exact paths, 127.0.0.1, Host and Origin checks,
 a session token on every POST, a strict Content-Security-Policy) with its own page
-(`goldeval/web/static/pool.*`) and a `PoolStore` behind `/api/items`. Every verdict goes straight into
-the golden-set file through `goldeval.judging.edits.GoldenFile` (atomic write, changelog line), so
-closing the page loses nothing.
+(`goldeval/web/static/pool.*`, beside the `items.*` it shares with the review page) and a `PoolStore`
+behind `/api/items`. Every verdict goes straight into the golden-set file through
+`goldeval.judging.edits.GoldenFile` (atomic write, changelog line), so closing the page loses nothing.
 
 Actions (POST `/api/items/<id>`, JSON): `{"action": "relevant", "grade": 1..3, "reason": "..."}`,
 `{"action": "not_relevant"}`, `{"action": "not_covered", "reason": "..."}` (the corpus does not answer
@@ -22,13 +22,9 @@ from goldeval.golden.model import GoldenSet
 from goldeval.judging.edits import GoldenFile
 from goldeval.judging.pool import Pool, PoolItem
 from goldeval.judging.prelabel import Suggestion
-from goldeval.web.review import ReviewServer, make_review_server
+from goldeval.web.review import ReviewServer, item_page, make_review_server
 
-PAGES = {
-    "/": ("pool.html", "text/html; charset=utf-8"),
-    "/pool.js": ("pool.js", "text/javascript; charset=utf-8"),
-    "/pool.css": ("pool.css", "text/css; charset=utf-8"),
-}
+PAGES = item_page("pool")
 GRADES = (1, 2, 3)
 
 

@@ -1,8 +1,9 @@
 """A localhost server for reviewing items one at a time: the review page, its items, and their verdicts.
 
 It serves any `ItemStore` (today the candidates of `goldeval synth`; pooled judging can bring its own):
-GET `/`, `/review.js`, `/review.css` (package data, `goldeval/web/static/review.*`) and `/api/items`;
-POST `/api/items/<id>` with a JSON action. Security follows `goldeval.web.server`: exact paths looked up
+GET `/`, `/review.js`, `/review.css` (package data, `goldeval/web/static/review.*`), the files it shares
+with the pool page (`/items.js`, `/items.css`, and `items.html`, the skeleton its HTML goes into) and
+`/api/items`; POST `/api/items/<id>` with a JSON action. Security follows `goldeval.web.server`: exact paths looked up
 in a dict (no file system path is ever built from a request), 127.0.0.1 by default, Host header checked
 on loopback (DNS rebinding), a strict Content-Security-Policy. Because this server also *writes* files,
 a POST must further carry the session token that the page received in its HTML (`X-Goldeval-Token`)
@@ -29,11 +30,12 @@ from urllib.parse import unquote
 from goldeval.errors import GoldevalError, InputError
 from goldeval.web.server import CSP, LOOPBACK, host_allowed, is_loopback, same_origin
 
-STATIC = {
-    "/": ("review.html", "text/html; charset=utf-8"),
-    "/review.js": ("review.js", "text/javascript; charset=utf-8"),
-    "/review.css": ("review.css", "text/css; charset=utf-8"),
-}
+HTML = "text/html; charset=utf-8"
+SCRIPT = "text/javascript; charset=utf-8"
+STYLE = "text/css; charset=utf-8"
+SHARED = {"/items.js": ("items.js", SCRIPT), "/items.css": ("items.css", STYLE)}
+"""What every item page (review, pool) shares: one copy of the send/move script and the header styles."""
+SKELETON = "items.html"
 JSON = "application/json; charset=utf-8"
 MAX_BODY = 64 * 1024
 TOKEN_HEADER = "X-Goldeval-Token"
@@ -49,6 +51,25 @@ class ItemStore(Protocol):
 
 def static_file(name: str) -> str:
     return resources.files("goldeval.web").joinpath("static", name).read_text(encoding="utf-8")
+
+
+def item_page(name: str) -> dict[str, tuple[str, str]]:
+    """The request paths of one item page (`review`, `pool`): its own HTML part, script and style, and the
+    shared files. Each path is spelled out, so the server looks a request up here and never in a folder."""
+    return {"/": (f"{name}.html", HTML), f"/{name}.js": (f"{name}.js", SCRIPT), f"/{name}.css": (f"{name}.css", STYLE),
+            **SHARED}
+
+
+def page_text(name: str) -> str:
+    """A page's file as served: an HTML part goes into the shared skeleton (head, header, alert box, the
+    shared and the page's own script and style), so the two pages cannot drift apart in those."""
+    text = static_file(name)
+    if not name.endswith(".html"):
+        return text
+    return static_file(SKELETON).replace("{{PAGE}}", name.removesuffix(".html")).replace("{{BODY}}", text.rstrip("\n"))
+
+
+STATIC = item_page("review")
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -136,7 +157,8 @@ class _ReviewServer6(ReviewServer):
 
 
 Pages = Mapping[str, tuple[str, str]]
-"""Request path -> (file name in `goldeval/web/static/`, content type): the page a review server serves."""
+"""Request path -> (file name in `goldeval/web/static/`, content type): the page a review server serves
+(`item_page(name)` spells one out)."""
 
 
 def make_review_server(store: ItemStore, *, host: str = "127.0.0.1", port: int = 8766, quiet: bool = True,
@@ -147,7 +169,7 @@ def make_review_server(store: ItemStore, *, host: str = "127.0.0.1", port: int =
     judging of `goldeval.web.pool`) brings its own files, and gets the same checks: exact paths, Host and
     Origin, a fresh session token (written where the page's files say `{{TOKEN}}`) on every POST."""
     token = secrets.token_urlsafe(24)
-    bodies = {path: (static_file(name).replace("{{TOKEN}}", token).encode("utf-8"), ctype)
+    bodies = {path: (page_text(name).replace("{{TOKEN}}", token).encode("utf-8"), ctype)
               for path, (name, ctype) in pages.items()}
     allowed = frozenset(LOOPBACK | {host.strip("[]").lower()}) if is_loopback(host) else None
     handler = type("ReviewHandler", (_Handler,), {"store": store, "token": token, "pages": bodies,

@@ -1,27 +1,9 @@
 // goldeval pool: judge the unjudged passages of the pooled top k, one at a time, keyboard first.
-// Every text enters the page through textContent (never innerHTML): a passage holding HTML shows as text.
+// Runs after items.js (state, send, move, el, highlighted, showError); every text goes into the page
+// through textContent (never innerHTML), as there: a passage holding HTML shows as text.
 "use strict";
 
-const token = document.querySelector('meta[name="goldeval-token"]').content;
-const $ = (id) => document.getElementById(id);
-const state = { items: [], index: 0 };
 const LABELS = { unjudged: "unjudged", relevant: "relevant", not_relevant: "not relevant", not_covered: "not covered" };
-
-function el(tag, text, cls) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  if (cls) node.className = cls;
-  return node;
-}
-
-function showError(message, hint) {
-  const box = $("error");
-  box.textContent = message;
-  box.className = hint ? "hint" : "";
-  box.hidden = false;
-  clearTimeout(showError.timer);
-  showError.timer = setTimeout(() => { box.hidden = true; }, 6000);
-}
 
 async function load(keep) {
   const response = await fetch("/api/items", { cache: "no-store" });
@@ -37,25 +19,12 @@ async function load(keep) {
   render();
 }
 
-function current() { return state.items[state.index]; }
-
-async function send(action) {
-  const item = current();
-  if (!item) return null;
-  const response = await fetch(`/api/items/${encodeURIComponent(item.id)}`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "X-Goldeval-Token": token },
-    body: JSON.stringify(action),
-  });
-  const data = await response.json().catch(() => ({}));
-  if (!response.ok) { showError(data.error || `HTTP ${response.status}`); return null; }
-  // a question-level fix (not covered, wrong expected) changes every item of that question
+// A question-level fix (not covered, wrong expected) changes every item of that question: reload them all.
+async function judged(item, action) {
   if (action.action === "not_covered" || action.action === "wrong_expected") await load(state.index);
-  else state.items[state.index] = data.item;
+  else keepItem(item);
   $("reason").value = "";
   $("error").hidden = true;
-  document.body.dataset.saved = String(Number(document.body.dataset.saved || 0) + 1);
-  return data.item;
 }
 
 function next() {
@@ -65,14 +34,8 @@ function next() {
   render();
 }
 
-function move(step) {
-  if (!state.items.length) return;
-  state.index = Math.min(state.items.length - 1, Math.max(0, state.index + step));
-  render();
-}
-
 async function verdict(action) {
-  if (await send(action)) next();
+  if (await send(action, judged)) next();
 }
 
 function needReason(what) {
@@ -94,18 +57,6 @@ function notCovered() {
 function wrongExpected(doc) {
   const reason = needReason(`wrong:${doc}`);
   if (reason) verdict({ action: "wrong_expected", doc, reason });
-}
-
-function highlighted(text, spans) {
-  const box = document.createDocumentFragment();
-  let at = 0;
-  for (const [start, end] of spans || []) {
-    if (start > at) box.append(text.slice(at, start));
-    box.append(el("mark", text.slice(start, end)));
-    at = end;
-  }
-  box.append(text.slice(at));
-  return box;
 }
 
 function render() {

@@ -1,25 +1,9 @@
-// goldeval review: one item at a time, keyboard first. Every text goes into the page through
-// textContent (never innerHTML), so a passage or a question holding HTML shows as text.
+// goldeval review: one item at a time, keyboard first. Runs after items.js (state, send, move, el,
+// highlighted, showError); every text goes into the page through textContent, as there.
 "use strict";
 
-const token = document.querySelector('meta[name="goldeval-token"]').content;
-const $ = (id) => document.getElementById(id);
-const state = { items: [], index: 0, editing: false, payload: null };
-
-function el(tag, text, cls) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  if (cls) node.className = cls;
-  return node;
-}
-
-function showError(message) {
-  const box = $("error");
-  box.textContent = message;
-  box.hidden = false;
-  clearTimeout(showError.timer);
-  showError.timer = setTimeout(() => { box.hidden = true; }, 6000);
-}
+state.editing = false;
+state.payload = null;
 
 async function load() {
   const response = await fetch("/api/items", { cache: "no-store" });
@@ -30,29 +14,6 @@ async function load() {
   $("golden-name").textContent = state.payload.golden || "the golden set";
   const first = state.items.findIndex((item) => item.status === "unreviewed");
   state.index = first >= 0 ? first : 0;
-  render();
-}
-
-async function send(action) {
-  const item = current();
-  if (!item) return null;
-  const response = await fetch(`/api/items/${encodeURIComponent(item.id)}`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "X-Goldeval-Token": token },
-    body: JSON.stringify(action),
-  });
-  const data = await response.json().catch(() => ({}));
-  if (!response.ok) { showError(data.error || `HTTP ${response.status}`); return null; }
-  state.items[state.index] = data.item;
-  document.body.dataset.saved = String(Number(document.body.dataset.saved || 0) + 1);
-  return data.item;
-}
-
-function current() { return state.items[state.index]; }
-
-function move(step) {
-  if (!state.items.length) return;
-  state.index = Math.min(state.items.length - 1, Math.max(0, state.index + step));
   render();
 }
 
@@ -96,18 +57,6 @@ async function saveEdit() {
   if (!text) { showError("the question cannot be empty"); return; }
   stopEdit();
   if (text !== current().question && await send({ action: "edit", question: text })) render();
-}
-
-function highlighted(text, spans) {
-  const box = document.createDocumentFragment();
-  let at = 0;
-  for (const [start, end] of spans || []) {
-    if (start > at) box.append(text.slice(at, start));
-    box.append(el("mark", text.slice(start, end)));
-    at = end;
-  }
-  box.append(text.slice(at));
-  return box;
 }
 
 function renderLeakage(leak) {

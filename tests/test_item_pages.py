@@ -1,0 +1,89 @@
+"""The review and pool servers share one copy of the item pages' script, style and HTML skeleton
+(`goldeval/web/static/items.*`), served by exact path with the same security headers; any other path is 404."""
+
+from __future__ import annotations
+
+import http.client
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+
+from goldeval.golden.io import load_golden
+from goldeval.judging.edits import GoldenFile
+from goldeval.judging.pool import build_pool
+from goldeval.synth.review import ReviewSession
+from goldeval.web.pool import PoolStore, make_pool_server
+from goldeval.web.review import ReviewServer, make_review_server, start_in_thread
+from goldeval.web.server import CSP
+from test_pool_edits import GOLDEN, _card
+from test_review_session import make_candidates
+
+SECURITY = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
+            "Content-Security-Policy": CSP}
+
+
+@contextmanager
+def running(server: ReviewServer) -> Iterator[ReviewServer]:
+    thread = start_in_thread(server)
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def get(server: ReviewServer, path: str) -> tuple[int, dict[str, str], bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=10)
+    conn.request("GET", path)
+    response = conn.getresponse()
+    body = response.read()
+    conn.close()
+    return response.status, dict(response.getheaders()), body
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, ReviewServer]]:
+    """Both servers, started once: these tests only read."""
+    tmp_path = tmp_path_factory.mktemp("pages")
+    review = make_review_server(ReviewSession(make_candidates(tmp_path, 1), tmp_path / "g.jsonl", reviewer="cy"), port=0)
+    golden = tmp_path / "golden.jsonl"
+    shutil.copy(GOLDEN, golden)
+    pool = build_pool([_card({"h01": ["git/git-branch.md"]})], ["r"], load_golden(golden), k=5)
+    with running(review), running(make_pool_server(PoolStore(pool, GoldenFile(golden, judge="ana")), port=0)) as pooled:
+        yield {"review": review, "pool": pooled}
+
+
+def test_both_servers_serve_the_shared_files_with_the_same_headers(servers: dict[str, ReviewServer]) -> None:
+    shared: dict[str, bytes] = {}
+    for name, server in servers.items():
+        status, headers, html = get(server, "/")
+        page = html.decode()
+        assert status == 200 and f"<title>goldeval {name}</title>" in page and "{{" not in page
+        for asset in ("/items.css", f"/{name}.css", "/items.js", f"/{name}.js"):
+            assert asset in page  # the skeleton links the shared files, then the page's own
+        assert page.index("/items.js") < page.index(f"/{name}.js") and page.index("/items.css") < page.index(f"/{name}.css")
+        for path, ctype in (("/items.js", "text/javascript"), ("/items.css", "text/css")):
+            status, headers, body = get(server, path)
+            assert status == 200 and headers["Content-Type"] == f"{ctype}; charset=utf-8"
+            assert {k: headers[k] for k in SECURITY} == SECURITY
+            assert shared.setdefault(path, body) == body  # one file, the same from both servers
+    assert b"async function send(" in shared["/items.js"] and b"function move(" in shared["/items.js"]
+
+
+UNKNOWN = ("/items.html", "/items.jss", "/static/items.js", "/../static/items.js", "/%2e%2e/static/items.css",
+           "/items.js/", "/web/static/items.css", "/..%2fpyproject.toml", "/items.js%00.html")
+
+
+def test_an_unknown_asset_path_is_404_with_the_security_headers(servers: dict[str, ReviewServer]) -> None:
+    for server in servers.values():
+        for path in UNKNOWN:
+            status, headers, _ = get(server, path)
+            assert (path, status) == (path, 404) and {k: headers[k] for k in SECURITY} == SECURITY
+
+
+def test_each_server_serves_only_its_own_page(servers: dict[str, ReviewServer]) -> None:
+    assert get(servers["pool"], "/review.js")[0] == get(servers["pool"], "/review.css")[0] == 404
+    assert get(servers["review"], "/pool.js")[0] == get(servers["review"], "/pool.css")[0] == 404
