@@ -2,11 +2,12 @@
 scorecard, its settings, the passages and the golden set, so its output is stored under a key of all of
 them and read back instead of resampling again (an unchanged `goldeval eval` re-runs in under a second).
 
-The key holds the scorecard as its results JSON (less when and where it ran, how long retrievers took
-and its notes: those change from run to run and no statistic reads them), every setting of `compare`, the passages'
-fingerprint, the golden set's fingerprint, and the source of goldeval's statistics and scorecard code, so
-a change to any of them is a miss. Kept under `<workspace>/stats/<key>.json`, written atomically; a file
-that does not read is a miss, computed and written again.
+The key holds the scorecard as its results JSON (less when and where it ran, how long retrievers
+took and its notes: those change from run to run and no statistic reads them), every setting of
+`compare`, the passages' fingerprint, the golden set's fingerprint, and the source of the code that
+computes them (statistics, scorecard, leakage, metric names), so a change to any of them is a miss.
+Kept under `<workspace>/stats/<key>.json`, written atomically; a file that does not read is a miss,
+computed and written again.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ def stats_key(card: Scorecard, settings: Mapping[str, Any], passages: Sequence[P
     for r in data.get("retrievers", []):
         r.pop("seconds", None)
     return content_key("stats", FORMAT, data, dict(settings), passages_fingerprint(passages) if passages else None,
-                       golden.fingerprint() if golden is not None else None, source_digest("stats", "scorecard"))
+                       golden.fingerprint() if golden is not None else None,
+                       source_digest("stats", "scorecard", "synth/leakage.py", "ids.py", "metrics/definitions.py"))
 
 
 def read_stats(workspace: str | Path, key: str, card: Scorecard) -> bool:
