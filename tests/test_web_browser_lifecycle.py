@@ -175,6 +175,31 @@ def test_trend_after_two_recorded_evaluations(page: Any, browser: Any, world: Wo
             assert pg.page_errors == []
 
 
+def test_the_trend_switches_between_frozen_versions(page: Any, world: World, tmp_path: Path) -> None:  # noqa: F811
+    import shutil
+    from dataclasses import replace
+
+    from goldeval.history.db import History
+    from goldeval.scorecard import Scorecard
+
+    workspace = tmp_path / "ws"
+    shutil.copytree(world.workspace, workspace)
+    later = Scorecard.from_dict(card_of(world))  # a run on the set's next frozen version
+    later.identity = replace(later.identity, golden_version=2, golden_fingerprint="f" * 64)
+    History.of(workspace).record(later)
+    with served(world.results, workspace=workspace) as url:
+        open_page(wide(page), url + "#tab=trend")
+        body = page.locator("#trend-body")
+        assert body.locator("h3").inner_text() == "hit@5 over 2 runs on golden-set version 1"  # the served file's
+        assert page.locator("#trend-version option").all_inner_texts() == ["version 2", "version 1"]
+        page.select_option("#trend-version", "2")
+        assert body.locator("h3").inner_text() == "hit@5 over 1 run on golden-set version 2"
+        page.select_option("#trend-metric", "mrr")  # the version picked stays picked
+        assert body.locator("h3").inner_text() == "mrr over 1 run on golden-set version 2"
+        assert body.locator(".trend-table tbody tr").count() == 1
+        assert page.page_errors == []
+
+
 def test_a_label_fix_from_the_page_is_written_to_the_golden_set_and_its_changelog(page: Any, browser: Any, world: World, tmp_path: Path) -> None:  # noqa: F811
     card = card_of(world)
     search = card["retrievers"][1]

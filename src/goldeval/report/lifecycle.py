@@ -130,10 +130,15 @@ def _interval(ci: Any) -> str | None:
     return f"{ci[0]:.3f} to {ci[1]:.3f}" if isinstance(ci, list) and len(ci) == 2 else None
 
 
+MAX_VERSIONS = 20
+"""Frozen golden-set versions whose trends a page can switch between (the newest ones)."""
+
+
 def trend_view(workspace: str | Path, metrics: Sequence[str], *, version: int | None = None) -> dict[str, Any] | None:
     """The trend of each metric in `metrics` over the recorded runs of one frozen golden-set version: the
-    asked `version` when runs exist on it, else the newest frozen one (`trend_payload`'s rule). None when
-    the workspace has no history; `{"error": ...}` when it cannot be read (the page says so)."""
+    asked `version` when runs exist on it, else the newest frozen one (`trend_payload`'s rule); and the
+    same for every frozen version with runs (`by_version`, the newest `MAX_VERSIONS`), for the page's
+    version picker. None when the workspace has no history; `{"error": ...}` when it cannot be read."""
     from goldeval.history.db import History
     from goldeval.history.trend import trend_payload
 
@@ -147,11 +152,14 @@ def trend_view(workspace: str | Path, metrics: Sequence[str], *, version: int | 
         if version is not None and not any(r.golden_version == version for r in runs):
             version = None
         trends = {m: _chart(trend_payload(history, metric=m, version=version)) for m in dict.fromkeys(metrics)}
+        frozen = sorted({r.golden_version for r in runs if r.golden_version is not None}, reverse=True)
+        by_version = {str(v): {m: _chart(trend_payload(history, metric=m, version=v)) for m in dict.fromkeys(metrics)}
+                      for v in frozen[:MAX_VERSIONS]}
     except InputError as exc:
         return {"error": str(exc)}
     first = trends[next(iter(trends))]
     return {"metrics": list(trends), "trends": trends, "golden_version": first["golden_version"],
-            "history": str(history.path)}
+            "versions": [int(v) for v in by_version], "by_version": by_version, "history": str(history.path)}
 
 
 def _chart(trend: dict[str, Any]) -> dict[str, Any]:

@@ -191,13 +191,23 @@
     if (!view) return;
     if (view.error) { body.append(el('p', { class: 'box error', text: `The run history could not be read: ${view.error}` })); return; }
     if (!view.metrics.includes(state.trendMetric)) state.trendMetric = view.metrics[0];
-    const trend = view.trends[state.trendMetric];
+    const versions = view.versions || [];
+    if (!versions.includes(state.trendVersion)) state.trendVersion = view.golden_version;
+    const trends = (view.by_version || {})[String(state.trendVersion)] || view.trends;
+    const trend = trends[state.trendMetric];
     const version = trend.golden_version === null ? 'an unfrozen golden set' : `golden-set version ${trend.golden_version}`;
     const select = el('select', { id: 'trend-metric', 'aria-label': 'metric' }, view.metrics.map((m) => el('option', { value: m, text: m })));
     select.value = state.trendMetric;
     select.addEventListener('change', () => { state.trendMetric = select.value; G.renderTrend(); });
-    body.append(el('h3', { class: 'sec-title' }, `${trend.metric} over ${G.plural(trend.runs.length, 'run')} on ${version}`),
-      el('div', { class: 'filters' }, el('label', { class: 'select-wrap' }, 'Metric ', select)));
+    const filters = el('div', { class: 'filters' }, el('label', { class: 'select-wrap' }, 'Metric ', select));
+    if (versions.length > 1) {  // each frozen version is its own trend: numbers compare only on one set
+      const pick = el('select', { id: 'trend-version', 'aria-label': 'golden-set version' },
+        versions.map((v) => el('option', { value: String(v), text: `version ${v}` })));
+      pick.value = String(trend.golden_version);
+      pick.addEventListener('change', () => { state.trendVersion = Number(pick.value); G.renderTrend(); });
+      filters.append(el('label', { class: 'select-wrap' }, 'Golden set ', pick));
+    }
+    body.append(el('h3', { class: 'sec-title' }, `${trend.metric} over ${G.plural(trend.runs.length, 'run')} on ${version}`), filters);
     const names = Object.keys(trend.retrievers);
     if (!names.length || !trend.runs.length) { body.append(el('p', { class: 'empty-note', text: `No recorded run has ${trend.metric}.` })); }
     else body.append(chart(trend, names), legend(names), trendTable(trend, names));
