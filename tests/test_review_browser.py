@@ -90,3 +90,79 @@ def test_keyboard_review_writes_only_accepted_questions(page: Any, review_url: A
     kept = {r["id"]: r for r in read_candidates(candidates)}
     assert kept[hostile["id"]]["provenance"]["status"] == "rejected"
     assert kept[hostile["id"]]["question"] == XSS
+
+
+@pytest.fixture()
+def log_review(tmp_path: Path) -> Iterator[tuple[str, Path, list[dict[str, Any]]]]:
+    """A real `golden suggest` run on a search log (minilm), its candidates reviewed beside a generated one."""
+    from goldeval.cli import main
+    from test_suggest import GOLDEN, _write_log
+
+    log = _write_log(tmp_path / "queries.jsonl")
+    suggested = tmp_path / "suggested.jsonl"
+    assert main(["golden", "suggest", "--from-log", str(log), "--golden", str(GOLDEN), "--out", str(suggested),
+                 "--workspace", str(tmp_path / "ws")]) == 0
+    records = read_candidates(make_candidates(tmp_path, 1)) + read_candidates(suggested)
+    candidates = tmp_path / "mixed.jsonl"
+    write_candidates(candidates, records)
+    golden = tmp_path / "reviewed.jsonl"
+    server = make_review_server(ReviewSession(candidates, golden, reviewer="playwright"), port=0)
+    thread = start_in_thread(server)
+    yield server.url, golden, records
+    server.shutdown()
+    server.server_close()
+    thread.join(timeout=5)
+
+
+def searched(p: dict[str, Any]) -> str:
+    """What the page should say of a log question's searches, spelled out from its provenance."""
+    when = f" between {p['first_seen']} and {p['last_seen']}" if p["first_seen"] != p["last_seen"] else f" on {p['last_seen']}"
+    feedback = f" · {p['negative_feedback']} with negative feedback" if p["negative_feedback"] else ""
+    return f"searched {p['count']} times{when}{feedback}"
+
+
+@pytest.mark.models
+def test_a_log_question_shows_where_it_was_searched_not_an_empty_passage(page: Any, log_review: Any) -> None:  # noqa: F811
+    """Regression: a candidate from `golden suggest` has no source passage, and the page showed an empty
+    "Source passage" box (and an empty list of other answers) in its place."""
+    url, golden, records = log_review
+    synthetic, logged = records[0], records[1]
+    p = logged["provenance"]
+    assert p["kind"] == "log" and not logged["expected"] and p["negative_feedback"] and p["first_seen"] != p["last_seen"]
+    page.goto(url)
+    page.wait_for_selector("#main:not([hidden])", timeout=15000)
+    assert page.is_visible("#source-box") and page.is_hidden("#log-box")  # the generated question: its passage
+    page.keyboard.press("j")
+    assert page.text_content("#question") == logged["question"]
+    assert page.is_hidden("#source-box") and page.is_hidden("#others-box")
+    assert page.is_visible("#log-box")
+    assert page.text_content("#log-box h3") == f"From the search log {p['log']}"
+    assert page.text_content("#log-searches") == searched(p)
+    assert page.locator("#log-variants li").all_text_contents() == p["variants"]
+    assert page.text_content("#log-coverage") == (f"Closest golden question: {p['nearest_question']} "
+                                                  f"(cosine similarity {p['coverage']:.2f}).")
+    page.keyboard.press("a")  # no expected document yet: refused, and said why
+    page.wait_for_selector("#error:not([hidden])", timeout=15000)
+    assert "has no expected document yet" in page.text_content("#error")
+    page.fill("#add-doc", "git/git-tga.md")  # a typo, taken out again: nothing locks a log question's documents
+    page.press("#add-doc", "Enter")
+    saved(page, 1)
+    page.click('#expected button[title="remove git/git-tga.md"]')
+    saved(page, 2)
+    assert page.locator("#expected li").count() == 0
+    page.fill("#add-doc", "git/git-tag.md")
+    page.press("#add-doc", "Enter")
+    saved(page, 3)
+    assert page.locator("#expected li").all_text_contents() == ["git/git-tag.md×"]
+    page.keyboard.press("a")
+    saved(page, 4)
+    screenshot(page, "review-log.png")
+    page.keyboard.press("k")
+    assert page.text_content("#status") == "accepted" and page.is_hidden("#source-box") and page.is_visible("#log-box")
+    page.keyboard.press("k")  # back on the generated question: its passage again, no log box
+    assert page.is_visible("#source-box") and page.is_hidden("#log-box")
+    assert page.text_content("#source-text") == synthetic["_source"]["text"]
+    assert page.page_errors == []
+    written = {r["id"]: r for r in (json.loads(line) for line in golden.read_text().splitlines())}
+    assert written[logged["id"]]["expected"] == ["git/git-tag.md"]
+    assert written[logged["id"]]["provenance"]["kind"] == "log"

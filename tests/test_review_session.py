@@ -99,6 +99,26 @@ def test_a_golden_set_with_a_clashing_hand_written_id_is_refused(tmp_path: Path)
         ReviewSession(candidates, golden, reviewer="bo")
 
 
+def test_a_log_question_shows_its_log_and_locks_no_document(tmp_path: Path) -> None:
+    """A `golden suggest` candidate has no source passage: the page gets no empty one but the log's figures,
+    and the first document a reviewer adds can be taken out again (it was locked as if it were the source)."""
+    provenance = {"kind": "log", "log": "queries.jsonl", "count": 4, "variants": ["delete a remote tag"],
+                  "first_seen": "2026-11-02", "last_seen": "2026-11-09", "clicks": 1, "negative_feedback": 2,
+                  "coverage": 0.41, "nearest_question": "h07", "created": "2026-11-30", "status": "unreviewed"}
+    candidates = tmp_path / "candidates.jsonl"
+    candidates.write_text(json.dumps({"id": "log-1", "question": "delete a remote tag", "expected": [],
+                                      "intent": "answerable", "provenance": provenance}) + "\n")
+    session = ReviewSession(candidates, tmp_path / "g.jsonl", reviewer="ana")
+    item = session.payload()["items"][0]
+    assert item["passages"] == [] and item["locked"] == []
+    assert item["log"] == {k: v for k, v in provenance.items() if k not in ("kind", "created", "status")}
+    item = session.apply("log-1", {"action": "expected", "docs": ["git/git-tga.md", "git/git-tag.md"]})
+    assert item["locked"] == []
+    assert session.apply("log-1", {"action": "expected", "docs": ["git/git-tag.md"]})["expected"] == ["git/git-tag.md"]
+    synthetic = ReviewSession(make_candidates(tmp_path, 1), tmp_path / "g2.jsonl", reviewer="ana").payload()["items"][0]
+    assert synthetic["log"] is None and synthetic["locked"] == synthetic["expected"][:1]
+
+
 @pytest.fixture()
 def served(tmp_path: Path) -> Iterator[tuple[Any, ReviewSession]]:
     session = ReviewSession(make_candidates(tmp_path, 2), tmp_path / "g.jsonl", reviewer="cy")

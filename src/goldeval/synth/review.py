@@ -32,6 +32,10 @@ from goldeval.synth.text import highlight_spans
 ACTIONS = ("accept", "reject", "reset", "edit", "expected")
 VERDICTS = {"accept": "accepted", "reject": "rejected", "reset": "unreviewed"}
 MAX_QUESTION = 500
+LOG_FIELDS = ("log", "count", "first_seen", "last_seen", "variants", "clicks", "negative_feedback", "coverage",
+              "nearest_question")
+"""What `golden suggest` records of a search-log question (`Cluster.record`) and the page shows in place
+of a source passage."""
 
 
 def utc_now() -> str:
@@ -145,12 +149,22 @@ class ReviewSession:
         return kept
 
 
+def locked(record: Record) -> list[str]:
+    """The expected document a reviewer cannot remove: the one the question was written from (its source
+    passage's document; the first expected one of a candidate without `_source`). A question from a search
+    log was written from no document: every expected one is the reviewer's own choice, so a mistyped
+    first document can be taken out again."""
+    doc = record.get("_source", {}).get("doc")
+    if doc:
+        return [doc]
+    return [] if record["provenance"].get("kind") == "log" else list(record.get("expected", []))[:1]
+
+
 def _expected(record: Record, docs: Any) -> dict[str, Any]:
-    """Set the expected documents; the source document always stays."""
+    """Set the expected documents; the locked one (the source document) always stays."""
     if not isinstance(docs, list) or not all(isinstance(d, str) and d.strip() for d in docs):
         raise InputError("`docs` must be a list of document ids", value=docs)
-    source = record.get("_source", {}).get("doc") or (record["expected"][:1] or [""])[0]
-    new = list(dict.fromkeys([source, *(d.strip() for d in docs)])) if source else list(dict.fromkeys(docs))
+    new = list(dict.fromkeys([*locked(record), *(d.strip() for d in docs)]))
     old = list(record["expected"])
     record["expected"] = new
     return {"from": old, "to": new}
@@ -170,24 +184,28 @@ def remeasure(record: Record) -> dict[str, Any]:
 
 
 def item_of(record: Record) -> dict[str, Any]:
-    """The page's view of one candidate (see the module docstring)."""
+    """The page's view of one candidate (see the module docstring). A question from a search log has no
+    source passage: it gets no empty one, but `log`, where and how often it was searched, instead."""
     question = record["question"]
     src = record.get("_source", {})
     expected = list(record.get("expected", []))
-    passages = [{"role": "source", "id": record["provenance"].get("source_passage", ""), "doc": src.get("doc", ""),
-                 "title": src.get("title", ""), "text": src.get("text", ""),
-                 "highlights": _highlights(question, src.get("text", ""))}]
+    provenance = record["provenance"]
+    passages: list[dict[str, Any]] = []
+    if src or provenance.get("source_passage"):
+        passages.append({"role": "source", "id": provenance.get("source_passage", ""), "doc": src.get("doc", ""),
+                         "title": src.get("title", ""), "text": src.get("text", ""),
+                         "highlights": _highlights(question, src.get("text", ""))})
     for other in record.get("_others", []):
         passages.append({"role": "other", "id": other.get("passage", ""), "doc": other.get("doc", ""),
                          "title": other.get("title", ""), "text": other.get("text", ""),
                          "highlights": _highlights(question, other.get("text", "")),
                          "ranks": other.get("ranks", {}), "selected": other.get("doc") in expected})
-    provenance = record["provenance"]
     return {
         "id": record["id"], "question": question, "status": status(record), "expected": expected,
-        "locked": [src.get("doc")] if src.get("doc") else expected[:1], "passages": passages,
+        "locked": locked(record), "passages": passages,
         "leakage": record.get("_leakage", {}), "history": provenance.get("history", []),
         "meta": {k: provenance.get(k) for k in ("generator", "model", "created", "temperature", "prompt_hash")},
+        "log": {k: provenance.get(k) for k in LOG_FIELDS} if provenance.get("kind") == "log" else None,
     }
 
 

@@ -86,15 +86,42 @@ function render() {
   $("question").textContent = item.question;
   $("leakage").textContent = renderLeakage(item.leakage);
   renderExpected(item);
-  const source = item.passages.find((p) => p.role === "source") || { text: "", title: "", id: "" };
-  $("source-id").textContent = source.id;
-  $("source-title").textContent = source.title;
-  $("source-text").replaceChildren(highlighted(source.text, source.highlights));
+  renderSource(item);
+  renderLog(item.log);
   renderOthers(item);
   const history = $("history");
   history.replaceChildren(...(item.history || []).map((h) => el("li",
     `${h.at} ${h.by}: ${h.action}` + (h.from !== undefined ? ` (${JSON.stringify(h.from)} → ${JSON.stringify(h.to)})` : ""))));
   stopEdit();
+}
+
+// A question written from a passage shows it; one from a search log has none (golden suggest), so its
+// box stays hidden and the log's figures show instead.
+function renderSource(item) {
+  const source = item.passages.find((p) => p.role === "source");
+  $("source-box").hidden = !source;
+  if (!source) return;
+  $("source-id").textContent = source.id;
+  $("source-title").textContent = source.title;
+  $("source-text").replaceChildren(highlighted(source.text, source.highlights));
+}
+
+function plural(n, word) { return `${n} ${word}${n === 1 ? "" : "s"}`; }
+
+function renderLog(log) {
+  $("log-box").hidden = !log;
+  if (!log) return;
+  $("log-name").textContent = log.log || "";
+  const parts = [`searched ${plural(log.count || 0, "time")}`];
+  if (log.first_seen && log.last_seen && log.first_seen !== log.last_seen) parts[0] += ` between ${log.first_seen} and ${log.last_seen}`;
+  else if (log.last_seen || log.first_seen) parts[0] += ` on ${log.last_seen || log.first_seen}`;
+  if (log.clicks) parts.push(`${plural(log.clicks, "click")} on results`);
+  if (log.negative_feedback) parts.push(`${log.negative_feedback} with negative feedback`);
+  $("log-searches").textContent = parts.join(" · ");
+  $("log-variants").replaceChildren(...(log.variants || []).map((v) => el("li", v)));
+  $("log-coverage").textContent = log.nearest_question
+    ? `Closest golden question: ${log.nearest_question} (cosine similarity ${Number(log.coverage).toFixed(2)}).`
+    : "The golden set had no answerable question to compare it with.";
 }
 
 function renderExpected(item) {
@@ -114,6 +141,7 @@ function renderExpected(item) {
 
 function renderOthers(item) {
   const others = item.passages.filter((p) => p.role === "other");
+  $("others-box").hidden = !others.length;  // an empty list is no answer to pick
   $("others").replaceChildren(...others.map((p, i) => {
     const li = el("li", null, p.selected ? "selected" : "");
     li.dataset.doc = p.doc;
