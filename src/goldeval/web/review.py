@@ -28,7 +28,7 @@ from typing import Any, Protocol
 from urllib.parse import unquote
 
 from goldeval.errors import GoldevalError, InputError
-from goldeval.web.server import CSP, LOOPBACK, host_allowed, is_loopback, same_origin
+from goldeval.web.server import LOOPBACK, SECURITY_HEADERS, host_allowed, is_loopback, same_origin
 
 HTML = "text/html; charset=utf-8"
 SCRIPT = "text/javascript; charset=utf-8"
@@ -127,10 +127,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", content_type if "charset" in content_type else content_type + "; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "no-store")
-        self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header("Referrer-Policy", "no-referrer")
-        self.send_header("Content-Security-Policy", CSP)
+        for name, value in SECURITY_HEADERS:
+            self.send_header(name, value)
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)

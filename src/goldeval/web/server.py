@@ -48,6 +48,10 @@ CSP = (
     "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
 
+SECURITY_HEADERS = (("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"),
+                    ("Referrer-Policy", "no-referrer"), ("Content-Security-Policy", CSP))
+"""Sent with every answer of every goldeval page server (serve, review, pool): one list, so they cannot drift."""
+
 JSON = "application/json; charset=utf-8"
 # path -> (static file name, content type); `/results.json` and `/version` come from the results source
 ROUTES: dict[str, tuple[str, str]] = {
@@ -172,10 +176,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _headers(self, content_type: str, length: int) -> None:
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(length))
-        self.send_header("Cache-Control", "no-store")
-        self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header("Referrer-Policy", "no-referrer")
-        self.send_header("Content-Security-Policy", CSP)
+        for name, value in SECURITY_HEADERS:
+            self.send_header(name, value)
         self.end_headers()
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's signature
