@@ -164,6 +164,21 @@ def test_the_server_writes_only_for_its_own_page(served: tuple[Any, ReviewSessio
     assert status == 400 and "unknown action" in json.loads(text)["error"]
 
 
+def test_a_content_length_that_is_no_number_is_answered_not_dropped(served: tuple[Any, ReviewSession]) -> None:
+    """Regression: `int()` of the header raised inside the handler: no answer, a traceback on stderr."""
+    server, session = served
+    qid = session.records[0]["id"]
+    conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=10)
+    conn.putrequest("POST", f"/api/items/{qid}")
+    for name, value in (("Content-Type", "application/json"), (TOKEN_HEADER, token_of(server)), ("Content-Length", "ten")):
+        conn.putheader(name, value)
+    conn.endheaders()
+    response = conn.getresponse()
+    assert response.status == 413 and "body must be 1 to" in json.loads(response.read())["error"]
+    conn.close()
+    assert session.payload()["counts"]["accepted"] == 0
+
+
 def test_the_server_serves_its_page_and_items_and_nothing_else(served: tuple[Any, ReviewSession]) -> None:
     server, session = served
     status, text = request(server, "GET", "/api/items")

@@ -102,7 +102,10 @@ class _Handler(BaseHTTPRequestHandler):
             return self._json(HTTPStatus.NOT_FOUND, {"error": "not found"})
         if not self.headers.get("Content-Type", "").startswith("application/json"):
             return self._json(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, {"error": "send JSON"})
-        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:  # not a number: answered as any bad length, not a dropped connection and a traceback
+            length = 0
         if not 0 < length <= MAX_BODY:
             return self._json(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, {"error": f"body must be 1 to {MAX_BODY} bytes"})
         try:
