@@ -29,15 +29,17 @@ them, beside its own questions (left as they are). Stop the server with Ctrl+C.
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "review",
-        help="review generated questions in the browser; accepted ones go into the golden set",
-        description="Serve a local page that shows one generated question at a time with its source "
-        "passage (the question's words highlighted) and other passages that may also answer it. Accept, "
+        help="review generated or log-suggested questions in the browser; accepted ones go into the golden set",
+        description="Serve a local page that shows one candidate question at a time: a generated one with its "
+        "source passage (the question's words highlighted) and other passages that may also answer it; one "
+        "suggested from a search log (`goldeval golden suggest`) with how often and how it was searched, its "
+        "feedback and the closest golden question (add the documents that answer it before accepting). Accept, "
         "edit, reject, add expected documents, keyboard first. Only accepted questions are written into "
         "--golden (atomically). Exit 0 ok (after Ctrl+C), 2 bad input.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("candidates", metavar="FILE", type=Path, help="candidates written by `goldeval synth --out`")
+    parser.add_argument("candidates", metavar="FILE", type=Path, help="candidates written by `goldeval synth --out` or `goldeval golden suggest`")
     parser.add_argument("--golden", metavar="FILE", type=Path, required=True,
                         help="golden set to write accepted questions into (created if missing; its own lines are kept)")
     parser.add_argument("--reviewer", metavar="NAME", help="who reviews, recorded on every action (default: your user name)")
