@@ -1,5 +1,7 @@
 """BM25 search (goldeval.retrievers.bm25_kernel): the same top 10 as bm25s itself on Cranfield, the
-numba and numpy kernels equal to the last tie, and the numba compile cached in the workspace."""
+numba and numpy kernels equal to the last tie, ties at the k-th score cut by the one ranking rule
+(Run.add_ranked keeps the kernel's order: what Run.add gives), and the numba compile cached in the
+workspace."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from goldeval.corpus.model import Passage
 from goldeval.golden.cranfield import load_cranfield_golden
 from goldeval.retrievers import bm25_kernel
 from goldeval.retrievers.bm25 import BM25Retriever
+from goldeval.run import Run
 
 CRANFIELD = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cranfield"
 
@@ -105,3 +108,46 @@ def test_a_second_process_loads_the_compiled_kernel_from_the_workspace(workspace
     out = subprocess.run([sys.executable, "-c", code, str(workspace)], capture_output=True, text=True, check=True)
     hits, misses = json.loads(out.stdout.strip().splitlines()[-1])
     assert (hits, misses) == (1, 0)
+
+
+def _tied_passages(n: int, seed: int) -> list[Passage]:
+    """Passages whose ids sort unlike their order (case, length, accents, digits) and whose texts
+    repeat: many equal scores, so the ranking's tie rule decides."""
+    rng = np.random.default_rng(seed)
+    words = ["wing", "flow", "shock", "heat", "plate", "boundary", "layer", "mach", "lift", "drag", "cone"]
+    texts = [" ".join(rng.choice(words, size=rng.integers(1, 5))) for _ in range(n // 2)]
+    texts += [texts[i] for i in rng.integers(0, len(texts), size=n - len(texts))]
+    stems = ["doc", "Doc", "d", "Ärm", "z", "a-b", "10", "9"]
+    ids = [f"{stems[i % len(stems)]}{rng.integers(0, 10**rng.integers(1, 5))}-{i}" for i in range(n)]
+    return [Passage(i, i, t) for i, t in zip(ids, texts, strict=True)]
+
+
+def test_add_ranked_keeps_the_kernels_order_which_is_what_add_gives_ties_included(workspace: Path, kernel: str) -> None:
+    retriever = BM25Retriever(_tied_passages(1000, seed=5), stem=False, stopwords=False)  # 1000: a partial last block
+    retriever.workspace = workspace
+    rng = np.random.default_rng(6)
+    words = ["wing", "flow", "shock", "heat", "plate", "boundary", "layer", "mach", "lift", "drag", "cone", "zeppelin"]
+    questions = {f"q{i}": " ".join(rng.choice(words, size=rng.integers(1, 5))) for i in range(80)}
+    tied_at_a_cut = 0
+    for k in (1, 5, 100, 2000):
+        run = retriever.search(questions, top_k=k)  # built with Run.add_ranked
+        for qid, hits in run.results.items():
+            again = Run("again")
+            again.add(qid, hits)  # the one ranking rule, sorting
+            assert again.results[qid] == hits, (k, qid)
+            tied_at_a_cut += len(hits) == k and any(s == hits[-1][1] for _, s in hits[:-1])
+    assert tied_at_a_cut > 20  # the cut at k falls inside a tie often: the tie rule was exercised
+
+
+def test_a_common_term_query_keeps_the_highest_ids_of_a_tie_at_the_kth_score(workspace: Path, kernel: str) -> None:
+    """Common-term queries scan every score above a floor (the k-th best of the rarest term's
+    passages): 300 passages tied at that floor, the top 10 must be the 10 highest ids among them."""
+    texts = ["wing flow"] * 300 + ["wing"] * 200 + ["flow"] * 100 + ["shock wing flow"] * 3
+    passages = [Passage(f"p{i:03d}", f"p{i:03d}", t) for i, t in enumerate(texts)]
+    retriever = BM25Retriever(passages, stem=False, stopwords=False)
+    retriever.workspace = workspace
+    full = retriever.search({"q": "wing flow shock"}, top_k=len(passages)).results["q"]
+    assert [d for d, _ in full[:3]] == ["p602", "p601", "p600"]
+    assert [d for d, _ in full[3:13]] == [f"p{i:03d}" for i in range(299, 289, -1)]
+    for k in (1, 3, 4, 10, 100, 303, 304):
+        assert retriever.search({"q": "wing flow shock"}, top_k=k).results["q"] == full[:k], k

@@ -18,7 +18,8 @@ class Run:
     """Ranked results per question, plus the questions whose retrieval failed and why.
 
     `results[qid]` is always in rank order (score descending, ties by id descending); build a Run
-    through `Run.from_scores` or `Run.add` so that rule is applied once, here.
+    through `Run.from_scores` or `Run.add` so that rule is applied once, here, or through
+    `Run.add_ranked` for a producer that already ranks by the same rule (see there).
     """
 
     name: str
@@ -27,6 +28,16 @@ class Run:
 
     def add(self, qid: QuestionId, scores: Mapping[PassageId, float] | Iterable[tuple[PassageId, float]]) -> None:
         self.results[qid] = ranked(scores)
+
+    def add_ranked(self, qid: QuestionId, hits: Hits) -> None:
+        """Keep `hits` as given, already in rank order: `add` without its sort, for a retriever that
+        ranks by the one rule itself. Re-sorting a BM25 top 100 for every question cost more than the
+        numba search of it (issue 12). Safe for `goldeval.retrievers.bm25_kernel`: it orders by float32
+        score, whose Python float is the same number (so the same comparisons), then by the passage's
+        position in Python's sorted order of the ids (`Postings.id_rank`, `sorted` on `str`, the
+        comparison `ranked` makes), both descending; its output through `add_ranked`
+        equals it through `add`, ties included (tests/test_bm25_search.py). Anything else: use `add`."""
+        self.results[qid] = hits
 
     @classmethod
     def from_scores(cls, name: str, scores: Mapping[QuestionId, Mapping[PassageId, float]]) -> Run:

@@ -82,10 +82,10 @@ class BM25Retriever:
         # Token ids index bm25s' columns directly; words the index never saw are dropped.
         terms = [[i for i in row if i != self._unk] for row in token_ids]
         docs, scores, counts = search_postings(self._postings, terms, k, self.workspace or default_workspace())
-        found = self._id_array[docs].tolist()  # every passage id at once, not one look-up each
-        for row, qid in enumerate(qids):
-            n = int(counts[row])
-            run.add(qid, zip(found[row][:n], scores[row, :n].tolist(), strict=True))
+        found = self._id_array[docs].tolist()  # every passage id and score at once, not per question
+        values = scores.tolist()
+        for qid, ids, row, n in zip(qids, found, values, counts.tolist(), strict=True):
+            run.add_ranked(qid, list(zip(ids[:n], row[:n], strict=True)))  # the kernel ranks by the one rule
         return run
 
 

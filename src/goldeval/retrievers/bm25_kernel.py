@@ -137,19 +137,20 @@ def compiled(workspace: Path | None) -> Any:
 
 
 BLOCK = 64
-"""Scores per block in the dense scan: a fixed-length loop numba vectorises (a count against the floor)."""
+"""Scores per block in a common-term query's scan: a fixed-length count that numba vectorises."""
 
 
 def _top_k_loop(data, indices, indptr, id_rank, token_ptr, token_ids, k, docs, scores, counts):  # type: ignore[no-untyped-def]  # noqa: ANN001
-    """The numba kernel: per query, add up its terms' postings, list the candidates, keep the k best
-    in a heap whose root is the worst kept (lower score, or equal score and lower id rank), then write
+    """The numba kernel: per query, add up its terms' postings, then try the candidates in a heap of
+    the k best whose root is the worst kept (lower score, or equal score and lower id rank), then write
     them best first. Term weights are > 0, so a score of 0 means "no term in common" (never returned).
-    A query with few postings lists the passages it touches. One with many (common terms) first finds
-    a floor no top-k score is under: the k-th best score among the passages of its rarest term with at
-    least k postings (k passages score that much, so the k best all score at least as much; ties at
-    the floor are kept); then it scans every score in blocks of `BLOCK`, a vectorised count per block
-    (bm25s scans them one by one into its heap), listing only the scores at or above the floor: far
-    fewer heap trials than all passages. The heap keeps each entry's score and id rank beside it."""
+    A query with few postings lists the passages it touches: they are the candidates. One with many
+    (common terms) scans every score as bm25s does, but in blocks of `BLOCK` with a vectorised count
+    of the scores at or above a bar, and tries only those: the bar is the heap's root once k are kept
+    (a score under it cannot enter), and before that a floor no top-k score is under, the k-th best
+    score among the passages of the query's rarest term with at least k postings (k passages score
+    that much, so the k best do too). Both bars keep ties (>=): the id rank decides at the root.
+    bm25s pushes every score through its heap; here most blocks are skipped after one count."""
     n_docs = id_rank.shape[0]
     acc = np.zeros(n_docs, dtype=np.float32)
     touched = np.empty(n_docs, dtype=np.int32)
@@ -160,10 +161,10 @@ def _top_k_loop(data, indices, indptr, id_rank, token_ptr, token_ids, k, docs, s
     for q in range(token_ptr.shape[0] - 1):
         postings, seed, seed_size = 0, -1, n_docs + 1
         for t in range(token_ptr[q], token_ptr[q + 1]):
-            size = indptr[token_ids[t] + 1] - indptr[token_ids[t]]
-            postings += size
-            if k <= size < seed_size:
-                seed, seed_size = token_ids[t], size
+            length = indptr[token_ids[t] + 1] - indptr[token_ids[t]]
+            postings += length
+            if k <= length < seed_size:
+                seed, seed_size = token_ids[t], length
         sparse = postings * 8 < n_docs
         n = 0
         for t in range(token_ptr[q], token_ptr[q + 1]):
@@ -172,61 +173,61 @@ def _top_k_loop(data, indices, indptr, id_rank, token_ptr, token_ids, k, docs, s
                     touched[n] = indices[j]
                     n += 1
                 acc[indices[j]] += data[j]
-        if not sparse:
-            floor = np.float32(0.0)
-            if seed >= 0:
-                for j in range(seed_size):
-                    values[j] = acc[indices[indptr[seed] + j]]
-                floor = np.partition(values[:seed_size], seed_size - k)[seed_size - k]
-            full = n_docs - n_docs % BLOCK
-            for first in range(0, full, BLOCK):
-                reach = np.int32(0)
-                for i in range(BLOCK):  # fixed length, no branch: vectorised
-                    reach += np.int32(acc[first + i] >= floor)
-                if reach:
-                    for i in range(first, first + BLOCK):
-                        if acc[i] >= floor and acc[i] != 0.0:
-                            touched[n] = i
-                            n += 1
-            for i in range(full, n_docs):
-                if acc[i] >= floor and acc[i] != 0.0:
-                    touched[n] = i
-                    n += 1
+        floor = np.float32(0.0)
+        if not sparse and seed >= 0:
+            for j in range(seed_size):
+                values[j] = acc[indices[indptr[seed] + j]]
+            floor = np.partition(values[:seed_size], seed_size - k)[seed_size - k]
         size = 0
-        for i in range(n):
-            d = touched[i]
-            s = acc[d]
-            acc[d] = 0.0
-            if size == k:
-                if s > heap_s[0] or (s == heap_s[0] and id_rank[d] > heap_r[0]):  # replace the root, sift down
+        for b in range(1 if sparse else (n_docs + BLOCK - 1) // BLOCK):
+            if not sparse:
+                first, last = b * BLOCK, min(b * BLOCK + BLOCK, n_docs)
+                bar = heap_s[0] if size == k else floor  # no score under it can be in the top k
+                if last - first == BLOCK:
+                    reach = np.int32(0)
+                    for i in range(BLOCK):
+                        reach += np.int32(acc[first + i] >= bar)
+                    if reach == 0:  # most blocks, once the heap is full
+                        continue
+                n = 0
+                for i in range(first, last):
+                    if acc[i] >= bar and acc[i] != 0.0:
+                        touched[n] = i
+                        n += 1
+            for i in range(n):
+                d = touched[i]
+                s = acc[d]
+                acc[d] = 0.0
+                if size == k:
+                    if s > heap_s[0] or (s == heap_s[0] and id_rank[d] > heap_r[0]):  # replace the root, sift down
+                        r = id_rank[d]
+                        pos = 0
+                        while True:
+                            child = 2 * pos + 1
+                            if child >= size:
+                                break
+                            other = child + 1
+                            if other < size and (heap_s[other] < heap_s[child]
+                                                   or (heap_s[other] == heap_s[child] and heap_r[other] < heap_r[child])):
+                                child = other
+                            if heap_s[child] < s or (heap_s[child] == s and heap_r[child] < r):
+                                heap_s[pos], heap_r[pos], heap_d[pos] = heap_s[child], heap_r[child], heap_d[child]
+                                pos = child
+                            else:
+                                break
+                        heap_s[pos], heap_r[pos], heap_d[pos] = s, r, d
+                else:  # push, then sift up while worse than its parent (every candidate scores > 0)
                     r = id_rank[d]
-                    pos = 0
-                    while True:
-                        child = 2 * pos + 1
-                        if child >= size:
-                            break
-                        other = child + 1
-                        if other < size and (heap_s[other] < heap_s[child]
-                                               or (heap_s[other] == heap_s[child] and heap_r[other] < heap_r[child])):
-                            child = other
-                        if heap_s[child] < s or (heap_s[child] == s and heap_r[child] < r):
-                            heap_s[pos], heap_r[pos], heap_d[pos] = heap_s[child], heap_r[child], heap_d[child]
-                            pos = child
+                    pos = size
+                    size += 1
+                    while pos > 0:
+                        up = (pos - 1) >> 1
+                        if s < heap_s[up] or (s == heap_s[up] and r < heap_r[up]):
+                            heap_s[pos], heap_r[pos], heap_d[pos] = heap_s[up], heap_r[up], heap_d[up]
+                            pos = up
                         else:
                             break
                     heap_s[pos], heap_r[pos], heap_d[pos] = s, r, d
-            else:  # push, then sift up while worse than its parent (every candidate scores > 0)
-                r = id_rank[d]
-                pos = size
-                size += 1
-                while pos > 0:
-                    up = (pos - 1) >> 1
-                    if s < heap_s[up] or (s == heap_s[up] and r < heap_r[up]):
-                        heap_s[pos], heap_r[pos], heap_d[pos] = heap_s[up], heap_r[up], heap_d[up]
-                        pos = up
-                    else:
-                        break
-                heap_s[pos], heap_r[pos], heap_d[pos] = s, r, d
         if not sparse:
             acc[:] = 0.0  # the scores under the floor were never listed: reset them all (a memset)
         counts[q] = size
