@@ -227,8 +227,10 @@ def test_compiled_join_and_counts_equal_numpys() -> None:
     rows = np.arange(2000, dtype=np.int64) * 3
     q_of_run = np.concatenate((owner, rng.integers(0, 51, 3000)))  # 50: topics not evaluated
     run_keys = np.concatenate((keys, rng.integers(0, 1 << 62, 3000, dtype=np.uint64)))
-    match = jit.compiled(trec_kernels.hash_join)(owner, keys, rows, 50, q_of_run, run_keys)
-    assert np.array_equal(match[:2000], rows) and (match[2000:] == -1).all()
+    q_of_code = np.arange(51)[::-1].copy()  # the run's topic codes need not be the evaluated topics' order
+    run_topic = 50 - q_of_run
+    hits, match = jit.compiled(trec_kernels.hash_join)(owner, keys, rows, 50, q_of_code, run_topic, run_keys)
+    assert hits.tolist() == list(range(2000)) and np.array_equal(match, rows)  # the others are not judged
     from goldeval.metrics.ranks import above_and_tied
 
     scores = rng.choice([0.5, 1.0, 2.0, -np.inf, np.inf], 600)

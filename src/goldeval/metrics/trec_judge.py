@@ -37,41 +37,43 @@ def judge_tables(qrels: TrecTable, run: TrecTable, topics: Sequence[str], *, lev
     n = len(topics)
     index = {t: i for i, t in enumerate(topics)}
     q_of_qrels = np.array([index.get(t, -1) for t in qrels.topics], dtype=np.int64)[qrels.topic]
-    q_of_run = np.array([index.get(t, n) for t in run.topics], dtype=np.int64)[run.topic]  # n: not evaluated
+    q_of_code = np.array([index.get(t, n) for t in run.topics], dtype=np.int64)  # n: not evaluated
     judged = np.flatnonzero(q_of_qrels >= 0)
     owner, values = q_of_qrels[judged], qrels.value[judged].astype(np.float64)
-    match = _lookup(qrels, judged, owner, run, q_of_run, n)
-    hits = np.flatnonzero(match >= 0)
-    num_ret = np.bincount(q_of_run, minlength=n + 1)[:n]
+    hits, match = _lookup(qrels, judged, owner, run, q_of_code, n)
+    per_code = np.bincount(run.topic, minlength=len(run.topics))
+    num_ret = np.bincount(q_of_code, weights=per_code, minlength=n + 1)[:n].astype(np.int64)
     ranks = _ranks(run, hits)
-    return assemble(n, level, num_ret, owner, values, q_of_run[hits], ranks, qrels.value[match[hits]].astype(np.float64))
+    q_hits = q_of_code[run.topic[hits]]
+    return assemble(n, level, num_ret, owner, values, q_hits, ranks, qrels.value[match].astype(np.float64))
 
 
 # --- the join ---------------------------------------------------------------------------------------
 
 
-def _lookup(qrels: TrecTable, judged: np.ndarray, owner: np.ndarray, run: TrecTable, q_of_run: np.ndarray,
-            n: int) -> np.ndarray:  # fmt: skip
-    """For each run row, the qrels row judging its (topic, doc), or -1, by numba when installed; every
-    match is then checked byte for byte (a hash is only a shortcut)."""
+def _lookup(qrels: TrecTable, judged: np.ndarray, owner: np.ndarray, run: TrecTable, q_of_code: np.ndarray,
+            n: int) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """The run rows whose (topic, doc) the qrels judge, in file order, and the qrels row judging each;
+    by numba when installed. Every match is then checked byte for byte (a hash is only a shortcut)."""
     join = jit.compiled(trec_kernels.hash_join)
     if join is not None:
-        match = join(owner, qrels.doc_hash[judged], judged, n, q_of_run, run.doc_hash)
+        hits, match = join(owner, qrels.doc_hash[judged], judged, n, q_of_code, run.topic, run.doc_hash)
     else:
-        match = _probe(qrels, judged, owner, run, q_of_run, n)
-    hits = np.flatnonzero(match >= 0)
+        match = _probe(qrels, judged, owner, run, q_of_code[run.topic], n)
+        hits = np.flatnonzero(match >= 0)
+        match = match[hits]
     for begin in range(0, len(hits), CHUNK_ROWS // 16):  # hits are in file order: a slice of the file each
-        part = hits[begin : begin + CHUNK_ROWS // 16]
-        if not run.same_docs(part, qrels, match[part]).all():  # pragma: no cover - a 64-bit hash collision
+        part = slice(begin, begin + CHUNK_ROWS // 16)
+        if not run.same_docs(hits[part], qrels, match[part]).all():  # pragma: no cover - a 64-bit hash collision
             raise RuntimeError("doc id hash collision between the run and the qrels; please report it")
         run.drop_pages()  # the hits are spread over the whole file: do not keep it all resident
-    return match
+    return hits, match
 
 
 def _probe(qrels: TrecTable, judged: np.ndarray, owner: np.ndarray, run: TrecTable, q_of_run: np.ndarray,
            n: int) -> np.ndarray:  # fmt: skip
-    """The hash join in numpy: a table with one region per topic (load <= 1/2), probed by every run row
-    at once, round after round. Topic n (the run's topics that are not evaluated) gets an empty region,
+    """The hash join in numpy: for each run row, the qrels row judging it or -1. A table with one region
+    per topic (load <= 1/2), probed by every run row at once, round after round. Topic n (the run's topics that are not evaluated) gets an empty region,
     so every row is looked up without filtering."""
     counts = np.bincount(owner, minlength=n + 1)
     size = np.left_shift(1, np.ceil(np.log2(np.maximum(2 * counts, 1))).astype(np.int64))  # load <= 1/2

@@ -13,11 +13,13 @@ from __future__ import annotations
 import numpy as np
 
 
-def hash_join(owner: np.ndarray, keys: np.ndarray, rows: np.ndarray, n: int, q_of_run: np.ndarray,
-              run_keys: np.ndarray) -> np.ndarray:  # fmt: skip
-    """For each run row (topic `q_of_run`, doc hash `run_keys`), the qrels row judging it, or -1.
+def hash_join(owner: np.ndarray, keys: np.ndarray, rows: np.ndarray, n: int, q_of_code: np.ndarray,
+              run_topic: np.ndarray, run_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """The run rows judged in the qrels, and the qrels row judging each: (hits, their qrels rows).
+    A run row's topic is q_of_code[run_topic[row]] (n: not evaluated), its doc hash run_keys[row].
     The qrels rows `rows` (topic `owner` < n, doc hash `keys`) go to one region per topic, a power of
-    two at least twice their number (open addressing, linear probing); topic n has an empty region."""
+    two at least twice their number (open addressing, linear probing); topic n has an empty region.
+    A qrels row judges one run row at most (repeated pairs are refused), so hits <= len(rows)."""
     counts = np.zeros(n + 1, dtype=np.int64)
     for q in owner:
         counts[q] += 1
@@ -36,16 +38,18 @@ def hash_join(owner: np.ndarray, keys: np.ndarray, rows: np.ndarray, n: int, q_o
         while table_row[region[q] + slot] >= 0:
             slot = (slot + 1) & mask[q]
         table_row[region[q] + slot], table_key[region[q] + slot] = rows[i], keys[i]
-    match = np.full(len(q_of_run), -1, dtype=np.int64)
-    for r in range(len(q_of_run)):
-        q = q_of_run[r]
+    hits, matched = np.empty(len(rows), dtype=np.int64), np.empty(len(rows), dtype=np.int64)
+    found = 0
+    for r in range(len(run_topic)):
+        q = q_of_code[run_topic[r]]
         slot = np.int64(run_keys[r] & np.uint64(mask[q]))
         while table_row[region[q] + slot] >= 0:
-            if table_key[region[q] + slot] == run_keys[r]:
-                match[r] = table_row[region[q] + slot]
+            if table_key[region[q] + slot] == run_keys[r] and found < len(hits):
+                hits[found], matched[found] = r, table_row[region[q] + slot]
+                found += 1
                 break
             slot = (slot + 1) & mask[q]
-    return match
+    return hits[:found], matched[:found]
 
 
 def above_and_tied(scores: np.ndarray, starts: np.ndarray, lengths: np.ndarray, row: np.ndarray,
