@@ -150,7 +150,8 @@ def _top_k_loop(data, indices, indptr, id_rank, token_ptr, token_ids, k, docs, s
     (a score under it cannot enter), and before that a floor no top-k score is under, the k-th best
     score among the passages of the query's rarest term with at least k postings (k passages score
     that much, so the k best do too). Both bars keep ties (>=): the id rank decides at the root.
-    bm25s pushes every score through its heap; here most blocks are skipped after one count."""
+    bm25s pushes every score through its heap; here most blocks are skipped after one count, and
+    reset to 0 for the next query in the same pass."""
     n_docs = id_rank.shape[0]
     acc = np.zeros(n_docs, dtype=np.float32)
     touched = np.empty(n_docs, dtype=np.int32)
@@ -187,16 +188,20 @@ def _top_k_loop(data, indices, indptr, id_rank, token_ptr, token_ids, k, docs, s
                     reach = np.int32(0)
                     for i in range(BLOCK):
                         reach += np.int32(acc[first + i] >= bar)
-                    if reach == 0:  # most blocks, once the heap is full
+                    if reach == 0:  # most blocks, once the heap is full; reset while in cache
+                        for i in range(BLOCK):
+                            acc[first + i] = 0.0
                         continue
                 n = 0
                 for i in range(first, last):
                     if acc[i] >= bar and acc[i] != 0.0:
                         touched[n] = i
+                        values[n] = acc[i]
                         n += 1
+                    acc[i] = 0.0
             for i in range(n):
                 d = touched[i]
-                s = acc[d]
+                s = acc[d] if sparse else values[i]
                 acc[d] = 0.0
                 if size == k:
                     if s > heap_s[0] or (s == heap_s[0] and id_rank[d] > heap_r[0]):  # replace the root, sift down
@@ -228,8 +233,6 @@ def _top_k_loop(data, indices, indptr, id_rank, token_ptr, token_ids, k, docs, s
                         else:
                             break
                     heap_s[pos], heap_r[pos], heap_d[pos] = s, r, d
-        if not sparse:
-            acc[:] = 0.0  # the scores under the floor were never listed: reset them all (a memset)
         counts[q] = size
         for out in range(size - 1, -1, -1):  # pop the worst into the last free place: best first
             docs[q, out], scores[q, out] = heap_d[0], heap_s[0]
