@@ -1,8 +1,14 @@
 """numba kernels compiled once per machine: goldeval's one place that compiles and caches them.
 
 numba is optional (extra `fast`): every kernel has a numpy twin giving the same results, and
-`compiled` returns None without numba, or with `GOLDEVAL_NUMBA=0` in the environment (the tests
-compare the two paths that way; it is also the way out should a numba release misbehave).
+`compiled` returns None without numba. `GOLDEVAL_NUMBA=0` in the environment switches numba off (the
+tests compare the two paths that way; it is also the way out should a numba release misbehave),
+`GOLDEVAL_NUMBA=1` uses it for every job, however small.
+
+Loading numba costs about half a second to a second once per process (its import, and its start-up on
+the first call: type registries, LLVM), more than a small job takes in numpy. A job that says its size
+(`nbytes`, e.g. the bytes of the TREC files it reads) therefore gets numba only when numba is already
+loaded in the process or the job is large enough to repay loading it (`LOAD_BYTES`).
 
 Compiling a kernel takes seconds, so the machine code is cached on disk and a second process loads
 it instead: in `<workspace>/numba/` when a workspace is given (BM25 keeps its kernel beside its
@@ -17,21 +23,42 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 ENV_SWITCH = "GOLDEVAL_NUMBA"
-"""`GOLDEVAL_NUMBA=0`: never use numba, even when installed."""
+"""`GOLDEVAL_NUMBA=0`: never use numba, even when installed; `1`: use it whatever the job's size."""
+LOAD_BYTES = 96 << 20
+"""Job size (bytes of input) from which numba is loaded when it is not loaded yet. Measured with
+`goldeval trec` in fresh processes: loading costs 0.5-1 s, the compiled TREC reader and join save about
+8 ms per MB over numpy, so they break even near 100 MB (a run of about 2M lines); below, numpy is faster
+(trec_eval's own test files: 0.4 s in numpy, 1.3 s with numba's loading)."""
 
 _LOCK = threading.Lock()
 _KERNELS: dict[tuple[Callable[..., Any], str], Any] = {}
 
 
 def available() -> bool:
-    """Whether numba kernels will be used (installed, and not switched off): without importing numba."""
-    return os.environ.get(ENV_SWITCH, "1") != "0" and importlib.util.find_spec("numba") is not None
+    """Whether numba kernels can be used (installed, and not switched off): without importing numba."""
+    return os.environ.get(ENV_SWITCH, "") != "0" and importlib.util.find_spec("numba") is not None
+
+
+def wanted(nbytes: int) -> bool:
+    """Whether a job over `nbytes` of input should use numba: when available, and forced, or already
+    loaded in this process, or the job is large enough to repay loading it (`LOAD_BYTES`)."""
+    if not available():
+        return False
+    return os.environ.get(ENV_SWITCH) == "1" or "numba" in sys.modules or nbytes >= LOAD_BYTES
+
+
+def prepare(nbytes: int) -> None:
+    """Load numba now if a job of `nbytes` wants it: the smaller steps of that job then use it too
+    (e.g. the qrels read before a large run)."""
+    if wanted(nbytes):
+        import numba  # noqa: F401
 
 
 def cache_folder(workspace: Path | None = None) -> Path:
@@ -42,11 +69,12 @@ def cache_folder(workspace: Path | None = None) -> Path:
     return Path(base) / "goldeval" / "numba"
 
 
-def compiled(py_func: Callable[..., Any], workspace: Path | None = None) -> Any:
+def compiled(py_func: Callable[..., Any], workspace: Path | None = None, *, nbytes: int | None = None) -> Any:
     """`py_func` compiled by numba (nopython, releasing the GIL), its machine code cached in
-    `cache_folder(workspace)`; None without numba. Compiled on its first call, once per process
-    (thread-safe), loaded from the folder when an earlier process compiled it."""
-    if not available():
+    `cache_folder(workspace)`; None without numba, or for a job of `nbytes` too small to load numba
+    for (see `wanted`; without nbytes, numba is used whenever available). Compiled on its first call,
+    once per process (thread-safe), loaded from the folder when an earlier process compiled it."""
+    if not (available() if nbytes is None else wanted(nbytes)):
         return None
     key = (py_func, str(cache_folder(workspace)))
     with _LOCK:

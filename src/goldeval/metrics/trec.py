@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from goldeval import jit
 from goldeval.errors import InputError
 from goldeval.metrics import compute as engine
 from goldeval.metrics.trec_judge import judge_tables
@@ -201,11 +202,20 @@ def evaluate_trec_files(
     """Evaluate a TREC run file against a TREC qrels file as trec_eval does, straight from the files'
     columns (`goldeval.trecio`, `goldeval.metrics.trec_judge`): the same values as `evaluate_trec` on
     the files' dicts, without building them."""
+    jit.prepare(_size(qrels_path) + _size(run_path))  # a large run: the qrels are read by numba too
     qrels = read_qrels_table(qrels_path)
     run = read_run_table(run_path)
     topics = _topics(qrels.topics, set(run.topics), complete)
     judged = judge_tables(qrels, run, topics, level=level)
     return _report(judged, topics, request, run.tag, max_docs)
+
+
+def _size(path: str | Path) -> int:
+    """The file's size, 0 if it cannot be read (the reader then says why)."""
+    try:
+        return Path(path).stat().st_size
+    except OSError:
+        return 0
 
 
 def _topics(qrels_topics: Sequence[str], run_topics: set[str], complete: bool) -> list[str]:

@@ -55,7 +55,7 @@ def _lookup(qrels: TrecTable, judged: np.ndarray, owner: np.ndarray, run: TrecTa
             n: int) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """The run rows whose (topic, doc) the qrels judge, in file order, and the qrels row judging each;
     by numba when installed. Every match is then checked byte for byte (a hash is only a shortcut)."""
-    join = jit.compiled(trec_kernels.hash_join)
+    join = jit.compiled(trec_kernels.hash_join, nbytes=len(run.source) + len(qrels.source))
     if join is not None:
         hits, match = join(owner, qrels.doc_hash[judged], judged, n, q_of_code, run.topic, run.doc_hash)
     else:
@@ -141,7 +141,7 @@ def _above_and_tied(scores: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
                     score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """`ranks.above_and_tied`, by numba comparing each target with its whole topic when that costs at
     most COMPARE_PER_ROW comparisons per run row (a few judged documents per topic), else by numpy."""
-    count = jit.compiled(trec_kernels.above_and_tied)
+    count = jit.compiled(trec_kernels.above_and_tied, nbytes=0)  # numba if the reader loaded it
     if count is not None and int(lengths[row].sum()) <= COMPARE_PER_ROW * max(len(scores), 1 << 16):
         return count(scores, starts, lengths, row, score)  # type: ignore[no-any-return]
     return above_and_tied(scores, starts, lengths, row, score)

@@ -75,7 +75,7 @@ def read_table(path: Path, kind: str) -> TrecTable:
     problems: list[InputError] = []
     columns = _Columns(len(source))
     tag, line0 = "", 1
-    kernel = _kernel()  # compiled (or loaded) here, before the worker threads need it
+    kernel = _kernel(len(source))  # compiled (or loaded) here, before the worker threads need it
     for block in _ordered(lambda b: _split(kind, kernel, *b), _blocks(source)):
         problems += [InputError(m, path=path, line=line0 + i, value=v, hint=h) for i, m, v, h in block.problems]
         if block.columns:
@@ -157,9 +157,10 @@ def _ordered(work: Callable[[tuple[np.ndarray, int, int]], _Block],
                 future.cancel()
 
 
-def _kernel() -> Any:
-    """The numba block splitter (`kernels.split_block`), or None without numba."""
-    if not jit.available():
+def _kernel(nbytes: int) -> Any:
+    """The numba block splitter (`kernels.split_block`) for a file of nbytes, or None: without numba,
+    or when numba is not loaded and the file is too small to repay loading it (`jit.wanted`)."""
+    if not jit.wanted(nbytes):
         return None
     from goldeval.trecio import kernels
 
