@@ -76,6 +76,8 @@ def read_table(path: Path, kind: str) -> TrecTable:
     columns = _Columns(len(source))
     tag, line0 = "", 1
     kernel = _kernel(len(source))  # compiled (or loaded) here, before the worker threads need it
+    if kernel is None:
+        jit.record(len(source))
     for block in _ordered(lambda b: _split(kind, kernel, *b), _blocks(source)):
         problems += [InputError(m, path=path, line=line0 + i, value=v, hint=h) for i, m, v, h in block.problems]
         if block.columns:
