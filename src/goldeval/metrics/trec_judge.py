@@ -9,6 +9,8 @@ Steps, all vectorised over the run's rows:
 3. the rank of each judged row: `goldeval.metrics.ranks` counts the scores above it in its topic;
    rows tied at its score are compared by doc id bytes, descending (trec_eval's `comp_sim_docno`);
 4. `compute.assemble` builds the same `Judged` the dict path builds, so every measure is shared.
+Steps 2 and 3 run compiled by numba when the reader loaded it for large files (`trec_kernels`: each
+row looked up once, each judged row compared with its topic's scores), with the same results.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""TREC qrels and run files, read column by column with numpy: goldeval's one reader of both formats.
+"""TREC qrels and run files, read column by column (numpy, or numba): goldeval's one reader of both formats.
 
 The rules are trec_eval's (usnistgov/trec_eval 10.0, `get_qrels.c`, `get_trec_results.c`,
 `form_res_rels.c`):
@@ -13,13 +13,25 @@ Stricter than trec_eval's `atol`/`atof`: a judgment must be an integer and a sco
 Every malformed line is reported at once (InputErrors), each naming the file, the line, the value and the fix.
 
 Why columns: a run of 100k questions x 100 results is 10M lines, and a Python object per field costs
-more than everything else. The file is memory-mapped and split into fields by numpy on its raw bytes,
-1 MiB at a time on worker threads (whitespace positions -> field starts and ends -> fields per line);
-then only columns are kept: topic codes, scores or judgments, and each doc id as its byte offsets in
-the file plus a 64-bit hash (joins compare hashes, then bytes). A number with at most 15 digits and no exponent is
-parsed by numpy as integer / 10^k, exact by Clinger's fast path (both operands exact, one correctly
-rounded division); any other goes through numpy's string-to-float cast (Python's correctly rounded
-`float`). Python strings are made per topic, and per line only when dicts are asked for.
+more than everything else. The file is memory-mapped and read 1 MiB of whole lines at a time on
+worker threads; then only columns are kept: topic codes, scores or judgments, and each doc id as its
+byte offsets in the file plus a 64-bit hash (joins compare hashes, then bytes). Python strings are made
+per topic, and per line only when dicts are asked for. A block is split one of two ways, with the same
+columns bit for bit (tested):
+- numba (extra `fast`; `kernels.split_block`, compiled once per machine and cached, `goldeval.jit`):
+  one pass over the bytes, the doc id hashed and the topic compared a word at a time, a plain number
+  parsed as it goes. It releases the GIL, so the threads split blocks side by side. It takes only the
+  lines it is sure of: a block with a line of the wrong shape, or a score that is not a number, goes to
+  numpy, which says what is wrong and where. Loading numba costs 0.5-1 s per process, so it is used for
+  large files (about 100 MB, `jit.LOAD_BYTES`), or once this process has read that much in numpy, or
+  once it is loaded; `goldeval trec` on files of usual size never waits for it.
+- numpy: whitespace positions -> field starts and ends -> fields per line, one array operation over
+  the whole block at a time (numpy's loops release the GIL too).
+Numbers, either way: one with at most 15 digits and no exponent is its integer / 10^k, exact by
+Clinger's fast path (both operands exact, one correctly rounded division); any other goes through
+numpy's string-to-float cast (Python's correctly rounded `float`), so the values are the same.
+Repeated (topic, doc) pairs are found by one small hash table per topic (numba, when a file keeps each
+topic's lines together) or by sorting every pair's key (numpy).
 """
 
 
