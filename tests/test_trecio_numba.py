@@ -243,6 +243,28 @@ def test_compiled_join_and_counts_equal_numpys() -> None:
     assert np.array_equal(ours[0], theirs[0]) and np.array_equal(ours[1], theirs[1])
 
 
+TREC_EVAL = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "trec_eval"
+
+
+@pytest.mark.parametrize("switch", ["1", "0"])
+def test_trec_eval_test_vectors_through_both_paths(switch: str, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """trec_eval's own out.test and out.test.aq (every measure per topic), read and judged by numba
+    (forced: these files are small) and by numpy."""
+    from goldeval.cli import main
+
+    for path, kind in ((TREC_EVAL / "qrels.test", "qrels"), (TREC_EVAL / "results.test", "run")):
+        assert _assert_blocks_taken_by_numba(path, kind) >= 1
+    monkeypatch.setenv(jit.ENV_SWITCH, switch)
+    assert main(["trec", str(TREC_EVAL / "qrels.test"), str(TREC_EVAL / "results.test")]) == 0
+    assert capsys.readouterr().out.splitlines() == (TREC_EVAL / "out.test").read_text().splitlines()
+    assert main(["trec", "-q", "-m", "all_trec", str(TREC_EVAL / "qrels.test"), str(TREC_EVAL / "results.test")]) == 0
+    ours = {tuple(part.strip() for part in line.split("\t")) for line in capsys.readouterr().out.splitlines()}
+    reference = {tuple(part.strip() for part in line.split("\t"))
+                 for line in (TREC_EVAL / "out.test.aq").read_text().splitlines()}  # fmt: skip
+    assert ours == reference and len(ours) == 387
+
+
 # --- goldeval.jit: the compiled code cached on disk ---------------------------------------------------
 
 _PROBE = (
