@@ -151,3 +151,11 @@ def test_a_common_term_query_keeps_the_highest_ids_of_a_tie_at_the_kth_score(wor
     assert [d for d, _ in full[3:13]] == [f"p{i:03d}" for i in range(299, 289, -1)]
     for k in (1, 3, 4, 10, 100, 303, 304):
         assert retriever.search({"q": "wing flow shock"}, top_k=k).results["q"] == full[:k], k
+
+
+def test_term_ids_the_index_lacks_are_dropped_per_query(workspace: Path, kernel: str) -> None:
+    postings = bm25_kernel.Postings.build([[0, 1], [1, 2], [2], [0, 0, 2]], 3, ["a", "b", "c", "d"], 1.5, 0.75)
+    got = bm25_kernel.top_k(postings, [[0, 7, -1, 2], [9], [], [1]], 4, workspace)
+    clean = bm25_kernel.top_k(postings, [[0, 2], [], [], [1]], 4, workspace)
+    assert all(np.array_equal(a, b) for a, b in zip(got, clean, strict=True))
+    assert got[2].tolist() == [4, 0, 0, 2]  # passages with a term in common, per query

@@ -78,11 +78,13 @@ def top_k(postings: Postings, queries: list[list[int]], k: int, workspace: Path 
           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     """For each query (term ids), its k best passages: (passage index, score, how many) per query,
     best first. Uses numba when installed, else numpy; the results are the same."""
-    n_terms = len(postings.indptr) - 1
-    flat = [t for terms in queries for t in terms if 0 <= t < n_terms]
-    lengths = [sum(1 for t in terms if 0 <= t < n_terms) for terms in queries]
+    lengths = np.fromiter(map(len, queries), dtype=np.int64, count=len(queries))
+    token_ids = np.fromiter(chain.from_iterable(queries), dtype=np.int64, count=int(lengths.sum()))
+    known = (token_ids >= 0) & (token_ids < len(postings.indptr) - 1)  # a term the index lacks: dropped
+    if not known.all():
+        lengths = np.bincount(np.repeat(np.arange(len(queries)), lengths)[known], minlength=len(queries))
+        token_ids = token_ids[known]
     token_ptr = np.concatenate(([0], np.cumsum(lengths, dtype=np.int64)))
-    token_ids = np.asarray(flat, dtype=np.int64)
     docs = np.zeros((len(queries), k), dtype=np.int32)
     scores = np.zeros((len(queries), k), dtype=np.float32)
     counts = np.zeros(len(queries), dtype=np.int64)
