@@ -83,8 +83,8 @@ class BM25Retriever:
         terms = [[i for i in row if i != self._unk] for row in token_ids]
         docs, scores, counts = search_postings(self._postings, terms, k, self.workspace or default_workspace())
         found = self._id_array[docs].tolist()  # every passage id and score at once, not per question
-        values = scores.tolist()  # run.add_ranked: the kernel ranks by the one rule, no sort needed
-        for qid, ids, row, n in zip(qids, found, values, counts.tolist(), strict=True):
+        values = scores.tolist()
+        for qid, ids, row, n in zip(qids, found, values, counts.tolist(), strict=True):  # ranked by the kernel: no sort
             run.add_ranked(qid, list(zip(ids[:n], row[:n], strict=True)))
         return run
 
