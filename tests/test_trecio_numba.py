@@ -147,6 +147,7 @@ def test_qrels_read_the_same_with_and_without_numba(tmp_path: Path, block_bytes:
     ("qrels", b"1 0 d1 1\n2 0 d1 1\n1 0 d1 1\n2 0 d2 1\n2 0 d1 0\n"),  # topics not together, repeats
     ("run", b"1 Q0 d1 1 2 x\n1 Q0 d2 2 nan x\n1 Q0 d1 3 1 x\n1 Q0 d4 1e999x x\n2 Q0 d1 1\n\xfe Q0 d 1 1 x\n"),
     ("run", b"1 Q0 d1 1 2 x\n1 Q0 d2 2 1 x\n1 Q0 d1 3 1 x\n1 Q0 d2 3 1 x\n1 Q0 d2 3 1 x\n"),  # repeats, together
+    ("qrels", b"\xff 0 d1 1\n1 0 d2 1\n\xfe\xff 0 d1 2\n"),  # topics not UTF-8, in blocks the kernel takes
 ])  # fmt: skip
 def test_problems_are_the_same_with_and_without_numba(tmp_path: Path, block_bytes: int, kind: str, text: bytes,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
@@ -159,7 +160,7 @@ def test_problems_are_the_same_with_and_without_numba(tmp_path: Path, block_byte
         with pytest.raises(InputErrors) as info:
             read(path)
         messages.append([(p.line, p.reason, p.value, p.hint) for p in info.value.problems])
-    assert messages[0] == messages[1] and len(messages[0]) >= 2
+    assert messages[0] == messages[1] and messages[0]
 
 
 @pytest.mark.parametrize("switch", ["1", "0"])
