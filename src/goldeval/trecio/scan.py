@@ -1,8 +1,11 @@
 """The scan of a TREC file: blocks of lines split into fields and columns, problems, repeated pairs.
 
-Blocks of about 1 MiB are split on worker threads (numpy releases the GIL in its loops, so two
-cores split two blocks at once); each block is then merged in file order on the calling thread,
-which numbers its lines, gives its topics their codes and turns its problems into InputErrors.
+Blocks of about 1 MiB are split on worker threads (numba's kernel and numpy's loops release the GIL,
+so two cores split two blocks at once): by `kernels.split_block` when numba is worth loading for the
+file (`jit.wanted`), and by numpy for any block the kernel leaves (a line of the wrong shape, a score
+that is not a number: numpy's code owns every message) or without numba. Each block is then merged in
+file order on the calling thread, which numbers its lines, gives its topics their codes and turns its
+problems into InputErrors.
 """
 
 from __future__ import annotations
