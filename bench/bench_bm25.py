@@ -11,8 +11,8 @@ stemming).
   default numpy backend; the top 10 of every query must have the same passages and scores. Like
   with like: bm25s' time includes its own tokenizing of the queries (`bm25s.tokenize` with the
   stemmer, its tokens mapped to the index's vocabulary in `retrieve`); goldeval's is everything
-  `search` does: tokenizing, the search, and the `Run` (passage ids and Python floats per question),
-  more than bm25s' two arrays. The two searches alternate, `SEARCH_REPEATS` times each, so a
+  `search` does: tokenizing, the search (one thread too), and the `Run` (passage ids and Python
+  floats per question), more than bm25s' two arrays. The two searches alternate, `SEARCH_REPEATS` times each, so a
   burst of load elsewhere on the machine falls on both (medians);
 - a second process building and searching the same index: the time of its first search, which
   pays no numba compilation when the workspace cache works.
