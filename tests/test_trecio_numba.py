@@ -266,6 +266,24 @@ def test_trec_eval_test_vectors_through_both_paths(switch: str, monkeypatch: pyt
     assert ours == reference and len(ours) == 387
 
 
+def test_numba_is_loaded_once_the_numpy_work_of_the_process_repays_it(tmp_path: Path) -> None:
+    """Ski rental, each file's bytes counted once (regression: the join and the repeated-pairs check
+    counted the files again, so one evaluation of 54 MB loaded numba, at 0.3 s of extra cost)."""
+    qrels, run = _judging_files(tmp_path, random.Random(3), 20)
+    total = qrels.stat().st_size + run.stat().st_size
+    code = (
+        "import io, sys, contextlib; from goldeval import jit; from goldeval.cli import main; "
+        f"jit.LOAD_BYTES = {int(total * 1.5)}; loaded = []\n"
+        "for _ in range(3):\n"
+        "    with contextlib.redirect_stdout(io.StringIO()): assert main(['trec', sys.argv[1], sys.argv[2]]) == 0\n"
+        "    loaded.append('numba' in sys.modules)\n"
+        "print(loaded, jit._SPENT[0])"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(qrels), str(run)], capture_output=True, text=True,
+                         check=True, env={"PATH": "/usr/bin:/bin"})  # fmt: skip
+    assert out.stdout.split() == ["[False,", "True,", "True]", str(total)]  # numpy once, then numba
+
+
 # --- goldeval.jit: the compiled code cached on disk ---------------------------------------------------
 
 _PROBE = (

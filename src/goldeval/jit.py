@@ -54,7 +54,8 @@ def available() -> bool:
 
 def wanted(nbytes: int) -> bool:
     """Whether a job over `nbytes` of input should use numba: when available, and forced, or already
-    loaded in this process, or this job and the numpy work recorded before it reach `LOAD_BYTES`."""
+    loaded in this process, or this job and the numpy work recorded before it reach `LOAD_BYTES`.
+    The later steps of a job ask with nbytes 0 (use numba if loaded): its bytes are counted once."""
     if not available():
         return False
     return os.environ.get(ENV_SWITCH) == "1" or "numba" in sys.modules or _SPENT[0] + nbytes >= LOAD_BYTES

@@ -57,7 +57,7 @@ def _lookup(qrels: TrecTable, judged: np.ndarray, owner: np.ndarray, run: TrecTa
             n: int) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """The run rows whose (topic, doc) the qrels judge, in file order, and the qrels row judging each;
     by numba when installed. Every match is then checked byte for byte (a hash is only a shortcut)."""
-    join = jit.compiled(trec_kernels.hash_join, nbytes=len(run.source) + len(qrels.source))
+    join = jit.compiled(trec_kernels.hash_join, nbytes=0)  # numba if the reader loaded it
     if join is not None:
         hits, match = join(owner, qrels.doc_hash[judged], judged, n, q_of_code, run.topic, run.doc_hash)
     else:

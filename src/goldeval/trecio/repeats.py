@@ -26,9 +26,9 @@ def duplicates(table: TrecTable) -> list[InputError]:
 
 
 def _candidates_compiled(table: TrecTable) -> tuple[np.ndarray, np.ndarray] | None:
-    """(earlier row, later row) of equal topic and doc hash, by numba; None without numba (or for a small
-    file, see `jit.wanted`), or when a topic's rows are not together."""
-    if not jit.wanted(len(table.source)):
+    """(earlier row, later row) of equal topic and doc hash, by numba; None without numba (or when it is
+    not loaded: see `jit.wanted`), or when a topic's rows are not together."""
+    if not jit.wanted(0):  # numba if the reader loaded it (its file's bytes are counted there)
         return None
     from goldeval.trecio import kernels
 
