@@ -147,22 +147,24 @@ of one pass over its passages (np.partition, exact, cost ~8 ms more per 1,000 be
 
 def _top_k_loop(data, indices, indptr, id_rank, token_ptr, token_ids, k, docs, scores, counts):  # type: ignore[no-untyped-def]  # noqa: ANN001
     """The numba kernel: per query, add up its terms' postings, then try the candidates in a heap of
-    the k best whose root is the worst kept (lower score, or equal score and lower id rank), then write
-    them best first. Term weights are > 0, so a score of 0 means "no term in common" (never returned).
-    A query with few postings lists the passages it touches: they are the candidates. One with many
-    (common terms) scans every score as bm25s does, but in blocks of `BLOCK` with a vectorised count
-    of the scores at or above a bar, and tries only those: the bar is the heap's root once k are kept
-    (a score under it cannot enter), and before that a floor no top-k score is under, at most the k-th
-    best score among the passages of the query's rarest term with at least k postings (k passages
-    score that much, so the k best do too). Both bars keep ties (>=): the id rank decides at the root.
-    bm25s pushes every score through its heap; here most blocks are skipped after one count, and
-    reset to 0 for the next query in the same pass."""
+    the k best whose root is the worst kept, then write them best first. Term weights are > 0, so a
+    score of 0 means "no term in common" (never returned). A query with few postings lists the
+    passages it touches: they are the candidates. One with many (common terms) scans every score as
+    bm25s does, but in blocks of `BLOCK` with a vectorised count of the scores at or above a bar, and
+    tries only those: the bar is the heap's root once k are kept (a score under it cannot enter), and
+    before that a floor no top-k score is under, at most the k-th best score among the passages of
+    the query's rarest term with at least k postings (k passages score that much, so the k best do
+    too). Both bars keep ties (>=): the id rank decides at the root. bm25s pushes every score through
+    its heap; here most blocks are skipped after one count, and reset to 0 in the same pass.
+    A heap entry is one int64 key: the score's float32 bits (a score >= 0 orders as its bits) above
+    its id rank, so the one ranking rule is one integer comparison, and a bar is compared as bits."""
     n_docs = id_rank.shape[0]
     acc = np.zeros(n_docs, dtype=np.float32)
     touched = np.empty(n_docs, dtype=np.int32)
     values = np.empty(n_docs, dtype=np.float32)
-    heap_s = np.empty(k, dtype=np.float32)
-    heap_r = np.empty(k, dtype=np.int32)
+    floor_as_array = np.empty(1, dtype=np.float32)
+    acc_bits, value_bits, score_bits = acc.view(np.int32), values.view(np.int32), scores.view(np.int32)
+    heap_k = np.empty(k, dtype=np.int64)
     heap_d = np.empty(k, dtype=np.int32)
     for q in range(token_ptr.shape[0] - 1):
         postings, seed, seed_size = 0, -1, n_docs + 1
@@ -193,77 +195,62 @@ def _top_k_loop(data, indices, indptr, id_rank, token_ptr, token_ids, k, docs, s
                     floor = middle
                 else:
                     high = middle
+        floor_as_array[0] = floor
+        bar = max(floor_as_array.view(np.int32)[0], np.int32(1))  # bits >= 1: a score > 0
         size = 0
         for b in range(1 if sparse else (n_docs + BLOCK - 1) // BLOCK):
             if not sparse:
                 first, last = b * BLOCK, min(b * BLOCK + BLOCK, n_docs)
-                bar = heap_s[0] if size == k else floor  # no score under it can be in the top k
+                if size == k:
+                    bar = np.int32(heap_k[0] >> 32)  # the root's score: no score under it can enter
                 if last - first == BLOCK:
                     reach = np.int32(0)
                     for i in range(BLOCK):
-                        reach += np.int32(acc[first + i] >= bar)
+                        reach += np.int32(acc_bits[first + i] >= bar)
                     if reach == 0:  # most blocks, once the heap is full; reset while in cache
                         for i in range(BLOCK):
                             acc[first + i] = 0.0
                         continue
                 n = 0
                 for i in range(first, last):
-                    if acc[i] >= bar and acc[i] != 0.0:
+                    if acc_bits[i] >= bar:
                         touched[n] = i
-                        values[n] = acc[i]
+                        value_bits[n] = acc_bits[i]
                         n += 1
                     acc[i] = 0.0
             for i in range(n):
                 d = touched[i]
-                s = acc[d] if sparse else values[i]
+                key = (np.int64(acc_bits[d] if sparse else value_bits[i]) << 32) | id_rank[d]
                 acc[d] = 0.0
-                if size == k:
-                    if s > heap_s[0] or (s == heap_s[0] and id_rank[d] > heap_r[0]):  # replace the root, sift down
-                        r = id_rank[d]
-                        pos = 0
-                        while True:
-                            child = 2 * pos + 1
-                            if child >= size:
-                                break
-                            other = child + 1
-                            if other < size and (heap_s[other] < heap_s[child]
-                                                   or (heap_s[other] == heap_s[child] and heap_r[other] < heap_r[child])):
-                                child = other
-                            if heap_s[child] < s or (heap_s[child] == s and heap_r[child] < r):
-                                heap_s[pos], heap_r[pos], heap_d[pos] = heap_s[child], heap_r[child], heap_d[child]
-                                pos = child
-                            else:
-                                break
-                        heap_s[pos], heap_r[pos], heap_d[pos] = s, r, d
-                else:  # push, then sift up while worse than its parent (every candidate scores > 0)
-                    r = id_rank[d]
+                if size < k:  # push, then sift up while better than its parent
                     pos = size
                     size += 1
-                    while pos > 0:
-                        up = (pos - 1) >> 1
-                        if s < heap_s[up] or (s == heap_s[up] and r < heap_r[up]):
-                            heap_s[pos], heap_r[pos], heap_d[pos] = heap_s[up], heap_r[up], heap_d[up]
-                            pos = up
-                        else:
+                    while pos > 0 and key < heap_k[(pos - 1) >> 1]:
+                        heap_k[pos], heap_d[pos] = heap_k[(pos - 1) >> 1], heap_d[(pos - 1) >> 1]
+                        pos = (pos - 1) >> 1
+                    heap_k[pos], heap_d[pos] = key, d
+                elif key > heap_k[0]:  # replace the root, sift down
+                    pos = 0
+                    while 2 * pos + 1 < size:
+                        child = 2 * pos + 1
+                        if child + 1 < size and heap_k[child + 1] < heap_k[child]:
+                            child += 1
+                        if heap_k[child] >= key:
                             break
-                    heap_s[pos], heap_r[pos], heap_d[pos] = s, r, d
+                        heap_k[pos], heap_d[pos] = heap_k[child], heap_d[child]
+                        pos = child
+                    heap_k[pos], heap_d[pos] = key, d
         counts[q] = size
         for out in range(size - 1, -1, -1):  # pop the worst into the last free place: best first
-            docs[q, out], scores[q, out] = heap_d[0], heap_s[0]
-            ls, lr, ld = heap_s[out], heap_r[out], heap_d[out]  # the last entry moves to the root
+            docs[q, out], score_bits[q, out] = heap_d[0], np.int32(heap_k[0] >> 32)
+            key, d = heap_k[out], heap_d[out]  # the last entry moves to the root, sifts down
             pos = 0
-            while True:
+            while 2 * pos + 1 < out:
                 child = 2 * pos + 1
-                if child >= out:
+                if child + 1 < out and heap_k[child + 1] < heap_k[child]:
+                    child += 1
+                if heap_k[child] >= key:
                     break
-                other = child + 1
-                if other < out and (heap_s[other] < heap_s[child]
-                                       or (heap_s[other] == heap_s[child] and heap_r[other] < heap_r[child])):
-                    child = other
-                if heap_s[child] < ls or (heap_s[child] == ls and heap_r[child] < lr):
-                    heap_s[pos], heap_r[pos], heap_d[pos] = heap_s[child], heap_r[child], heap_d[child]
-                    pos = child
-                else:
-                    break
-            heap_s[pos], heap_r[pos], heap_d[pos] = ls, lr, ld
-
+                heap_k[pos], heap_d[pos] = heap_k[child], heap_d[child]
+                pos = child
+            heap_k[pos], heap_d[pos] = key, d
