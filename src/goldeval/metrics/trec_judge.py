@@ -45,7 +45,7 @@ def judge_tables(qrels: TrecTable, run: TrecTable, topics: Sequence[str], *, lev
     hits, match = _lookup(qrels, judged, owner, run, q_of_code, n)
     per_code = np.bincount(run.topic, minlength=len(run.topics))
     num_ret = np.bincount(q_of_code, weights=per_code, minlength=n + 1)[:n].astype(np.int64)
-    ranks = _ranks(run, hits)
+    ranks = _ranks(run, hits, per_code)
     q_hits = q_of_code[run.topic[hits]]
     return assemble(n, level, num_ret, owner, values, q_hits, ranks, qrels.value[match].astype(np.float64))
 
@@ -121,14 +121,14 @@ def _insert(table_row: np.ndarray, table_key: np.ndarray, region: np.ndarray, ma
 # --- ranks ------------------------------------------------------------------------------------------
 
 
-def _ranks(run: TrecTable, targets: np.ndarray) -> np.ndarray:
-    """1-based rank of each target row within its run topic: score descending, ties by doc id descending."""
+def _ranks(run: TrecTable, targets: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """1-based rank of each target row within its run topic (`lengths`: rows per topic code): score
+    descending, ties by doc id descending."""
     if not len(targets):
         return np.zeros(0, dtype=np.int64)
     topic = run.topic
     grouped = bool(np.all(topic[1:] >= topic[:-1]))  # each topic's rows together, in code order
     order = None if grouped else np.argsort(topic, kind="stable")
-    lengths = np.bincount(topic, minlength=len(run.topics))
     starts = np.cumsum(lengths) - lengths
     scores = run.value if order is None else run.value[order]
     above, tied = _above_and_tied(scores, starts, lengths, topic[targets], run.value[targets])
