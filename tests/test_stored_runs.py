@@ -164,3 +164,15 @@ def test_eval_no_cache_searches_and_resamples_again(tmp_path: Path, capsys: pyte
     assert main([*args, "--no-cache"]) == 0
     third = capsys.readouterr()
     assert "building bm25" in third.err and third.out == first.out
+
+
+def test_a_run_or_statistics_that_cannot_be_kept_is_a_warning_not_a_failed_evaluation(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "runs").write_text("a file where the folder of kept runs goes")
+    (tmp_path / "stats").write_text("and one where the statistics go")
+    card = evaluate("bm25", golden(), corpus=corpus(), workspace=tmp_path)
+    compared = compare(card, passages=corpus().passages(), resamples=200, workspace=tmp_path)
+    err = capsys.readouterr().err
+    assert "warning: bm25: the run was not kept for next time" in err
+    assert "warning: the statistics were not kept for next time" in err
+    assert card.retrievers[0].questions[0].rank is not None and compared.statistics is not None

@@ -27,11 +27,13 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from goldeval.errors import WriteError
 from goldeval.retrievers.base import declared_options, spec_prefix
 from goldeval.retrievers.options import split_spec
 from goldeval.run import Hits, Run
 from goldeval.store.atomic import write_atomic
 from goldeval.store.workspace import Workspace
+from goldeval.textsafe import warn
 
 FORMAT = 1
 """Bumped when the stored layout changes, so old files are misses rather than misreads."""
@@ -114,7 +116,12 @@ class RunStore:
             return None
 
     def put(self, key: str, run: StoredRun) -> None:
-        write_atomic(self.path(key), json.dumps(run.to_dict(), ensure_ascii=False, separators=(",", ":")))
+        """Keep `run`; a run that cannot be written (a full disk, a file-size limit) is a warning: it only
+        means searching again next time, never a failed evaluation."""
+        try:
+            write_atomic(self.path(key), json.dumps(run.to_dict(), ensure_ascii=False, separators=(",", ":")))
+        except (OSError, WriteError) as exc:
+            warn(f"{run.spec}: the run was not kept for next time: {exc}")
 
     def path(self, key: str) -> Path:
         return self.folder / f"{key}.json"

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from goldeval.corpus.model import Passage
+from goldeval.errors import WriteError
 from goldeval.golden.model import GoldenSet
 from goldeval.runstore import content_key, source_digest
 from goldeval.scorecard.io import scorecard_to_dict
@@ -26,6 +27,7 @@ from goldeval.scorecard.model import Scorecard
 from goldeval.scorecard.statistics import Statistics
 from goldeval.store.atomic import write_atomic
 from goldeval.store.workspace import Workspace
+from goldeval.textsafe import warn
 
 FORMAT = 1
 
@@ -78,7 +80,10 @@ def write_stats(workspace: str | Path, key: str, card: Scorecard) -> None:
         "diagnosis": {r.name: {q.id: q.diagnosis for q in r.questions if q.diagnosis is not None}
                       for r in card.retrievers},
     }
-    write_atomic(_path(workspace, key), json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+    try:
+        write_atomic(_path(workspace, key), json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+    except (OSError, WriteError) as exc:  # a cache: failing to keep it only costs resampling next time
+        warn(f"the statistics were not kept for next time: {exc}")
 
 
 def _path(workspace: str | Path, key: str) -> Path:
