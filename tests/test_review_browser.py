@@ -147,6 +147,7 @@ def test_a_log_question_shows_where_it_was_searched_not_an_empty_passage(page: A
     page.fill("#add-doc", "git/git-tga.md")  # a typo, taken out again: nothing locks a log question's documents
     page.press("#add-doc", "Enter")
     saved(page, 1)
+    assert page.is_hidden("#error")  # a saved action clears the refusal before it, as on the pool page
     page.click('#expected button[title="remove git/git-tga.md"]')
     saved(page, 2)
     assert page.locator("#expected li").count() == 0

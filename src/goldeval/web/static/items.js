@@ -46,6 +46,7 @@ async function send(action, saved = keepItem) {
   const data = await response.json().catch(() => ({}));
   if (!response.ok) { showError(data.error || `HTTP ${response.status}`); return null; }
   await saved(data.item, action);
+  $("error").hidden = true;  // the last error no longer holds once an action is saved
   document.body.dataset.saved = String(Number(document.body.dataset.saved || 0) + 1);
   return data.item;
 }

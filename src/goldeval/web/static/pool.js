@@ -24,7 +24,6 @@ async function judged(item, action) {
   if (action.action === "not_covered" || action.action === "wrong_expected") await load(state.index);
   else keepItem(item);
   $("reason").value = "";
-  $("error").hidden = true;
 }
 
 function next() {
