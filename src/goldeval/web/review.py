@@ -28,7 +28,15 @@ from typing import Any, Protocol
 from urllib.parse import unquote
 
 from goldeval.errors import GoldevalError, InputError
-from goldeval.web.server import LOOPBACK, SECURITY_HEADERS, host_allowed, is_loopback, same_origin
+from goldeval.web.server import (
+    LOOPBACK,
+    SECURITY_HEADERS,
+    BadBody,
+    host_allowed,
+    is_loopback,
+    json_body,
+    same_origin,
+)
 
 HTML = "text/html; charset=utf-8"
 SCRIPT = "text/javascript; charset=utf-8"
@@ -37,7 +45,6 @@ SHARED = {"/items.js": ("items.js", SCRIPT), "/items.css": ("items.css", STYLE)}
 """What every item page (review, pool) shares: one copy of the send/move script and the header styles."""
 SKELETON = "items.html"
 JSON = "application/json; charset=utf-8"
-MAX_BODY = 64 * 1024
 TOKEN_HEADER = "X-Goldeval-Token"
 
 
@@ -100,18 +107,11 @@ class _Handler(BaseHTTPRequestHandler):
             return self._json(HTTPStatus.FORBIDDEN, {"error": "forbidden: missing or wrong session token"})
         if not path.startswith("/api/items/"):
             return self._json(HTTPStatus.NOT_FOUND, {"error": "not found"})
-        if not self.headers.get("Content-Type", "").startswith("application/json"):
-            return self._json(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, {"error": "send JSON"})
         try:
-            length = int(self.headers.get("Content-Length") or 0)
-        except ValueError:  # not a number: answered as any bad length, not a dropped connection and a traceback
-            length = 0
-        if not 0 < length <= MAX_BODY:
-            return self._json(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, {"error": f"body must be 1 to {MAX_BODY} bytes"})
+            action = json_body(self.headers, self.rfile, "the action")
+        except BadBody as bad:
+            return self._json(bad.status, {"error": bad.message})
         try:
-            action = json.loads(self.rfile.read(length))
-            if not isinstance(action, dict):
-                raise InputError("the action must be a JSON object")
             item = self.store.apply(unquote(path[len("/api/items/"):]), action)
         except (ValueError, GoldevalError) as exc:
             return self._json(HTTPStatus.BAD_REQUEST, {"error": str(exc)})

@@ -67,6 +67,35 @@ TOKEN_MARK = "<!--goldeval:token-->"
 MAX_BODY = 64 * 1024
 
 
+class BadBody(Exception):
+    """A POST whose body is not one JSON object of at most MAX_BODY bytes: the status to answer, and why."""
+
+    def __init__(self, status: HTTPStatus, message: str) -> None:
+        super().__init__(message)
+        self.status, self.message = status, message
+
+
+def json_body(headers: Any, rfile: Any, what: str) -> dict[str, Any]:
+    """The JSON object a POST carries (every page server reads its actions this way); BadBody otherwise:
+    not sent as JSON (415), a Content-Length that is not 1 to MAX_BODY bytes or not a number (413, never
+    a dropped connection and a traceback), not JSON or not an object (400)."""
+    if not headers.get("Content-Type", "").startswith("application/json"):
+        raise BadBody(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send JSON")
+    try:
+        length = int(headers.get("Content-Length") or 0)
+    except ValueError:
+        length = 0
+    if not 0 < length <= MAX_BODY:
+        raise BadBody(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"body must be 1 to {MAX_BODY} bytes")
+    try:
+        data = json.loads(rfile.read(length))
+    except ValueError as exc:
+        raise BadBody(HTTPStatus.BAD_REQUEST, str(exc)) from None
+    if not isinstance(data, dict):
+        raise BadBody(HTTPStatus.BAD_REQUEST, f"{what} must be a JSON object")
+    return data
+
+
 @dataclass
 class _Content:
     body: bytes
@@ -147,18 +176,11 @@ class _Handler(BaseHTTPRequestHandler):
             return self._json(HTTPStatus.NOT_FOUND, {"error": "label fixes are off: start goldeval serve with --golden"})
         if not hmac.compare_digest(self.headers.get(TOKEN_HEADER, ""), self.token):
             return self._json(HTTPStatus.FORBIDDEN, {"error": "forbidden: missing or wrong session token"})
-        if not self.headers.get("Content-Type", "").startswith("application/json"):
-            return self._json(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, {"error": "send JSON"})
         try:
-            length = int(self.headers.get("Content-Length") or 0)
-        except ValueError:
-            length = 0
-        if not 0 < length <= MAX_BODY:
-            return self._json(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, {"error": f"body must be 1 to {MAX_BODY} bytes"})
+            action = json_body(self.headers, self.rfile, "the fix")
+        except BadBody as bad:
+            return self._json(bad.status, {"error": bad.message})
         try:
-            action = json.loads(self.rfile.read(length))
-            if not isinstance(action, dict):
-                raise InputError("the fix must be a JSON object")
             fixes = self.lifecycle.apply(action)
         except (ValueError, GoldevalError) as exc:
             return self._json(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
