@@ -176,3 +176,16 @@ def test_a_run_or_statistics_that_cannot_be_kept_is_a_warning_not_a_failed_evalu
     assert "warning: bm25: the run was not kept for next time" in err
     assert "warning: the statistics were not kept for next time" in err
     assert card.retrievers[0].questions[0].rank is not None and compared.statistics is not None
+
+
+@pytest.mark.models
+def test_a_stored_dense_run_says_again_what_its_build_warned_about(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    long = Corpus({**{d: Document(d, t) for d, t in DOCS.items()},
+                   "long.md": Document("long.md", " ".join(f"word{i} stash changes" for i in range(400)))})
+    evaluate("dense:minilm", golden(), corpus=long, workspace=tmp_path)
+    first = capsys.readouterr().err
+    card = evaluate("dense:minilm", golden(), corpus=long, workspace=tmp_path)
+    second = capsys.readouterr().err
+    line = next(x for x in first.splitlines() if "longer than the model's window" in x)
+    assert line.startswith("goldeval: warning: dense:minilm: 1 of 4 passages are longer")
+    assert line in second.splitlines() and card.notes  # read, not rebuilt, and the warning still said

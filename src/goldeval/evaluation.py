@@ -136,6 +136,7 @@ def evaluate(
                     store.put(spec, run, config, time.perf_counter() - started)
             else:
                 run, config = stored.run(), dict(stored.config)
+                _said_again(str(spec), config)
                 if progress and store is not None:
                     print(f"goldeval: {spec}: stored run read from {store.store.folder} (nothing it depends on "
                           "changed; --no-cache searches again)", file=sys.stderr)
@@ -223,6 +224,17 @@ class _Runs:
     def note(self) -> str:
         return (f"{', '.join(self.served)}: results read from the workspace's stored runs ({self.store.folder}): "
                 "nothing they depend on changed; --no-cache searches again")
+
+
+def _said_again(spec: str, config: Mapping[str, Any]) -> None:
+    """What building the retriever warned about, said again for its stored run: the passages longer than
+    the model's window are as long as they were (`retrievers.long_documents`)."""
+    from goldeval.retrievers.long_documents import warning
+
+    report = config.get("long_documents")
+    line = warning(spec, report) if isinstance(report, dict) else None
+    if line:
+        print(line, file=sys.stderr)
 
 
 def machine() -> dict[str, Any]:
