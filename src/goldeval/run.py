@@ -5,10 +5,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+import numpy as np
+
+from goldeval.metrics.judge import gc_paused
 from goldeval.ranking import ranked
 from goldeval.types import PassageId, QuestionId
 
+if TYPE_CHECKING:
+    from goldeval.trecio import TrecTable
+
+SHARED = False
 Hits = list[tuple[PassageId, float]]
 """One question's results as (passage id, score) pairs in rank order."""
 
@@ -66,7 +74,49 @@ class Run:
     def read_trec(cls, path: str | Path, name: str | None = None) -> Run:
         """Read a TREC run file (`qid Q0 docno rank score tag`), as trec_eval reads it: the rank
         column is ignored, and a bad line is an InputError naming the file and the line."""
-        from goldeval.metrics.trec import read_run
+        from goldeval.trecio import read_run_table
 
-        scores, tag = read_run(path)
-        return cls.from_scores(name or tag or Path(path).stem, scores)
+        table = read_run_table(path)
+        name = name or table.tag or Path(path).stem
+        return cls.ranked_from(name, *_ranked_columns(table))  # the table is gone before the tuples are made
+
+    @classmethod
+    def ranked_from(cls, name: str, topics: list[QuestionId], bounds: list[int], ids: list[PassageId],
+                    scores: list[float]) -> Run:  # fmt: skip
+        """A Run of hits already in rank order, topic `topics[i]` holding `ids`/`scores[bounds[i]:bounds[i + 1]]`."""
+        run = cls(name)
+        with gc_paused():  # millions of tuples: the cyclic GC's passes over them would cost more than making them
+            for qid, a, b in zip(topics, bounds[:-1], bounds[1:], strict=True):
+                run.add_ranked(qid, list(zip(ids[a:b], scores[a:b], strict=True)))
+        return run
+
+
+def _ranked_columns(table: TrecTable) -> tuple[list[QuestionId], list[int], list[PassageId], list[float]]:
+    """The rows of a run table in rank order (`Run.ranked_from`'s arguments): sorted by topic (in order
+    of first appearance), then score descending, then, where a topic's scores tie, id descending, as
+    `goldeval.ranking.ranked` sorts them."""
+    ids = table.doc_id_objects()
+    table.drop_pages()
+    order = np.lexsort((-table.value, table.topic))  # stable: file order among equal scores, fixed below
+    topic, value = table.topic[order], table.value[order]
+    _ties_by_id(order, topic, value, ids)
+    starts = np.concatenate(([0], np.flatnonzero(topic[1:] != topic[:-1]) + 1))
+    topics = [table.topics[code] for code in topic[starts].tolist()]
+    return topics, [*starts.tolist(), len(order)], ids[order].tolist(), value.tolist()
+
+
+def _ties_by_id(order: np.ndarray, topic: np.ndarray, value: np.ndarray, ids: np.ndarray) -> None:
+    """Reorder, in place, each run of `order` tied on (topic, score) by id descending (the one rule's tie
+    break, `goldeval.ranking`): the tied ids are ranked once by Python's str order, then one lexsort."""
+    same = (topic[1:] == topic[:-1]) & (value[1:] == value[:-1])
+    if not same.any():
+        return
+    tied = np.zeros(len(order), dtype=bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    at = np.flatnonzero(tied)
+    group = (np.cumsum(~np.concatenate(([False], same))) - 1)[at]
+    names = ids[order[at]].tolist()
+    position = {s: i for i, s in enumerate(sorted(set(names)))}
+    rank = np.fromiter(map(position.__getitem__, names), dtype=np.int64, count=len(names))
+    order[at] = order[at][np.lexsort((-rank, group))]

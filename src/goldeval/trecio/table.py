@@ -62,22 +62,41 @@ class TrecTable:
         if isinstance(exporter, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
             exporter.madvise(mmap.MADV_DONTNEED)
 
-    def doc_ids(self) -> list[DocId]:
-        """Every row's doc id as str (UTF-8); an id that is not UTF-8 is an InputError naming its line."""
+    def doc_ids(self, which: np.ndarray | None = None) -> list[DocId]:
+        """Every row's doc id as str (UTF-8), or those of the rows `which`; an id that is not UTF-8 is an
+        InputError naming its line."""
+        which = np.arange(len(self)) if which is None else which
         out: list[str] = []
         step = 1 << 16
-        for begin in range(0, len(self), step):
-            rows = np.arange(begin, min(begin + step, len(self)))
+        for begin in range(0, len(which), step):
+            rows = which[begin : begin + step]
             length = self.doc_stop[rows] - self.doc_start[rows]
             ids = self.doc_bytes(rows, int(length.max()) + 1)
             ids[np.arange(len(rows)), length] = 10
             try:
                 out += ids[np.arange(ids.shape[1]) <= length[:, None]].tobytes().decode("utf-8").split("\n")[:-1]
             except UnicodeDecodeError as exc:
-                row = begin + int(np.searchsorted(np.cumsum(length + 1), exc.start, side="right"))
+                row = int(rows[np.searchsorted(np.cumsum(length + 1), exc.start, side="right")])
                 raise InputError(f"{self.kind} file is not UTF-8 text (in the doc id)", path=self.path,
                                  line=int(self.line[row]), hint="TREC files are plain text; save it as UTF-8") from None
         return out
+
+    def doc_id_objects(self) -> np.ndarray:
+        """Every row's doc id as str in an object array, one str per distinct id: a run holds each
+        document about once per topic that retrieved it, so 100k topics x 100 results decode and keep
+        about a tenth of the strings. Rows are grouped by their hash, and each row is checked byte for
+        byte against its group's first (a hash is only a shortcut); should two ids ever share a hash,
+        every row is decoded on its own instead."""
+        _, first, inverse = np.unique(self.doc_hash, return_index=True, return_inverse=True)
+        head = first[inverse.ravel()]
+        for begin in range(0, len(self), 1 << 20):  # in slices: bounded temporaries
+            rows = np.arange(begin, min(begin + (1 << 20), len(self)))
+            other = rows != head[rows]
+            if not self.same_docs(rows[other], self, head[rows][other]).all():  # pragma: no cover - a collision
+                return np.array(self.doc_ids(), dtype=object)
+        unique = np.empty(len(first), dtype=object)
+        unique[:] = self.doc_ids(first)
+        return unique[inverse.ravel()]
 
     def to_dict(self) -> dict[QuestionId, dict[DocId, float]] | dict[QuestionId, dict[DocId, int]]:
         """{topic: {doc: value}}, topics and docs in file order."""

@@ -1,0 +1,61 @@
+"""`Run.read_trec`: a TREC run file ranked by the one rule (`goldeval.ranking.ranked`), built from its
+columns without a dict per topic, and with one str per distinct id."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from goldeval.errors import InputError
+from goldeval.ranking import ranked
+from goldeval.run import Run
+
+
+def by_the_rule(lines: list[tuple[str, str, float]]) -> dict[str, list[tuple[str, float]]]:
+    """What the file means, ranked by `ranked` one topic at a time (topics in order of first appearance)."""
+    topics: dict[str, dict[str, float]] = {}
+    for topic, doc, score in lines:
+        topics.setdefault(topic, {})[doc] = score
+    return {t: ranked(docs) for t, docs in topics.items()}
+
+
+def write(path: Path, lines: list[tuple[str, str, float]]) -> Path:
+    path.write_text("".join(f"{t} Q0 {d} {i} {s!r} tag\n" for i, (t, d, s) in enumerate(lines, 1)), encoding="utf-8")
+    return path
+
+
+def test_ties_unordered_lines_and_split_topics_rank_as_the_rule(tmp_path: Path) -> None:
+    lines = [("q2", "b", 1.0), ("q1", "z", 0.5), ("q1", "a", 0.5), ("q2", "a", 1.0), ("q1", "é", 0.5),
+             ("q2", "c", 2.0), ("q1", "m", 0.0), ("q1", "n", -0.0), ("q2", "ab", 1.0), ("q1", "top", 3.0)]
+    run = Run.read_trec(write(tmp_path / "run.txt", lines))
+    assert run.name == "tag" and list(run.results) == ["q2", "q1"]  # topics in order of first appearance
+    assert run.results == by_the_rule(lines)
+    assert run.results["q1"][:4] == [("top", 3.0), ("é", 0.5), ("z", 0.5), ("a", 0.5)]  # ties: id descending
+    assert [d for d, _ in run.results["q1"][4:]] == ["n", "m"]  # 0.0 and -0.0 tie too
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_random_runs_with_many_ties_and_shared_ids_rank_as_the_rule(tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    docs = [f"doc-{rng.randrange(10 ** rng.randint(1, 6))}-{'x' * rng.randint(0, 12)}" for _ in range(300)]
+    lines = []
+    for t in range(40):
+        for doc in rng.sample(docs, rng.randint(1, 60)):
+            lines.append((f"t{rng.randint(0, 25)}" if seed % 2 else f"t{t}", doc, float(rng.randint(0, 6)) / 4))
+    unique = {(t, d): s for t, d, s in lines}  # a (topic, doc) pair once, as the file must have it
+    lines = [(t, d, s) for (t, d), s in unique.items()]
+    rng.shuffle(lines)
+    run = Run.read_trec(write(tmp_path / "run.txt", lines))
+    assert run.results == by_the_rule(lines) and list(run.results) == list(by_the_rule(lines))
+    ids = [d for hits in run.results.values() for d, _ in hits]
+    assert len({id(d) for d in ids}) == len(set(ids))  # one str object per distinct id
+
+
+def test_a_doc_id_that_is_not_utf8_names_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "run.txt"
+    path.write_bytes(b"q1 Q0 good 1 2.0 t\nq1 Q0 bad\xff 2 1.0 t\n")
+    with pytest.raises(InputError) as caught:
+        Run.read_trec(path)
+    assert caught.value.line == 2 and "not UTF-8" in str(caught.value)
