@@ -40,7 +40,7 @@ from goldeval.scorecard.curves import flips, metric_curves
 from goldeval.scorecard.model import RetrieverResult, RunIdentity, Scorecard
 from goldeval.scorecard.scoring import score_run
 from goldeval.store.workspace import Workspace
-from goldeval.textsafe import cut, warn
+from goldeval.textsafe import cut, recording, warn
 
 RetrieverLike = Retriever | Callable[[str, int], Any] | str
 """A Retriever, a `search_fn(question, k)`, a LangChain or LlamaIndex retriever object, or a spec string
@@ -127,16 +127,19 @@ def evaluate(
     try:
         for name, spec in named.items():
             started = time.perf_counter()
-            stored = store.get(spec) if store is not None and isinstance(spec, str) else None
+            key = store.key(spec) if store is not None and isinstance(spec, str) else None
+            stored = store.get(key) if store is not None and key else None
             if stored is None:
-                retriever = _build(spec, name, ctx, corpus, progress)
-                run = search_golden_set(retriever, golden_set, depth, progress)
+                with recording() as said:  # what building and searching warned about, said again when read back
+                    retriever = _build(spec, name, ctx, corpus, progress)
+                    run = search_golden_set(retriever, golden_set, depth, progress)
                 config = dict(getattr(retriever, "config", None) or {"spec": spec if isinstance(spec, str) else name})
-                if store is not None and isinstance(spec, str):
-                    store.put(spec, run, config, time.perf_counter() - started)
+                if store is not None and key:
+                    store.put(key, str(spec), run, config, time.perf_counter() - started, said)
             else:
                 run, config = stored.run(), dict(stored.config)
-                _said_again(str(spec), config)
+                for line in stored.warnings:
+                    warn(line)
                 if progress and store is not None:
                     print(f"goldeval: {spec}: stored run read from {store.store.folder} (nothing it depends on "
                           "changed; --no-cache searches again)", file=sys.stderr)
@@ -194,47 +197,35 @@ class _Runs:
 
     def __init__(self, ctx: BuildContext, golden: GoldenSet, passages: str, depth: int,
                  options: Mapping[str, object]) -> None:  # fmt: skip
-        self.store = RunStore.for_eval(Workspace(ctx.workspace))
         self.workspace = Workspace(ctx.workspace)
+        self.store = RunStore.for_eval(self.workspace)
         self.questions = questions_fingerprint({q.id: q.question for q in golden})
         self.passages, self.depth, self.options = passages, depth, dict(options)
         self.served: list[str] = []
 
     def key(self, spec: str) -> str | None:
+        """The stored-run key of `spec`, or None for a retriever whose runs are never kept."""
         if not cacheable(spec, self.options):
             return None
         return run_key(spec, passages=self.passages, questions=self.questions, depth=self.depth,
                        options=self.options, workspace=self.workspace)
 
-    def get(self, spec: str) -> StoredRun | None:
-        key = self.key(spec)
-        stored = self.store.get(key) if key else None
+    def get(self, key: str) -> StoredRun | None:
+        stored = self.store.get(key)
         if stored is not None:
-            self.served.append(spec)
+            self.served.append(stored.spec)
         return stored
 
-    def put(self, spec: str, run: Run, config: Mapping[str, Any], seconds: float) -> None:
+    def put(self, key: str, spec: str, run: Run, config: Mapping[str, Any], seconds: float, said: list[str]) -> None:
         """Keep a run that fully succeeded (a failed question may succeed next time: never stored)."""
-        key = self.key(spec)
-        if key and not run.errors:
+        if not run.errors:
             stored = StoredRun.from_run(run, spec=spec, depth=self.depth, config=config)
-            stored.cost, stored.machine = {"seconds": seconds}, machine()
+            stored.cost, stored.machine, stored.warnings = {"seconds": seconds}, machine(), list(said)
             self.store.put(key, stored)
 
     def note(self) -> str:
         return (f"{', '.join(self.served)}: results read from the workspace's stored runs ({self.store.folder}): "
                 "nothing they depend on changed; --no-cache searches again")
-
-
-def _said_again(spec: str, config: Mapping[str, Any]) -> None:
-    """What building the retriever warned about, said again for its stored run: the passages longer than
-    the model's window are as long as they were (`retrievers.long_documents`)."""
-    from goldeval.retrievers.long_documents import warning
-
-    report = config.get("long_documents")
-    line = warning(spec, report) if isinstance(report, dict) else None
-    if line:
-        print(line, file=sys.stderr)
 
 
 def machine() -> dict[str, Any]:

@@ -70,6 +70,8 @@ class StoredRun:
     latency_ms: dict[str, float] = field(default_factory=dict)
     """Milliseconds to answer each sampled question alone (`goldeval.sweep.cost`)."""
     machine: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    """What building and searching warned about (`textsafe.recording`), said again when the run is read."""
 
     def run(self) -> Run:
         return Run(self.spec, {q: list(h) for q, h in self.results.items()}, dict(self.errors))
@@ -78,7 +80,7 @@ class StoredRun:
         return {"format": FORMAT, "spec": self.spec, "depth": self.depth,
                 "results": {q: [[pid, score] for pid, score in hits] for q, hits in self.results.items()},
                 "errors": self.errors, "config": self.config, "cost": self.cost, "latency_ms": self.latency_ms,
-                "machine": self.machine}
+                "machine": self.machine, "warnings": self.warnings}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> StoredRun:
@@ -87,7 +89,8 @@ class StoredRun:
         results = {str(q): [(str(pid), float(score)) for pid, score in hits] for q, hits in data["results"].items()}
         return cls(str(data["spec"]), int(data["depth"]), results, dict(data.get("errors") or {}),
                    dict(data.get("config") or {}), dict(data.get("cost") or {}),
-                   {str(q): float(ms) for q, ms in (data.get("latency_ms") or {}).items()}, dict(data.get("machine") or {}))
+                   {str(q): float(ms) for q, ms in (data.get("latency_ms") or {}).items()}, dict(data.get("machine") or {}),
+                   [str(w) for w in data.get("warnings") or []])
 
     @classmethod
     def from_run(cls, run: Run, *, spec: str, depth: int, config: Mapping[str, Any] | None = None) -> StoredRun:

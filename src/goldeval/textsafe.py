@@ -10,7 +10,7 @@ surrogate that crashes the encoder, or HTML that closes a `<details>` in a pull-
   reaches the terminal as a command and the reader still sees that something odd was there;
 - `safe_console` is a rich Console that applies `clean` to every piece of text it prints (never to
   the styles rich adds itself), so a renderer cannot forget it;
-- `warn` prints one cleaned, cut `goldeval: warning:` line; `cut` keeps a long message to `limit`
+- `warn` prints one cleaned, cut `goldeval: warning:` line (and `recording` keeps those a block said); `cut` keeps a long message to `limit`
   characters and says how much was left out;
 - `md_text` and `md_code` put text into Markdown as text (HTML and Markdown syntax escaped) or as a
   code span that no backtick inside can close.
@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -59,9 +61,28 @@ def cut(text: str, limit: int = MESSAGE_LIMIT) -> str:
     return f"{text[:limit]}... ({len(text) - limit:,} more characters)"
 
 
+_RECORDERS: list[list[str]] = []
+
+
 def warn(message: str) -> None:
-    """Print `goldeval: warning: <message>` on stderr, cleaned (one line) and cut."""
-    print(f"goldeval: warning: {clean(message, limit=4 * MESSAGE_LIMIT)}", file=sys.stderr)
+    """Print `goldeval: warning: <message>` on stderr, cleaned (one line) and cut; a `recording` block
+    keeps it too."""
+    text = clean(message, limit=4 * MESSAGE_LIMIT)
+    print(f"goldeval: warning: {text}", file=sys.stderr)
+    for said in _RECORDERS:
+        said.append(text)
+
+
+@contextmanager
+def recording() -> Iterator[list[str]]:
+    """Every warning `warn` prints inside the block, also kept in the list it yields: what a result read
+    back later (a stored run) says again, as computing it did."""
+    said: list[str] = []
+    _RECORDERS.append(said)
+    try:
+        yield said
+    finally:
+        _RECORDERS.remove(said)
 
 
 def md_text(text: object, *, table: bool = False) -> str:

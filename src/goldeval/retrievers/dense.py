@@ -33,6 +33,7 @@ from goldeval.retrievers.options import Option, OptionSet, Values, split_spec
 from goldeval.run import Run
 from goldeval.store.cache import CacheStats, EmbeddingCache
 from goldeval.store.workspace import Workspace
+from goldeval.textsafe import warn
 from goldeval.types import QuestionId
 
 OPTIONS = OptionSet("dense", "dense:MODEL[?backend=exact|ann|pgvector&batch_size=N&threads=N&long=max|truncate]", (
@@ -87,7 +88,7 @@ class DenseRetriever:
             self.config["long_documents"] = self.windows.report
             line = warning(self.name, self.windows.report)
             if line:
-                print(line, file=sys.stderr)
+                warn(line)
         if passages:
             self.index.add(self.passage_ids, self.vectors)
         self.ann_recall: float | None = None

@@ -102,10 +102,10 @@ def _report(model: str, window: int, mode: str, n: int, long: int, tokens: int, 
 
 
 def warning(name: str, report: dict[str, object]) -> str | None:
-    """The stderr line: how many passages are long, how much a truncating model never reads, what is done."""
+    """The warning: how many passages are long, how much a truncating model never reads, what is done."""
     if not report.get("long"):
         return None
-    head = (f"goldeval: warning: {name}: {report['long']} of {report['passages']} passages are longer than the "
+    head = (f"{name}: {report['long']} of {report['passages']} passages are longer than the "
             f"model's window of {report['window']} tokens; truncated, {report['unseen_if_truncated']:,} of their "
             f"{report['tokens']:,} tokens ({float(report['share_unseen_if_truncated']):.0%}) would never be seen")  # type: ignore[arg-type]
     if report["scoring"] == "max":
