@@ -214,11 +214,12 @@ def screenshot(page: Any, name: str) -> Path:
 
 
 @contextmanager
-def serving(payload_or_source: Any) -> Iterator[str]:
-    """A scorecard server for a payload (or a `ResultsFiles`) in a thread; yields its address."""
+def serving(payload_or_source: Any, **options: Any) -> Iterator[str]:
+    """A scorecard server for a payload (or a `ResultsFiles`) in a thread, with `make_server`'s `options`
+    (golden=, workspace=, judge=); yields its address."""
     from goldeval.web.server import make_server, start_in_thread
 
-    srv = make_server(payload_or_source, port=0)
+    srv = make_server(payload_or_source, port=0, **options)
     thread = start_in_thread(srv)
     try:
         yield srv.url

@@ -6,13 +6,13 @@ computes nothing, so each shown value is compared with what Python wrote."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from browser_fixtures import ARTIFACTS, browser, open_page, page, screenshot, set_k, wait_until  # noqa: F401 - fixtures
+from browser_fixtures import ARTIFACTS, browser, open_page, page, screenshot, serving, set_k, wait_until  # noqa: F401 - fixtures
 from goldeval.golden.changelog import read_changes
 from goldeval.golden.io import load_golden
 from goldeval.report.lifecycle import leakage_view
@@ -22,19 +22,9 @@ from lifecycle_fixtures import World, card_of, world  # noqa: F401 - fixture
 pytestmark = pytest.mark.browser
 
 
-@contextmanager
-def served(results: Path, **options: Any) -> Iterator[str]:
+def served(results: Path, **options: Any) -> AbstractContextManager[str]:
     """`goldeval serve RESULTS [--golden G] [--workspace W]` in a thread."""
-    from goldeval.web.server import make_server, start_in_thread
-
-    srv = make_server(ResultsFiles([results]), port=0, **options)
-    thread = start_in_thread(srv)
-    try:
-        yield srv.url
-    finally:
-        srv.shutdown()
-        srv.server_close()
-        thread.join(timeout=5)
+    return serving(ResultsFiles([results]), **options)
 
 
 @contextmanager
