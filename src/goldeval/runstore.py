@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -27,13 +26,11 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from goldeval.errors import WriteError
 from goldeval.retrievers.base import declared_options, spec_prefix
 from goldeval.retrievers.options import split_spec
 from goldeval.run import Hits, Run
-from goldeval.store.atomic import write_atomic
+from goldeval.store.kept import read_kept, write_kept
 from goldeval.store.workspace import Workspace
-from goldeval.textsafe import warn
 
 FORMAT = 1
 """Bumped when the stored layout changes, so old files are misses rather than misreads."""
@@ -109,22 +106,11 @@ class RunStore:
 
     def get(self, key: str) -> StoredRun | None:
         path = self.path(key)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            return StoredRun.from_dict(data)
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            print(f"goldeval: stored run {path} is unreadable; searching again", file=sys.stderr)
-            return None
+        return read_kept(path, f"stored run {path} is unreadable; searching again", StoredRun.from_dict)
 
     def put(self, key: str, run: StoredRun) -> None:
-        """Keep `run`; a run that cannot be written (a full disk, a file-size limit) is a warning: it only
-        means searching again next time, never a failed evaluation."""
-        try:
-            write_atomic(self.path(key), json.dumps(run.to_dict(), ensure_ascii=False, separators=(",", ":")))
-        except (OSError, WriteError) as exc:
-            warn(f"{run.spec}: the run was not kept for next time: {exc}")
+        """Keep `run`; one that cannot be written is a warning (`store.kept`), never a failed evaluation."""
+        write_kept(self.path(key), run.to_dict(), f"{run.spec}: the run was not kept for next time")
 
     def path(self, key: str) -> Path:
         return self.folder / f"{key}.json"

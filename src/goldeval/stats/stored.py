@@ -12,22 +12,18 @@ computed and written again.
 
 from __future__ import annotations
 
-import json
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from goldeval.corpus.model import Passage
-from goldeval.errors import WriteError
 from goldeval.golden.model import GoldenSet
 from goldeval.runstore import content_key, source_digest
 from goldeval.scorecard.io import scorecard_to_dict
 from goldeval.scorecard.model import Scorecard
 from goldeval.scorecard.statistics import Statistics
-from goldeval.store.atomic import write_atomic
+from goldeval.store.kept import read_kept, write_kept
 from goldeval.store.workspace import Workspace
-from goldeval.textsafe import warn
 
 FORMAT = 1
 
@@ -50,27 +46,31 @@ def stats_key(card: Scorecard, settings: Mapping[str, Any], passages: Sequence[P
 def read_stats(workspace: str | Path, key: str, card: Scorecard) -> bool:
     """Fill `card` with the statistics kept under `key`; False when none are (or they do not read)."""
     path = _path(workspace, key)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if data.get("format") != FORMAT:
-            return False
-        statistics = Statistics.from_dict(data["statistics"])
-        intervals, diagnosis = data["intervals"], data["diagnosis"]
-        for r in card.retrievers:
-            r.intervals = {m: (float(v[0]), float(v[1])) for m in r.metrics if (v := intervals[r.name].get(str(m)))}
-            for q in r.questions:
-                q.diagnosis = diagnosis[r.name].get(q.id)
-    except FileNotFoundError:
+    kept = read_kept(path, f"kept statistics {path} do not read; computing them again", lambda d: _parse(d, card))
+    if kept is None:
         return False
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        print(f"goldeval: kept statistics {path} do not read; computing them again", file=sys.stderr)
-        return False
+    statistics, intervals, diagnosis = kept
+    for r, shown, said in zip(card.retrievers, intervals, diagnosis, strict=True):
+        r.intervals = shown
+        for q in r.questions:
+            q.diagnosis = said.get(q.id)
     card.statistics = statistics
     return True
 
 
+def _parse(data: dict[str, Any], card: Scorecard) -> tuple[Statistics, list[dict[Any, tuple[float, float]]],
+                                                          list[dict[str, Any]]]:  # fmt: skip
+    """The kept statistics, and each retriever's intervals and diagnoses, read whole before `card` changes."""
+    if data.get("format") != FORMAT:
+        raise ValueError(f"kept statistics format {data.get('format')!r}, expected {FORMAT}")
+    intervals = [{m: (float(v[0]), float(v[1])) for m in r.metrics if (v := data["intervals"][r.name].get(str(m)))}
+                 for r in card.retrievers]
+    diagnosis = [dict(data["diagnosis"][r.name]) for r in card.retrievers]
+    return Statistics.from_dict(data["statistics"]), intervals, diagnosis
+
+
 def write_stats(workspace: str | Path, key: str, card: Scorecard) -> None:
-    """Keep the statistics `compare` filled into `card`."""
+    """Keep the statistics `compare` filled into `card` (a warning when they cannot be: `store.kept`)."""
     if card.statistics is None:
         return
     data = {
@@ -80,10 +80,7 @@ def write_stats(workspace: str | Path, key: str, card: Scorecard) -> None:
         "diagnosis": {r.name: {q.id: q.diagnosis for q in r.questions if q.diagnosis is not None}
                       for r in card.retrievers},
     }
-    try:
-        write_atomic(_path(workspace, key), json.dumps(data, ensure_ascii=False, separators=(",", ":")))
-    except (OSError, WriteError) as exc:  # a cache: failing to keep it only costs resampling next time
-        warn(f"the statistics were not kept for next time: {exc}")
+    write_kept(_path(workspace, key), data, "the statistics were not kept for next time")
 
 
 def _path(workspace: str | Path, key: str) -> Path:

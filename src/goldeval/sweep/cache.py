@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from typing import Any
 from goldeval.corpus.model import Corpus, Passage
 from goldeval.runstore import FORMAT, RunStore, StoredRun, content_key
 from goldeval.store.atomic import write_atomic
+from goldeval.store.kept import read_kept
 from goldeval.store.workspace import Workspace
 
 
@@ -83,14 +83,7 @@ class SweepCache:
     # --- files -----------------------------------------------------------------------------------
 
     def _read(self, path: Path) -> dict[str, Any] | None:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError):
-            print(f"goldeval: sweep cache file {path} is unreadable; computing it again", file=sys.stderr)
-            return None
-        return data if isinstance(data, dict) else None
+        return read_kept(path, f"sweep cache file {path} is unreadable; computing it again")
 
     def _write(self, path: Path, data: Mapping[str, Any]) -> None:
         write_atomic(path, json.dumps(data, ensure_ascii=False, separators=(",", ":")))
