@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+import numpy as np
+
 
 def ranked(scores: Mapping[str, float] | Iterable[tuple[str, float]]) -> list[tuple[str, float]]:
     """Return (id, score) pairs in rank order: score descending, ties by id descending."""
@@ -21,5 +23,27 @@ def _rank_key(item: tuple[str, float]) -> tuple[float, str]:
     return (item[1], item[0])
 
 
-# The vectorised form of the same rule, for the metric engine's many lists at once, is
-# `goldeval.metrics.ranks.above_and_tied` (scores) plus an id comparison only where scores tie.
+def ranked_rows(groups: np.ndarray, scores: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Row indices of many lists at once (row i: list `groups[i]`, `scores[i]`, str `ids[i]`), each list
+    in the order `ranked` gives it, lists by ascending group: score descending, then, where scores tie,
+    id descending. Ties are rare: only the tied ids are ranked, once, by Python's str order (the
+    comparison `ranked` makes), then one lexsort orders them."""
+    order = np.lexsort((-scores, groups))
+    group, value = groups[order], scores[order]
+    same = (group[1:] == group[:-1]) & (value[1:] == value[:-1])
+    if not same.any():
+        return order
+    tied = np.zeros(len(order), dtype=bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    at = np.flatnonzero(tied)
+    run_of = (np.cumsum(~np.concatenate(([False], same))) - 1)[at]
+    names = ids[order[at]].tolist()
+    position = {s: i for i, s in enumerate(sorted(set(names)))}
+    rank = np.fromiter(map(position.__getitem__, names), dtype=np.int64, count=len(names))
+    order[at] = order[at][np.lexsort((-rank, run_of))]
+    return order
+
+
+# The metric engine's form of the same rule, which counts the scores above each judged document instead
+# of ordering whole lists, is `goldeval.metrics.ranks.above_and_tied` plus an id comparison where they tie.

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from goldeval.metrics.judge import gc_paused
-from goldeval.ranking import ranked
+from goldeval.ranking import ranked, ranked_rows
 from goldeval.types import PassageId, QuestionId
 
 if TYPE_CHECKING:
@@ -97,26 +97,8 @@ def _ranked_columns(table: TrecTable) -> tuple[list[QuestionId], list[int], list
     `goldeval.ranking.ranked` sorts them."""
     ids = table.doc_id_objects()
     table.drop_pages()
-    order = np.lexsort((-table.value, table.topic))  # stable: file order among equal scores, fixed below
+    order = ranked_rows(table.topic, table.value, ids)
     topic, value = table.topic[order], table.value[order]
-    _ties_by_id(order, topic, value, ids)
     starts = np.concatenate(([0], np.flatnonzero(topic[1:] != topic[:-1]) + 1))
     topics = [table.topics[code] for code in topic[starts].tolist()]
     return topics, [*starts.tolist(), len(order)], ids[order].tolist(), value.tolist()
-
-
-def _ties_by_id(order: np.ndarray, topic: np.ndarray, value: np.ndarray, ids: np.ndarray) -> None:
-    """Reorder, in place, each run of `order` tied on (topic, score) by id descending (the one rule's tie
-    break, `goldeval.ranking`): the tied ids are ranked once by Python's str order, then one lexsort."""
-    same = (topic[1:] == topic[:-1]) & (value[1:] == value[:-1])
-    if not same.any():
-        return
-    tied = np.zeros(len(order), dtype=bool)
-    tied[1:] |= same
-    tied[:-1] |= same
-    at = np.flatnonzero(tied)
-    group = (np.cumsum(~np.concatenate(([False], same))) - 1)[at]
-    names = ids[order[at]].tolist()
-    position = {s: i for i, s in enumerate(sorted(set(names)))}
-    rank = np.fromiter(map(position.__getitem__, names), dtype=np.int64, count=len(names))
-    order[at] = order[at][np.lexsort((-rank, group))]
