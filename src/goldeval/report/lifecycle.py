@@ -140,7 +140,6 @@ def trend_view(workspace: str | Path, metrics: Sequence[str], *, version: int | 
     same for every frozen version with runs (`by_version`, the newest `MAX_VERSIONS`), for the page's
     version picker. None when the workspace has no history; `{"error": ...}` when it cannot be read."""
     from goldeval.history.db import History
-    from goldeval.history.trend import trend_payload
 
     history = History.of(workspace)
     if not history.path.is_file() or not metrics:
@@ -151,15 +150,21 @@ def trend_view(workspace: str | Path, metrics: Sequence[str], *, version: int | 
             return None
         if version is not None and not any(r.golden_version == version for r in runs):
             version = None
-        trends = {m: _chart(trend_payload(history, metric=m, version=version)) for m in dict.fromkeys(metrics)}
         frozen = sorted({r.golden_version for r in runs if r.golden_version is not None}, reverse=True)
-        by_version = {str(v): {m: _chart(trend_payload(history, metric=m, version=v)) for m in dict.fromkeys(metrics)}
-                      for v in frozen[:MAX_VERSIONS]}
+        by_version = {str(v): _trends(history, metrics, v) for v in frozen[:MAX_VERSIONS]}
+        shown = version if version is not None else frozen[0] if frozen else None  # `trend_payload`'s choice
+        trends = by_version.get(str(shown)) or _trends(history, metrics, version)
     except InputError as exc:
         return {"error": str(exc)}
     first = trends[next(iter(trends))]
     return {"metrics": list(trends), "trends": trends, "golden_version": first["golden_version"],
             "versions": [int(v) for v in by_version], "by_version": by_version, "history": str(history.path)}
+
+
+def _trends(history: Any, metrics: Sequence[str], version: int | None) -> dict[str, dict[str, Any]]:
+    from goldeval.history.trend import trend_payload
+
+    return {m: _chart(trend_payload(history, metric=m, version=version)) for m in dict.fromkeys(metrics)}
 
 
 def _chart(trend: dict[str, Any]) -> dict[str, Any]:
