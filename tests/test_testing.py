@@ -12,6 +12,7 @@ import pytest
 import goldeval
 from golden_factory import make_golden
 from goldeval.corpus.model import Corpus, Document
+from goldeval.errors import InputError
 from goldeval.testing import RegressionError, assert_no_regression
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,9 +34,12 @@ def card(misses: set[int], name: str = "search") -> goldeval.Scorecard:
 
 
 def test_the_same_retrieval_passes_and_says_so() -> None:
-    checks = assert_no_regression(card({1, 2}), card({1, 2}), metric="hit@5", resamples=500)
-    assert [c.worse for c in checks] == [False]
-    assert "tie on hit@5" in checks[0].result.verdict
+    report = assert_no_regression(card({1, 2}), card({1, 2}), metric="hit@5", resamples=500)
+    assert report is not None and report.gate is not None and report.gate.status == "passed"
+    assert [c.worse for c in report.gate.checks] == [False]
+    assert "tie on hit@5" in report.gate.checks[0].result.verdict
+    assert report.gate.reason == ("gate passed: nothing is worse than its baseline on hit@5 beyond noise "
+                                  "(results/search vs baseline/search)")
 
 
 def test_a_drop_beyond_noise_fails_with_both_directions() -> None:
@@ -48,7 +52,8 @@ def test_a_drop_beyond_noise_fails_with_both_directions() -> None:
 
 
 def test_one_unlucky_question_is_noise() -> None:
-    assert not assert_no_regression(card({1, 2}), card({1}), metric="hit@5", resamples=500)[0].worse
+    report = assert_no_regression(card({1, 2}), card({1}), metric="hit@5", resamples=500)
+    assert report is not None and report.gate is not None and not report.gate.checks[0].worse
 
 
 def test_the_baseline_file_is_written_on_request_and_read_back(tmp_path: Path, monkeypatch) -> None:
@@ -56,21 +61,24 @@ def test_the_baseline_file_is_written_on_request_and_read_back(tmp_path: Path, m
     with pytest.raises(RegressionError, match="no baseline at .*baseline.json: run once with GOLDEVAL_UPDATE_BASELINE=1"):
         assert_no_regression(card(set()), baseline)
     monkeypatch.setenv("GOLDEVAL_UPDATE_BASELINE", "1")
-    assert assert_no_regression(card(set()), baseline) == [] and baseline.exists()
+    assert assert_no_regression(card(set()), baseline) is None and baseline.exists()
     monkeypatch.delenv("GOLDEVAL_UPDATE_BASELINE")
     with pytest.raises(RegressionError):
         assert_no_regression(card(set(range(20))), baseline, resamples=500)
 
 
-def test_errors_and_unpaired_retrievers_make_the_gate_fail() -> None:
+def test_errors_fail_the_gate_and_unpaired_retrievers_are_bad_input() -> None:
     def broken(question: str, k: int) -> list[str]:
         raise RuntimeError("index offline")
 
     errored = goldeval.evaluate({"search": broken}, GOLDEN, corpus=DOCS, k=(1, 5))
-    with pytest.raises(RegressionError, match=r"cannot be trusted: the retriever errored on results/search \(40"):
+    with pytest.raises(RegressionError, match=r"cannot be trusted: the retriever errored on some questions of "
+                                              r"results/search \(40\)") as caught:
         assert_no_regression(errored, card(set()))
+    assert caught.value.report is not None and caught.value.report.gate.status == "untrusted"
     two = goldeval.evaluate({"a": finder(set()), "b": finder(set())}, GOLDEN, corpus=DOCS, k=(1, 5))
-    with pytest.raises(RegressionError, match="nothing to gate: no retriever of the results has a namesake"):
+    # bad input, as `goldeval compare --fail-if-worse` exits 2 on it (issue 18: one gate)
+    with pytest.raises(InputError, match="no retriever of the later files has a baseline of the same name"):
         assert_no_regression(two, card(set()))
 
 

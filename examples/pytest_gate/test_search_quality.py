@@ -5,7 +5,10 @@
 
 `search` stands for your own search function (here a word-overlap search over the example corpus);
 the golden set and corpus are goldeval's examples. The gate is `goldeval compare --fail-if-worse` as a
-function: a change that loses questions beyond noise fails, a lucky or unlucky question or two does not.
+function (both call `goldeval.compare_results`, so they agree on the same files): a change that loses
+questions beyond noise fails, a lucky or unlucky question or two does not. The two runs are compared on
+the questions they share unchanged; a question added to or removed from the golden set since the
+baseline is left out and named in a warning.
 The golden set decides how small a drop can be told from noise: with these 9 questions only a search
 that loses most of them fails; with a few hundred, a few points do.
 """

@@ -3,37 +3,17 @@
 It leads with what changed (each paired retriever on the lead metric: before -> after, the difference
 and whether it is beyond noise), then the flipped questions, then what the reader must know (shared
 questions across golden-set versions, configuration changes, unpaired retrievers); every other metric
-is folded away. Computes nothing: it formats a `Comparison` and the `goldeval.history.changes` data.
+is folded away. Computes nothing: it formats the `ChangeReport` of `goldeval.stats.change.compare_results`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-
-from goldeval.history.changes import Flips, Shared
-from goldeval.metrics.definitions import Metric
-from goldeval.scorecard.statistics import Comparison, MetricComparison
+from goldeval.scorecard.statistics import MetricComparison
+from goldeval.stats.change import ChangeReport
 from goldeval.textsafe import md_code, md_text
 
 MAX_FLIPS = 10
 """Questions listed per direction and retriever; the rest are counted."""
-
-
-@dataclass
-class ChangeReport:
-    """Everything the comment shows, computed by the caller."""
-
-    comparison: Comparison
-    baseline: str
-    candidate: str
-    metric: Metric
-    flips: list[Flips] = field(default_factory=list)
-    shared: Shared | None = None
-    config: Mapping[str, list[str]] = field(default_factory=dict)
-    """Candidate system -> its configuration changes against the baseline."""
-    others: list[Metric] = field(default_factory=list)
-    """Further metrics shown when their difference is beyond noise (the headline ones)."""
 
 
 def outcome(r: MetricComparison) -> str:
@@ -67,7 +47,8 @@ def flip_lines(report: ChangeReport, *, markdown: bool) -> list[str]:
     lines = []
     for f in report.flips:
         name = f.candidate.split("/", 1)[-1]
-        for verb, questions in (("now finds", f.found), ("now misses", f.lost)):
+        verbs = ("now finds", "now misses") if f.metric.name == "hit" else (f"better on {f.metric} for", f"worse on {f.metric} for")
+        for verb, questions in zip(verbs, (f.found, f.lost), strict=True):
             if not questions:
                 continue
             shown = [f"{q.id} “{_short(q.question)}”" for q in questions[:MAX_FLIPS]]
