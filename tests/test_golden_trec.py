@@ -181,12 +181,13 @@ def test_no_common_topic_ids(tmp_path: Path) -> None:
         load_trec_golden(qrels, topics)
 
 
-def test_export_qrels_writes_every_judgment_grade_0_included(tmp_path: Path) -> None:
+def test_export_qrels_writes_every_judgment_grade_0_included_and_leaves_off_topic_questions_out(tmp_path: Path) -> None:
+    # regression (issue 18): off-topic `c`'s grade-0 judgment became a TREC topic that scored 0 in trec_eval
     golden = GoldenSet([Question("a", "q?"), Question("b", "off?", "off_topic"), Question("c", "off too", "off_topic")],
                        Qrels.from_grades({"a": {"x.md": 1, "y.md#2": 3, "z.md": 0}, "c": {"w.md": 0}}))
     out = tmp_path / "out.qrels"
-    write_trec_qrels(golden, out)
-    assert out.read_text(encoding="utf-8") == "a 0 x.md 1\na 0 y.md#2 3\na 0 z.md 0\nc 0 w.md 0\n"
+    assert write_trec_qrels(golden, out) == ["b", "c"]
+    assert out.read_text(encoding="utf-8") == "a 0 x.md 1\na 0 y.md#2 3\na 0 z.md 0\n"
 
 
 def test_export_refuses_ids_with_whitespace(tmp_path: Path) -> None:

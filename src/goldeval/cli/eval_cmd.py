@@ -43,6 +43,8 @@ examples:
   goldeval eval --corpus docs/ --golden golden.jsonl --retriever bm25 --retriever dense:minilm \\
       --k 1,5,10 --misses --json results.json
   goldeval eval --corpus docs/ --golden golden.jsonl --retriever mysearch:search --level chunk
+  goldeval eval --corpus docs/ --golden golden.jsonl --qrels golden.qrels --run bm25.run
+  goldeval trec -c -m success.5 -m recip_rank golden.qrels bm25.run    the same hit@5 and MRR
 """
 
 
@@ -61,6 +63,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", metavar="OUT", type=Path, help="write the full results (documented in docs/results-json.md) to OUT, atomically")
     parser.add_argument("--markdown", metavar="OUT", type=Path, help="write the scorecard as Markdown (for a pull-request comment) to OUT")
     parser.add_argument("--details", action="store_true", help="print every comparison metric, the by-tag breakdown and off-topic score ranges")
+    parser.add_argument("--qrels", metavar="OUT", type=Path, help="write the judgments as scored (answerable questions, at --level) as TREC qrels to OUT")
+    parser.add_argument("--run", metavar="OUT", type=Path, help="write each retriever's ranking as scored, to the full --depth, as a TREC run to OUT "
+                        "(OUT.NAME for several retrievers); `goldeval trec -c QRELS OUT` gives back the evaluation's numbers")
     parser.set_defaults(func=run)
 
 
@@ -204,9 +209,27 @@ def run(args: argparse.Namespace) -> int:
 
         write_atomic(args.markdown, scorecard_markdown(card))
         print(f"goldeval: wrote {args.markdown}", file=sys.stderr)
+    _export(args, card)
     _record(card, args.workspace)
     render(card, show_misses=args.misses, details=args.details)
     return exit_code(card)
+
+
+def _export(args: argparse.Namespace, card: Scorecard) -> None:
+    """--qrels and --run: TREC files that give back the evaluation's numbers; what they leave out, on stderr."""
+    from goldeval.scorecard.export import left_out, run_paths, write_qrels, write_run
+
+    notes: list[str] = []
+    if args.qrels:
+        write_qrels(card, args.qrels)
+        print(f"goldeval: wrote {args.qrels}", file=sys.stderr)
+    if args.run:
+        for result, path in zip(card.retrievers, run_paths(args.run, [r.name for r in card.retrievers]), strict=True):
+            notes += write_run(result, path)
+            print(f"goldeval: wrote {path} ({result.name}, to depth {card.depth})", file=sys.stderr)
+    if args.qrels or args.run:
+        for note in [*left_out(card), *notes]:
+            print(f"goldeval: TREC export: {note}", file=sys.stderr)
 
 
 def exit_code(card: Scorecard) -> int:
@@ -241,7 +264,7 @@ def preflight(args: argparse.Namespace) -> None:
     from goldeval.store.atomic import check_writable
     from goldeval.store.workspace import Workspace
 
-    for flag in ("json", "markdown"):
+    for flag in ("json", "markdown", "qrels", "run"):
         out = getattr(args, flag, None)
         if out is not None:
             check_writable(out, what=f"--{flag} output")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -47,10 +48,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     imp.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     imp.set_defaults(func=run_import)
 
-    exp = actions.add_parser("export", help="write TREC qrels (and topics) from a golden set")
+    exp = actions.add_parser("export", help="write TREC qrels (and topics) from a golden set",
+                             description="Write the answerable questions' judgments as TREC qrels (off-topic "
+                             "questions are left out, and said on stderr: TREC has no intent). For qrels at the "
+                             "evaluation's level and the full-depth run of each retriever, use `goldeval eval "
+                             "--qrels FILE --run FILE`.")
     exp.add_argument("golden", type=Path)
     exp.add_argument("--qrels", type=Path, required=True, help="qrels file to write")
-    exp.add_argument("--topics", type=Path, help="also write the questions as qid<TAB>text topics")
+    exp.add_argument("--topics", type=Path, help="also write the questions as qid<TAB>text topics (off-topic ones "
+                     "included: a topic without judgments is unjudged in TREC)")
     exp.add_argument("--force", action="store_true", help="overwrite existing files")
     exp.set_defaults(func=run_export)
 
@@ -110,14 +116,15 @@ def run_export(args: argparse.Namespace) -> int:
         if path is not None:
             _refuse_overwrite(path, args.force)
     golden = load_golden(args.golden)
-    write_trec_qrels(golden, args.qrels)
+    left_out = write_trec_qrels(golden, args.qrels)
     if args.topics is not None:
         write_trec_topics(golden, args.topics)
-    judged = sum(1 for q in golden if golden.grades(q.id))
-    lost = sum(1 for q in golden.off_topic if not golden.grades(q.id))
-    print(f"wrote {args.qrels}: {len(golden.qrels)} judgments of {judged} question(s)"
-          + (f"; {lost} off-topic question(s) have no judgments to write (TREC files cannot hold them)"
-             if lost else ""))
+    written = sum(len(golden.grades(q.id)) for q in golden.answerable)
+    print(f"wrote {args.qrels}: {written} judgments of {len(golden.answerable)} question(s)")
+    if left_out:  # TREC files have no comment lines (trec_eval refuses them): said here, on stderr
+        print(f"goldeval: {args.qrels}: {len(left_out)} off-topic question(s) left out ({', '.join(left_out[:5])}"
+              + (f" and {len(left_out) - 5} more" if len(left_out) > 5 else "")
+              + "): TREC has no intent, and `goldeval eval` never averages them in", file=sys.stderr)
     return 0
 
 

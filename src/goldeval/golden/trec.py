@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from goldeval.corpus.files import read_input_text
@@ -100,33 +100,42 @@ def load_trec_golden(qrels_path: str | Path, topics_path: str | Path, *, field: 
                      notes=f"Imported from TREC qrels {qrels_path} and topics {topics_path} ({field}).")
 
 
-def write_trec_qrels(golden: GoldenSet, path: str | Path) -> None:
-    """Write `qid 0 docno rel` lines for every judgment, grade 0 and below included, atomically.
+def write_trec_qrels(golden: GoldenSet, path: str | Path) -> list[QuestionId]:
+    """Write `qid 0 docno rel` lines for every judgment of the answerable questions, grade 0 and below
+    included, atomically; return the off-topic questions left out.
 
-    TREC has no notion of intent: an off-topic question without judgments has no line to write, so
-    it does not survive the export, and one with judged-non-relevant documents comes back answerable.
+    TREC has no notion of intent: an off-topic question's judged-not-relevant documents would come back
+    as an answerable topic that scores 0, so `trec_eval` would average it in where `goldeval eval`
+    never does (issue 18). Its grades stay in the golden set; the caller says what was left out.
     """
-    _check_tokens(golden, path)
-    lines = [f"{q.id} 0 {j.doc_id} {j.grade}\n" for q in golden for j in golden.qrels.judgments(q.id)]
-    atomic_write_text(path, "".join(lines))
+    judged = {q.id: golden.grades(q.id) for q in golden.answerable}
+    check_trec_ids([(q.id, list(judged[q.id]), q.line) for q in golden.answerable], path, source=golden.path)
+    atomic_write_text(path, qrels_text(judged))
+    return [q.id for q in golden.off_topic]
+
+
+def qrels_text(judged: Mapping[QuestionId, Mapping[DocId, int]]) -> str:
+    """`qid 0 docno grade` lines, questions and documents in the order given (ids checked by the caller)."""
+    return "".join(f"{qid} 0 {doc} {grade}\n" for qid, grades in judged.items() for doc, grade in grades.items())
 
 
 def write_trec_topics(golden: GoldenSet, path: str | Path) -> None:
     """Write the questions as `qid<TAB>text` topics, atomically (whitespace runs become one space)."""
-    _check_tokens(golden, path, expected=False)
+    check_trec_ids([(q.id, [], q.line) for q in golden], path, source=golden.path)
     atomic_write_text(path, "".join(f"{q.id}\t{' '.join(q.question.split())}\n" for q in golden))
 
 
-def _check_tokens(golden: GoldenSet, path: str | Path, *, expected: bool = True) -> None:
-    """TREC files are whitespace-separated: an id containing whitespace cannot be written."""
+def check_trec_ids(rows: Iterable[tuple[QuestionId, Sequence[str], int | None]], path: str | Path, *,
+                   source: str | Path | None = None) -> None:
+    """TREC files are whitespace-separated: refuse (every problem at once) a question id or document id
+    of `rows` (question id, its ids, its line in `source`) that is empty or holds whitespace."""
     problems = []
-    for q in golden:
-        ids = [q.id, *golden.grades(q.id)] if expected else [q.id]
-        for value in ids:
+    for qid, docs, line in rows:
+        for value in (qid, *docs):
             if not value or len(value.split()) != 1 or value.split()[0] != value:
                 problems.append(InputError(
-                    f"id {value!r} of question `{q.id}` is empty or contains whitespace, which TREC "
-                    "files cannot hold", path=golden.path or None, line=q.line, value=value,
+                    f"id {value!r} of question `{qid}` is empty or contains whitespace, which TREC "
+                    "files cannot hold", path=source or None, line=line, value=value,
                     hint="rename it without spaces",
                 ))
     if problems:

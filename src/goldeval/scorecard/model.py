@@ -81,6 +81,11 @@ class RetrieverResult:
     ranges: dict[Metric, tuple[float, float]] = field(default_factory=dict)
     """Metric -> (low, high): its mean if every unjudged passage in the top k were not relevant, and
     if every one were relevant. A wide range: the conclusion depends on what nobody judged."""
+    scored: dict[str, tuple[dict[str, int], list[tuple[str, float]]]] = field(
+        default_factory=dict, repr=False, compare=False)
+    """In memory only, never in the results JSON: per answerable question, the judged ids at the
+    evaluation's level and the whole ranking (to the retrieved depth) as the metric engine scored it,
+    with TREC-writable ids (`scorecard.export`: `goldeval eval --run/--qrels`)."""
 
     @property
     def answerable(self) -> list[QuestionResult]:

@@ -20,6 +20,9 @@ from goldeval.metrics.judged import judged_coverage
 from goldeval.run import Run
 from goldeval.scorecard.model import Hit, QuestionResult, RetrieverResult
 
+REPEAT = "\x00repeat:"
+"""Prefix of the ranking key of a result that counts for a key already seen: never relevant, unjudged."""
+
 
 def score_run(
     name: str, run: Run, golden: GoldenSet, metrics: list[Metric], level: str,
@@ -42,6 +45,7 @@ def score_run(
         per_q.append((q, judged, ranks))
     answerable = [q.id for q in golden if not q.off_topic]
     values = evaluate_ranked(qrels, rankings, metrics, qids=answerable) if answerable else {}
+    scored = {qid: (qrels[qid], _as_written(rankings[qid], run.results.get(qid, []), qrels[qid])) for qid in answerable}
     row = {qid: i for i, qid in enumerate(answerable)}
     questions = []
     for q, judged, ranks in per_q:
@@ -65,7 +69,7 @@ def score_run(
     means = {m: float(values[m].mean()) for m in metrics} if answerable else {}
     judged_at, ranges = judged_coverage(qrels, rankings, answerable, metrics, keep)  # judged@k, best/worst case
     return RetrieverResult(name=name, questions=questions, metrics=means, seconds=seconds, judged=judged_at,
-                           ranges=ranges)
+                           ranges=ranges, scored=scored)
 
 
 def _judged_at_level(grades: Mapping[str, int], level: str, document_of: DocumentOf) -> dict[str, int]:
@@ -92,7 +96,22 @@ def _ranking_keys(hits: list[tuple[str, float]], expected: Mapping[str, int], le
         else:
             key = pid if pid in expected else (doc if doc in expected else pid)
         if key in seen:
-            key = f"\x00repeat:{position}"
+            key = f"{REPEAT}{position}"
         seen.add(key)
         keys.append(key)
     return keys
+
+
+def _as_written(keys: list[str], hits: list[tuple[str, float]], judged: Mapping[str, int]) -> list[tuple[str, float]]:
+    """The ranking keys with the retriever's scores, as a TREC run can hold them: a repeat placeholder
+    (a later chunk of a document already seen) becomes the passage's own id, which the level's qrels do
+    not judge, so it counts for nothing there as the placeholder does here (a judged or taken id gets
+    `~N`: TREC ids are unique per topic)."""
+    taken = set(keys) | set(judged)
+    out = []
+    for position, (key, (pid, score)) in enumerate(zip(keys, hits, strict=True)):
+        if key.startswith(REPEAT):
+            key = pid if pid not in taken else f"{pid}~{position + 1}"
+            taken.add(key)
+        out.append((key, score))
+    return out

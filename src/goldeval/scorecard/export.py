@@ -1,0 +1,90 @@
+"""TREC files of an evaluation that give back its numbers (issue 18, item 4).
+
+`goldeval eval --qrels Q --run R` writes what the metric engine scored: per answerable question the
+judged ids at the evaluation's level (`qid 0 docno grade`) and the whole ranking to the retrieved
+depth (`qid Q0 docno rank score tag`), so `goldeval trec -c Q R`, trec_eval or pytrec_eval on them give
+the evaluation's hit@k (success_k), recall@k (recall_k), precision@k (P_k), nDCG@k (ndcg_cut_k), MRR
+(recip_rank) and MAP (map). The results JSON keeps only the top max(k) of each question for the
+reports; the full-depth ranking lives in the run file (and in the workspace's stored runs).
+
+What TREC files cannot hold is left out and said (they have no comment syntax: trec_eval refuses any
+line that is not a judgment or a result):
+- off-topic questions: TREC has no intent, and their judged-not-relevant ids would read back as an
+  answerable topic scoring 0 (`golden.answerable` decides, as everywhere);
+- a question whose retriever returned nothing or errored has no line in the run: `goldeval trec -c`
+  (trec_eval -c) scores it 0 as the evaluation does; without -c it is skipped;
+- where the retriever's scores would not give back the scored order under trec_eval's rule (score
+  descending, ties by docno descending: a later chunk written under its own id, or ids mapped to
+  documents), the score column is the reverse rank instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from goldeval.golden.trec import check_trec_ids, qrels_text
+from goldeval.ranking import ranked
+from goldeval.scorecard.model import RetrieverResult, Scorecard
+from goldeval.store.atomic import write_atomic
+
+
+def run_text(ranking: Mapping[str, Sequence[tuple[str, float]]], tag: str) -> tuple[str, list[str]]:
+    """`qid Q0 docno rank score tag` lines of rankings already in rank order, and the questions whose
+    scores had to become reverse ranks so that trec_eval's sort gives back the order."""
+    check_trec_ids([(qid, [doc for doc, _ in hits], None) for qid, hits in ranking.items()], "the run")
+    tag = "_".join(tag.split()) or "goldeval"
+    lines, rescored = [], []
+    for qid, hits in ranking.items():
+        pairs = [(doc, float(score)) for doc, score in hits]
+        if ranked(pairs) != pairs:
+            rescored.append(qid)
+            pairs = [(doc, float(len(pairs) - i)) for i, (doc, _) in enumerate(pairs)]
+        lines += [f"{qid} Q0 {doc} {rank} {score!r} {tag}\n" for rank, (doc, score) in enumerate(pairs, start=1)]
+    return "".join(lines), rescored
+
+
+def write_qrels(card: Scorecard, path: str | Path) -> list[str]:
+    """Write the evaluation's qrels (its answerable questions at its level); return what was left out."""
+    first = card.retrievers[0]
+    judged = {q.id: first.scored[q.id][0] for q in first.answerable if q.id in first.scored}
+    check_trec_ids([(qid, list(grades), None) for qid, grades in judged.items()], path)
+    write_atomic(path, qrels_text(judged))
+    return left_out(card)
+
+
+def write_run(result: RetrieverResult, path: str | Path) -> list[str]:
+    """Write one retriever's full-depth ranking as scored; return what the file cannot say."""
+    ranking = {q.id: result.scored[q.id][1] for q in result.answerable if q.id in result.scored and result.scored[q.id][1]}
+    text, rescored = run_text(ranking, result.name)
+    write_atomic(path, text)
+    notes = []
+    empty = [q.id for q in result.answerable if not ranking.get(q.id)]
+    if empty:
+        notes.append(f"{len(empty)} question(s) with no result ({_few(empty)}) have no line in {path}: "
+                     "`goldeval trec -c` scores them 0, as the evaluation does")
+    if rescored:
+        notes.append(f"{len(rescored)} question(s) of {path} have reverse ranks as scores ({_few(rescored)}): their "
+                     "ids at this level would re-sort the retriever's tied or repeated scores")
+    return notes
+
+
+def left_out(card: Scorecard) -> list[str]:
+    """What TREC files of this evaluation cannot hold: its off-topic questions."""
+    off = [q.id for q in card.retrievers[0].off_topic] if card.retrievers else []
+    if not off:
+        return []
+    return [f"{len(off)} off-topic question(s) left out ({_few(off)}): TREC has no intent, and the evaluation "
+            "never averages them in"]
+
+
+def run_paths(path: Path, names: Sequence[str]) -> list[Path]:
+    """One run file per retriever: `path` itself for one, `stem.NAME.suffix` for several."""
+    if len(names) == 1:
+        return [path]
+    safe = ["".join(c if c.isalnum() or c in "-_" else "_" for c in name) for name in names]
+    return [path.with_name(f"{path.stem}.{s}{path.suffix}") for s in safe]
+
+
+def _few(ids: Sequence[str], limit: int = 5) -> str:
+    return ", ".join(ids[:limit]) + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
