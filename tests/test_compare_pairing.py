@@ -128,6 +128,10 @@ def test_a_question_judged_further_stays_shared_and_leaves_bpref_out(tmp_path: P
     assert "1 judged further (q04); bpref left out" in shared.describe()
     (cut,) = [restrict(new, shared.qids, drop=[MRR])]
     assert cut.metrics == [HIT5] and MRR not in cut.retrievers[0].metrics
+    old.save(tmp_path / "old.json")
+    new.save(tmp_path / "new.json")
+    assert main(["compare", str(tmp_path / "old.json"), str(tmp_path / "new.json"), "--resamples", "200"]) == 0
+    assert "compared on the 30 questions the runs share unchanged" in capsys.readouterr().err  # said by the CLI too
 
 
 def test_ci_example_runs_goldeval_commands_that_parse() -> None:

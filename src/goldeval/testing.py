@@ -69,7 +69,7 @@ def assert_no_regression(results: Scorecard | str | Path, baseline: Scorecard | 
         baseline = Scorecard.load(path)
     report = compare_results(baseline, card, gate=metric, metrics=[metric], labels=("baseline", "results"),
                              seed=seed, resamples=resamples, confidence=confidence)
-    if report.left_out and report.shared is not None:
+    if report.questions_changed and report.shared is not None:
         warnings.warn(f"goldeval: {report.shared.describe()}", stacklevel=2)
     verdict = report.gate
     assert verdict is not None  # asked for with gate=metric

@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     report = compare_cards(cards, labels, gate=args.fail_if_worse, metrics=args.metric or None, seed=args.seed,
                            resamples=args.resamples, confidence=args.confidence)
     comparison, shown, cards = report.comparison, report.others, report.scorecards
-    if report.left_out and report.shared is not None:
+    if report.questions_changed and report.shared is not None:
         print(f"goldeval: {report.shared.describe()}", file=sys.stderr)
     for system, n_err in comparison.n_errors.items():
         if n_err:

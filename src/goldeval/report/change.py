@@ -61,7 +61,7 @@ def flip_lines(report: ChangeReport, *, markdown: bool) -> list[str]:
 
 def context_lines(report: ChangeReport) -> list[str]:
     lines = []
-    if report.shared is not None and (report.shared.partial or not report.shared.changes.empty):
+    if report.questions_changed and report.shared is not None:
         lines.append(report.shared.describe()[0].upper() + report.shared.describe()[1:] + ".")
     for system, changes in report.config.items():
         if changes:

@@ -29,10 +29,10 @@ from goldeval.scorecard.model import RetrieverResult, Scorecard
 from goldeval.store.atomic import write_atomic
 
 
-def run_text(ranking: Mapping[str, Sequence[tuple[str, float]]], tag: str) -> tuple[str, list[str]]:
+def run_text(ranking: Mapping[str, Sequence[tuple[str, float]]], tag: str, path: str | Path = "the run") -> tuple[str, list[str]]:
     """`qid Q0 docno rank score tag` lines of rankings already in rank order, and the questions whose
     scores had to become reverse ranks so that trec_eval's sort gives back the order."""
-    check_trec_ids([(qid, [doc for doc, _ in hits], None) for qid, hits in ranking.items()], "the run")
+    check_trec_ids([(qid, [doc for doc, _ in hits], None) for qid, hits in ranking.items()], path)
     tag = "_".join(tag.split()) or "goldeval"
     lines, rescored = [], []
     for qid, hits in ranking.items():
@@ -56,7 +56,7 @@ def write_qrels(card: Scorecard, path: str | Path) -> list[str]:
 def write_run(result: RetrieverResult, path: str | Path) -> list[str]:
     """Write one retriever's full-depth ranking as scored; return what the file cannot say."""
     ranking = {q.id: result.scored[q.id][1] for q in result.answerable if q.id in result.scored and result.scored[q.id][1]}
-    text, rescored = run_text(ranking, result.name)
+    text, rescored = run_text(ranking, result.name, path)
     write_atomic(path, text)
     notes = []
     empty = [q.id for q in result.answerable if not ranking.get(q.id)]

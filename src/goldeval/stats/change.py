@@ -103,10 +103,10 @@ class ChangeReport:
     """The scorecards as compared (cut to the shared questions)."""
 
     @property
-    def left_out(self) -> bool:
-        """Some question of one run was not compared (only in one, or relabelled)."""
-        return self.shared is not None and (self.shared.partial or bool(
-            self.shared.changes.added or self.shared.changes.removed or self.shared.changes.changed))
+    def questions_changed(self) -> bool:
+        """Some question of one run was left out (only in one run, or relabelled) or judged further (bpref
+        left out): what every path says (`Shared.describe`)."""
+        return self.shared is not None and (self.shared.partial or not self.shared.changes.empty)
 
     def to_dict(self) -> dict[str, Any]:
         data = self.comparison.to_dict()
