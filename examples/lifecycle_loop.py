@@ -12,16 +12,15 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import goldeval
 from goldeval.corpus import load_corpus
 from goldeval.evaluation import evaluate
 from goldeval.golden.io import load_golden
 from goldeval.golden.versions import freeze
-from goldeval.history.changes import restrict, shared_questions
 from goldeval.history.db import History
 from goldeval.judging.edits import GoldenFile
 from goldeval.judging.pool import build_pool
 from goldeval.report.judged import judged_lines
-from goldeval.stats.compare import compare_scorecards
 
 DATA = Path(__file__).resolve().parent / "data"
 RETRIEVERS = ["bm25", "dense:minilm", "hybrid:bm25+dense:minilm"] if importlib.util.find_spec("onnxruntime") else ["bm25"]
@@ -62,11 +61,11 @@ def main() -> None:
         for line in judged_lines(after):
             print("  " + line)
 
-        shared = shared_questions([before, after])
-        print("\n" + shared.describe())
-        cut = [restrict(card, shared.qids) for card in (before, after)]
-        comparison = compare_scorecards(cut, labels=["v1", "v2"], resamples=2000)
-        for result in comparison.for_metric(cut[1].headline[0]):
+        # compared on the questions both versions share unchanged (the rule `goldeval compare` uses)
+        report = goldeval.compare_results(before, after, labels=["v1", "v2"], resamples=2000)
+        if report.shared is not None:
+            print("\n" + report.shared.describe())
+        for result in report.comparison.for_metric(report.metric):
             print("  " + result.verdict)
         print(f"\nhistory: {len(history.runs())} runs in {history.path.name}")
 
