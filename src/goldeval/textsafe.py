@@ -10,6 +10,7 @@ surrogate that crashes the encoder, or HTML that closes a `<details>` in a pull-
   reaches the terminal as a command and the reader still sees that something odd was there;
 - `safe_console` is a rich Console that applies `clean` to every piece of text it prints (never to
   the styles rich adds itself), so a renderer cannot forget it;
+- `tsv_row` joins cleaned fields with tabs (machine output that a tab or newline in the data cannot break);
 - `warn` prints one cleaned, cut `goldeval: warning:` line (and `recording` keeps those a block said); `cut` keeps a long message to `limit`
   characters and says how much was left out;
 - `md_text` and `md_code` put text into Markdown as text (HTML and Markdown syntax escaped) or as a
@@ -83,6 +84,12 @@ def recording() -> Iterator[list[str]]:
         yield said
     finally:
         _RECORDERS.remove(said)
+
+
+def tsv_row(*fields: object) -> str:
+    """One TSV row for the terminal or a pipe: each field cleaned, so a tab or newline inside a question
+    stays inside its field (written `\\x09`, `\\x0a`) and no escape sequence reaches the terminal."""
+    return "\t".join(clean(field) for field in fields)
 
 
 def md_text(text: object, *, table: bool = False) -> str:

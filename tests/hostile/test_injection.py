@@ -93,3 +93,28 @@ def test_md_code_holds_any_id_verbatim() -> None:
     for raw, shown in [("q`2", "``q`2``"), ("`x", "`` `x ``"), ("a``b", "```a``b```"), ("", "`  `"), ("a|b", "`a|b`")]:
         assert md_code(raw) == shown
     assert md_code("a|b", table=True) == "`a\\|b`"
+
+
+def test_pool_list_keeps_one_tsv_row_per_passage_and_no_control_characters(hostile: Path,
+                                                                            cli: Callable[..., Outcome]) -> None:
+    rows = [dict(q) for q in HOSTILE_QUESTIONS]
+    rows[4] = {**rows[4], "question": "let\tthe dough\nrise\x07 now"}  # a tab, a newline, BEL
+    write_jsonl(hostile / "golden.jsonl", rows)
+    assert_clean(cli(*EVAL[:-1], "--retriever", "bm25", "--no-stats", "--json", "a.json"), 0)
+    outcome = cli("pool", "a.json", "--golden", "golden.jsonl", "--list", "--k", "3")
+    assert_clean(outcome, 0)
+    for raw in RAW:
+        assert raw not in outcome.out + outcome.err
+    lines = outcome.out.splitlines()
+    assert lines[0].split("\t") == ["question", "passage", "found_by", "miss", "question_text"]
+    assert all(len(line.split("\t")) == 5 for line in lines), lines  # the tab inside the question stays inside
+    assert any("let\\x09the dough\\x0arise\\x07 now" in line for line in lines), lines
+
+
+def test_golden_add_prints_what_it_was_given_as_visible_escapes(hostile: Path, cli: Callable[..., Outcome]) -> None:
+    outcome = cli("golden", "add", "--golden", "golden.jsonl", "--question", f"reset {CLEAR}my password",
+                  "--off-topic", "--id", f"new{RTL}\x07", "--incident", f"INC-7{CLEAR}")
+    assert_clean(outcome, 0)
+    for raw in RAW:
+        assert raw not in outcome.out + outcome.err
+    assert "new\\u202e\\x07" in outcome.out and "INC-7\\x1b[2J" in outcome.out

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from goldeval.errors import InputError
 from goldeval.store.workspace import default_workspace
+from goldeval.textsafe import clean
 
 FREEZE_EPILOG = """\
 examples:
@@ -116,7 +117,7 @@ def run_suggest(args: argparse.Namespace) -> int:
     print(f"goldeval: {found.n_lines} searches, {found.n_distinct} distinct, {len(found.clusters)} clusters; "
           f"masked {masked}", file=sys.stderr)
     for c in found.proposed:
-        print(f"{c.count:5d}  coverage {c.coverage:.2f} (nearest {c.nearest or '-'})  {c.text}")
+        print(f"{c.count:5d}  coverage {c.coverage:.2f} (nearest {clean(c.nearest or '-')})  {clean(c.text)}")
     if not found.proposed:
         print("goldeval: no frequent cluster lacks coverage: nothing to propose", file=sys.stderr)
     if args.out is not None:
@@ -146,7 +147,7 @@ def run_add(args: argparse.Namespace) -> int:
     question = file.add_question(args.question, expected=list(args.expected), off_topic=args.off_topic,
                                  incident=args.incident, qid=args.qid, tags=tuple(args.tag))
     kind = "off-topic" if question.off_topic else "answerable"
-    print(f"{args.golden}: added {question.id} ({kind}, provenance {question.source}"
-          + (f" {args.incident}" if args.incident else "") + "); freeze a new version with "
-          f"`goldeval golden freeze {args.golden}`")
+    print(f"{clean(args.golden)}: added {clean(question.id)} ({kind}, provenance {question.source}"
+          + (f" {clean(args.incident)}" if args.incident else "") + "); freeze a new version with "
+          f"`goldeval golden freeze {clean(args.golden)}`")
     return 0

@@ -93,10 +93,12 @@ def run(args: argparse.Namespace) -> int:
         write_atomic(args.json, dumps_strict(pool.to_dict()))
         print(f"goldeval: wrote {args.json}", file=sys.stderr)
     if args.list:
-        print("question\tpassage\tfound_by\tmiss\tquestion_text")
+        from goldeval.textsafe import tsv_row
+
+        print(tsv_row("question", "passage", "found_by", "miss", "question_text"))
         for item in pool.items:
             found = ",".join(f"{f.system}#{f.rank}" for f in item.found_by)
-            print(f"{item.question_id}\t{item.passage}\t{found}\t{int(item.miss)}\t{item.question}")
+            print(tsv_row(item.question_id, item.passage, found, int(item.miss), item.question))
         return 0
     if not pool.items:
         print("goldeval: nothing to judge: every passage in the pooled top k is judged", file=sys.stderr)

@@ -8,13 +8,20 @@ one file a command was given (a golden set, qrels, topics, a collection file).
 Only regular files are read (issue 9): a FIFO would block forever and `/dev/zero` would fill the
 memory, so both are refused (skipped, in a folder) before a byte is read, and an input file past
 `MAX_INPUT_BYTES` is refused with its size.
+
+JSON inside an input file goes through `json_value` (one value) or `read_json_lines` (a JSONL file): every
+way JSON can fail to be read (malformed, an integer past Python's 4,300 digits, nesting too deep to
+parse) is one `InputError` naming the file and the line, never an internal error (issue 20).
 """
 
 from __future__ import annotations
 
+import json
 import stat
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from goldeval.errors import InputError
 
@@ -56,12 +63,13 @@ def read_text(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str | Skippe
 
 
 def read_input_text(path: Path, what: str, *, empty_hint: str | None = None,
-                    max_bytes: int = MAX_INPUT_BYTES) -> str:
+                    max_bytes: int = MAX_INPUT_BYTES, empty_ok: bool = False) -> str:
     """A whole input file as text (UTF-8, BOM removed, newlines normalised), or an InputError.
 
     `what` names the file in messages ("golden set", "qrels file"). The size limit is generous: qrels
     of a test collection run to hundreds of megabytes. Blank text is an error; `empty_hint` says what
-    to write. A FIFO, a socket or a device is refused before it is opened.
+    to write (`empty_ok=True`: blank text is ""). A FIFO, a socket or a device is refused before it is
+    opened.
     """
     check_input_file(path, what, max_bytes=max_bytes)
     try:
@@ -72,10 +80,44 @@ def read_input_text(path: Path, what: str, *, empty_hint: str | None = None,
     text = decode_text(path, data)
     if not isinstance(text, Skipped):
         return text
+    if text.kind == "empty" and empty_ok:
+        return ""
     line = data.count(b"\n", 0, text.offset) + 1 if text.offset is not None else None
     hint = empty_hint if text.kind == "empty" and empty_hint else "save the file as UTF-8 text"
     raise InputError(f"{what}: {text.detail.removesuffix('; re-save it as UTF-8')}", path=path, line=line,
                      hint=hint)
+
+
+def json_value(text: str, *, path: Path, line: int | None, what: str, hint: str,
+               shown: Callable[[str], str] | None = None) -> Any:
+    """One JSON value of an input file (a line of a JSONL file, or a whole file), or one InputError naming the
+    file and the line: malformed JSON with its column, a number Python will not read, nesting too deep.
+    `shown` makes the text quoted in the error safe to show (a search log's is masked first)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        where = line if line is not None else exc.lineno
+        raise InputError(f"{what}: malformed JSON ({exc.msg} at column {exc.colno})", path=path, line=where,
+                         value=(shown or _clip)(text), hint=hint) from None
+    except RecursionError:
+        raise InputError(f"{what}: JSON nested too deeply to read", path=path, line=line, hint=hint) from None
+    except ValueError as exc:  # an integer of more than 4,300 digits (CPython's int_max_str_digits)
+        raise InputError(f"{what}: a value that cannot be read ({str(exc)[:100]})", path=path, line=line,
+                         hint=hint) from None
+
+
+def read_json_lines(path: Path, what: str, *, hint: str, max_bytes: int = MAX_INPUT_BYTES) -> Iterator[tuple[int, Any]]:
+    """(line number, value) for each non-blank line of a JSONL input file. The file is checked first (a
+    regular file, at most `max_bytes`, UTF-8 text without NUL bytes; blank is no lines) and the first line
+    that is not JSON is one InputError naming it."""
+    text = read_input_text(path, what, max_bytes=max_bytes, empty_ok=True)
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        if line.strip():
+            yield lineno, json_value(line, path=path, line=lineno, what=what, hint=hint)
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def check_input_file(path: Path, what: str, *, max_bytes: int = MAX_INPUT_BYTES) -> None:

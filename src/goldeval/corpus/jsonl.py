@@ -62,6 +62,10 @@ def iter_json_lines(path: Path, problems: list[InputError], *, max_bytes: int | 
                 problems.append(InputError("JSON nested too deeply to read", path=path, line=lineno,
                                            hint="a record is one flat JSON object"))
                 continue
+            except ValueError as exc:  # an integer of more than 4,300 digits
+                problems.append(InputError(f"a value that cannot be read ({str(exc)[:100]})", path=path,
+                                           line=lineno, hint="a record is one flat JSON object"))
+                continue
             surrogate = lone_surrogate(obj)
             if surrogate:
                 problems.append(InputError(f"{surrogate}: a lone surrogate escape, which is not text", path=path,

@@ -194,6 +194,9 @@ def _parse_jsonl(text: str, path: Path) -> list[Record]:
         except RecursionError:
             records.append((lineno, InputError("JSON nested too deeply to read", path=path, line=lineno,
                                                hint="a question is one flat JSON object")))
+        except ValueError as exc:  # an integer of more than 4,300 digits
+            records.append((lineno, InputError(f"a value that cannot be read ({str(exc)[:100]})", path=path,
+                                               line=lineno, hint="a question is one flat JSON object")))
     if not parsed and records:
         first = records[0][1]
         raise InputError(f"not a JSONL or JSON golden set: no line is valid JSON (line {records[0][0]}: "

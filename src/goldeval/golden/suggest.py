@@ -17,7 +17,6 @@ offline encoder of the `dense` extra), so this module needs no model.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import unicodedata
 from collections import Counter
@@ -28,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from goldeval.corpus.files import check_input_file, json_value
 from goldeval.errors import InputError
 from goldeval.golden.masking import mask
 from goldeval.golden.model import GoldenSet
@@ -104,8 +104,7 @@ class Suggestions:
 def read_log(path: str | Path) -> tuple[list[Query], int, Counter[str]]:
     """Distinct masked queries of a log (exact repeats merged), the number of searches, what was masked."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError("search log not found", path=path, hint="a JSONL file, one search a line: {\"query\": \"...\"}")
+    check_input_file(path, "search log")
     distinct: dict[str, Query] = {}
     masked: Counter[str] = Counter()
     n = 0
@@ -133,11 +132,11 @@ def read_log(path: str | Path) -> tuple[list[Query], int, Counter[str]]:
 def _query(line: str, path: Path, lineno: int) -> tuple[str, dict[str, Any]]:
     if not line.lstrip().startswith("{"):
         return line.strip(), {}
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"malformed JSON: {exc.msg}", path=path, line=lineno, value=mask(line[:80])[0],
-                         hint="one JSON object a line, e.g. {\"query\": \"reset my password\", \"time\": \"...\"}") from None
+    record = json_value(line, path=path, line=lineno, what="search log", shown=lambda text: mask(text[:80])[0],
+                        hint="one JSON object a line, e.g. {\"query\": \"reset my password\", \"time\": \"...\"}")
+    if not isinstance(record, dict):
+        raise InputError(f"expected a JSON object, got {type(record).__name__}", path=path, line=lineno,
+                         hint="one JSON object a line, e.g. {\"query\": \"reset my password\"}")
     for key in QUERY_FIELDS:
         if isinstance(record.get(key), str):
             return record[key], record

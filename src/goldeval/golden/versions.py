@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+from goldeval.corpus.files import read_json_lines
 from goldeval.errors import InputError
 from goldeval.golden.model import GoldenSet, Question
 from goldeval.store.atomic import write_atomic
@@ -122,17 +123,16 @@ def _version(data: Mapping[str, Any]) -> Version:
 def read_sidecar(path: Path, parse: Callable[[Mapping[str, Any]], T], *, what: str, writer: str) -> list[T]:
     """Every record of a JSONL sidecar goldeval writes (versions, changelog), oldest first; [] without the
     file. A line that does not parse is one error naming the file and the line."""
-    if not path.is_file():
+    if not path.exists():
         return []
     out = []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
+    fix = f"this file is written by {writer}; restore it from version control"
+    for lineno, data in read_json_lines(path, what, hint=fix):
         try:
-            out.append(parse(json.loads(line)))
-        except (ValueError, KeyError, TypeError) as exc:
-            raise InputError(f"bad {what} line: {exc}", path=path, line=lineno, value=line[:120],
-                             hint=f"this file is written by {writer}; restore it from version control") from None
+            out.append(parse(data))
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise InputError(f"bad {what} line: {exc}", path=path, line=lineno, value=str(data)[:120],
+                             hint=fix) from None
     return out
 
 

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from goldeval.corpus.files import read_json_lines
 from goldeval.corpus.model import Passage
 from goldeval.errors import InputError
 from goldeval.golden.model import GoldenSet, Judgment, Provenance, Qrels, Question
@@ -64,22 +65,17 @@ def status(record: Record) -> str:
 def read_candidates(path: str | Path) -> list[Record]:
     """Every candidate of a candidates file; InputError naming the line of the first bad one."""
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise InputError("candidates file not found", path=path,
                          hint="write one with `goldeval synth ... --out FILE`")
     records: list[Record] = []
     seen: set[str] = set()
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"malformed JSON: {exc.msg}", path=path, line=lineno, value=line[:120],
-                             hint="a candidates file has one JSON object a line, as goldeval synth writes it") from None
+    for lineno, record in read_json_lines(path, "candidates file",
+                                          hint="a candidates file has one JSON object a line, as goldeval synth "
+                                               "writes it"):
         problem = _problem(record, seen)
         if problem:
-            raise InputError(problem, path=path, line=lineno, value=line[:120],
+            raise InputError(problem, path=path, line=lineno, value=str(record)[:120],
                              hint="give the file goldeval synth wrote (--out)")
         seen.add(record["id"])
         records.append(record)
