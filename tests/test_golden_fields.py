@@ -280,3 +280,44 @@ def test_judged_ids_are_checked_against_the_corpus_grade_0_too(tmp_path: Path) -
         load_golden(path, corpus={"git/stash.md", "git/log.md"})
     (problem,) = info.value.problems
     assert problem.reason == "question `q`: expected id `git/lgo.md` is not in the corpus; did you mean `git/log.md`?"
+
+
+# --- one home for "is this question off-topic" (issue 18, item 7) ---------------------------------
+
+RULE_CASES = [
+    # (record, intent the reader gives it, whether the writer states it)
+    ('{"id": "n1", "question": "q", "expected": []}', "off_topic", False),
+    ('{"id": "n2", "question": "q", "expected": {"d": 0}}', "off_topic", False),
+    ('{"id": "n3", "question": "q", "expected": {"d": 2, "e": 0}}', "answerable", False),
+    ('{"id": "n4", "question": "q", "intent": "answerable", "expected": {"d": 0}}', "answerable", True),
+    ('{"id": "n5", "question": "q", "intent": "off_topic", "expected": []}', "off_topic", False),
+    ('{"id": "n6", "question": "q", "intent": "answerable", "expected": ["d"]}', "answerable", False),
+]
+
+
+@pytest.mark.parametrize(("record", "intent", "stated"), RULE_CASES)
+def test_reader_writer_and_fingerprint_read_intent_by_one_rule(
+        tmp_path: Path, record: str, intent: str, stated: bool) -> None:
+    golden = load_golden(write(tmp_path, record))
+    (q,) = golden
+    assert q.intent == intent
+    written = question_record(q, golden.qrels.judgments(q.id))
+    assert ("intent" in written) is stated
+    # the same question with its intent written out, or left for the reader: one fingerprint
+    explicit = {**json.loads(record), "intent": intent}
+    assert load_golden(write(tmp_path, json.dumps(explicit), name="b.jsonl")).fingerprint() == golden.fingerprint()
+
+
+def test_the_intent_is_in_the_fingerprint_exactly_when_it_differs_from_the_implied_one(tmp_path: Path) -> None:
+    implied = load_golden(write(tmp_path, '{"id": "n", "question": "q", "expected": {"d": 0}}'))
+    stated = load_golden(write(tmp_path, '{"id": "n", "question": "q", "intent": "answerable", "expected": {"d": 0}}',
+                               name="b.jsonl"))
+    assert implied.fingerprint() != stated.fingerprint()
+
+
+def test_the_fingerprint_of_a_0_1_file_is_the_one_0_1_results_recorded(tmp_path: Path) -> None:
+    # the value goldeval computed before the intent rule had one home (commit e0c56a6): results and
+    # version sidecars that recorded it must still match
+    extra = '{"id": "a9", "question": "answerable judged none", "intent": "answerable", "expected": {"git/log.md": 0}}'
+    golden = load_golden(write(tmp_path, *V01, extra))
+    assert golden.fingerprint() == "73cd870079dcba6ef3f376034b1f28170f35374e255e77a942fbf164873239f2"

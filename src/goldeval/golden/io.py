@@ -16,7 +16,7 @@ from typing import Any
 from goldeval.corpus.files import read_input_text
 from goldeval.corpus.model import Corpus
 from goldeval.errors import InputError, InputErrors
-from goldeval.golden.model import GoldenSet, Judgment, Qrels, Question
+from goldeval.golden.model import GoldenSet, Judgment, Qrels, Question, implied_intent
 from goldeval.golden.records import EXAMPLE, clip, is_header, parse_header, parse_record
 from goldeval.golden.validate import (
     corpus_problems,
@@ -117,8 +117,8 @@ def write_golden_jsonl(golden: GoldenSet, path: str | Path) -> None:
 def question_record(q: Question, judgments: Iterable[Judgment] = ()) -> dict[str, Any]:
     """The JSON object of one question and its judgments, as `write_golden_jsonl` writes it.
 
-    Fields are written only when they carry information: `intent` when the reader would not infer
-    it (off-topic iff nothing is judged relevant); judgments with only a grade go to `expected` (a
+    Fields are written only when they carry information: `intent` when it differs from
+    `implied_intent` of the grades (what the reader gives a record without one); judgments with only a grade go to `expected` (a
     list when every grade is 1, else an id -> grade object), those saying who judged, when or why
     go to `judgments`; `provenance` when it has details, else `source` when not `hand`; `tags` and
     `notes` when not empty.
@@ -127,7 +127,7 @@ def question_record(q: Question, judgments: Iterable[Judgment] = ()) -> dict[str
     rich = [j for j in judged if j.judge or j.at or j.note]
     plain = [j for j in judged if not (j.judge or j.at or j.note)]
     record: dict[str, Any] = {"id": q.id, "question": q.question}
-    if q.intent != ("answerable" if any(j.relevant for j in judged) else "off_topic"):
+    if q.intent != implied_intent(j.grade for j in judged):
         record["intent"] = q.intent
     if plain or not rich:
         if all(j.grade == 1 for j in plain):

@@ -1,8 +1,10 @@
 """The golden set nouns: Question, Provenance, Judgment, Qrels and GoldenSet.
 
 Questions and judgments are kept apart, as TREC keeps topics apart from qrels:
-- a `Question` is what a user asks, with an explicit `intent` (answerable or off-topic, never inferred
-  from grades), tags and open `Provenance` (who or what wrote it);
+- a `Question` is what a user asks, with an `intent` (answerable or off-topic), tags and open `Provenance`
+  (who or what wrote it). The intent is a field: once a question is read, nothing downstream (metrics,
+  reports, exports) infers it again. Only a golden-set record that does not say its intent gets one, from
+  `implied_intent` (its one home);
 - a `Judgment` is one (question, document) verdict with a graded relevance: `grade >= 1` relevant,
   `grade <= 0` judged not relevant. A document with no judgment is *unjudged*, which is not the same as
   judged not relevant (pooled judging and bpref need the difference);
@@ -23,6 +25,18 @@ Intent = Literal["answerable", "off_topic"]
 """What a question is for: `answerable` (the corpus answers it) or `off_topic` (it does not)."""
 
 INTENTS: tuple[Intent, ...] = ("answerable", "off_topic")
+
+
+def implied_intent(grades: Iterable[int]) -> Intent:
+    """The intent of a record that does not state one, as goldset 0.1 read it: `off_topic` when no grade is
+    relevant (>= 1; `"expected": []`, or only grades of 0 or below), else `answerable`.
+
+    The one home of "is this question off-topic" when the file does not say: the JSONL reader fills a
+    missing `intent` with it, the writer leaves `intent` out when it equals it, and
+    `GoldenSet.fingerprint` adds the intent only when it differs from it (so 0.1 results stay comparable).
+    TREC topics carry no intent and are all answerable (`goldeval.golden.trec`): never implied from grades.
+    """
+    return "answerable" if any(g > 0 for g in grades) else "off_topic"
 
 PROVENANCE_KINDS = ("hand", "synthetic", "log", "incident")
 """Who or what wrote a question: a person, a language model, a production search log, an incident."""
@@ -205,11 +219,11 @@ class GoldenSet:
         return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
 
     def _canonical(self, q: Question) -> list[Any]:
-        """A question as fingerprinted. Its intent is added only when it differs from what goldset 0.1
-        inferred from the grades (off-topic iff nothing relevant), so 0.1 results stay comparable."""
+        """A question as fingerprinted. Its intent is added only when it differs from `implied_intent` of
+        its grades, so 0.1 results stay comparable."""
         grades = self.qrels.grades(q.id)
         out: list[Any] = [q.id, q.question, sorted(grades.items())]
-        if q.off_topic == any(g > 0 for g in grades.values()) or (not q.off_topic and not grades):
+        if q.intent != implied_intent(grades.values()):
             out.append(q.intent)
         return out
 

@@ -4,8 +4,9 @@ The field rules of the format in docs/golden.md live here; `goldeval.golden.io` 
 `goldeval.golden.validate` checks the set as a whole and against the corpus.
 
 The 0.1 format stays valid: `expected` (a list of ids, or id -> grade) and `source`. The optional
-`intent`, `provenance` and `judgments` fields say more. Without `intent`, a question is off-topic
-when nothing in it is judged relevant, as 0.1 read it.
+`intent`, `provenance` and `judgments` fields say more. Without `intent`, a question's intent is
+`goldeval.golden.model.implied_intent` of its grades (off-topic when nothing is judged relevant, as 0.1
+read it).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from goldeval.errors import InputError
-from goldeval.golden.model import HAND, INTENTS, Intent, Judgment, Provenance, Question
+from goldeval.golden.model import HAND, INTENTS, Intent, Judgment, Provenance, Question, implied_intent
 from goldeval.golden.validate import (
     GRADE_HINT,
     INTENT_HINT,
@@ -290,9 +291,8 @@ def _is_iso_time(text: str) -> bool:
 
 
 def _intent(obj: dict[str, Any], judgments: list[Judgment] | None, label: str, problem: Report) -> Intent:
-    """The explicit intent, checked against the judgments; without one, 0.1's reading: off-topic when
-    nothing is judged relevant."""
-    inferred: Intent = "answerable" if any(j.relevant for j in judgments or []) else "off_topic"
+    """The explicit intent, checked against the judgments; without one, `implied_intent` of the grades."""
+    inferred = implied_intent(j.grade for j in judgments or [])
     if "intent" not in obj:
         return inferred
     value = obj["intent"]

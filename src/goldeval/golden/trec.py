@@ -2,8 +2,8 @@
 
 In TREC a topic without judgments is unjudged, not off-topic: `load_trec_golden` drops it with a
 warning (kept in `GoldenSet.warnings`). Every imported topic is an answerable question: TREC has no
-off-topic intent, and intent is never inferred from grades, so a topic whose judged documents are
-all non-relevant stays answerable (with a warning). Judged-non-relevant grades are kept.
+off-topic intent, and a topic's intent is never implied from its grades (`implied_intent` is for JSONL
+records only), so a topic whose judged documents are all non-relevant stays answerable (with a warning). Judged-non-relevant grades are kept.
 """
 
 from __future__ import annotations
