@@ -19,7 +19,7 @@ from goldeval.synth.leakage import (
     repeated_heading,
 )
 from goldeval.synth.summary import leakage_lines
-from goldeval.synth.text import content_stems, highlight_spans
+from goldeval.words import content_stems, highlight_spans
 
 STASH = Passage("git/stash.md#1", "git/stash.md", "Stash saves your uncommitted changes aside in a stack, "
                 "so the working tree is clean.", "Git > Stashing changes", 10, 90)

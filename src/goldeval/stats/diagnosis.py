@@ -25,6 +25,10 @@ dense model joined the run). Causes are checked in this order and the first that
 7. `retrieved_deep`       the first expected answer is at rank k+1..N: a reranker would lift it.
 8. `never_retrieved`      no expected answer in the top N: chunking or the embedding model.
 
+"The question's words" are its content stems (`goldeval.words.content_terms`: BM25's tokens and
+Snowball stems, stopwords and question words removed), the same words leakage counts and the review and
+pool pages highlight; a document holds the words of its own text read the same way.
+
 Checks 4-6 read whole passage texts, so they run only when `compare` is given the passages (the
 snippets of a saved results file are cut short and would understate what a document holds).
 """
@@ -32,7 +36,6 @@ snippets of a saved results file are cut short and would understate what a docum
 from __future__ import annotations
 
 import math
-import re
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -42,6 +45,7 @@ from typing import Any
 from goldeval.corpus.model import Passage
 from goldeval.ids import doc_part
 from goldeval.scorecard.model import QuestionResult, RetrieverResult, Scorecard
+from goldeval.words import content_terms, tokens
 
 CAUSES: dict[str, tuple[str, str]] = {
     "retriever_error": ("retriever error", "fix the retriever for this question; it raised or returned garbage"),
@@ -73,16 +77,8 @@ HUB_MIN_SHARE = 0.03
 """A hub is first, wrongly, for at least 3 questions and at least 3% of the questions searched: with
 questions spread over the corpus, a document is first for about one (on the stdlib demo, BM25 puts
 `mailbox` first for 5 of 140 questions about copying files and finding them, none about mailboxes)."""
-_WORD = re.compile(r"\w+", re.UNICODE)
 MEMO_TEXTS = 2048
-"""Texts whose words are kept between misses (bounded: a long-lived server diagnoses many scorecards)."""
-_STOP = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "but", "by", "can", "do", "does", "for", "from", "how", "i", "in", "into", "is", "it", "its", "my", "of", "on", "or", "so", "that", "the", "their", "them", "then", "there", "these", "this", "to", "use", "using", "was", "what", "when", "where", "which", "who", "why", "will", "with", "without", "you", "your", "get", "make", "need", "want", "should", "would", "could"]
-)
-
-
-def words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())  # one C-level pass; lower first, then split, as a reader would
+"""Texts whose word shingles are kept between misses (bounded: a long-lived server diagnoses many scorecards)."""
 
 
 def near_duplicate_similarity(a: str, b: str) -> float:
@@ -99,21 +95,7 @@ def _shingles(ws: list[str]) -> set[tuple[str, ...]]:
 
 @lru_cache(maxsize=MEMO_TEXTS)
 def _text_shingles(text: str) -> frozenset[tuple[str, ...]]:
-    return frozenset(_shingles(words(text)))
-
-
-@lru_cache(maxsize=MEMO_TEXTS)
-def terms(text: str) -> frozenset[str]:
-    """Content words, crudely stemmed: what 'the question's words' means in the evidence. Memoised: the
-    same passages come up for many misses and retrievers, and a page of docs takes a millisecond."""
-    return frozenset(_stem(w) for w in set(words(text)) if len(w) > 2 and w not in _STOP)  # each word stemmed once
-
-
-def _stem(w: str) -> str:
-    for suffix in ("ing", "es", "s", "ed"):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            return w[: -len(suffix)]
-    return w
+    return frozenset(_shingles(tokens(text)))
 
 
 def retriever_kind(r: RetrieverResult, kinds: Mapping[str, str] | None = None) -> str | None:
@@ -296,7 +278,7 @@ def _near_duplicate(ctx: _Context, q: QuestionResult) -> tuple[str, str] | None:
 
 
 def _coverage(ctx: _Context, wanted: frozenset[str], doc: str) -> frozenset[str]:
-    return wanted & terms(ctx.texts.document(doc))
+    return wanted & content_terms(ctx.texts.document(doc))
 
 
 def _mislabeled(ctx: _Context, q: QuestionResult) -> tuple[str, str] | None:
@@ -307,7 +289,7 @@ def _mislabeled(ctx: _Context, q: QuestionResult) -> tuple[str, str] | None:
         return None
     if top.doc in q.nonrelevant or top.id in q.nonrelevant:
         return None  # somebody judged it and said no
-    wanted = terms(q.question)
+    wanted = content_terms(q.question)
     if len(wanted) < 2:
         return None
     held = _coverage(ctx, wanted, top.doc)
@@ -323,7 +305,7 @@ def _mislabeled(ctx: _Context, q: QuestionResult) -> tuple[str, str] | None:
 
 
 def _lexical_semantic(ctx: _Context, q: QuestionResult) -> tuple[str, str] | None:
-    wanted = terms(q.question)
+    wanted = content_terms(q.question)
     if ctx.kind is None or len(wanted) < 2:
         return None
     held = {e: _coverage(ctx, wanted, e) for e in q.expected if ctx.texts.of_expected(e)}
@@ -346,7 +328,7 @@ def _lexical_semantic(ctx: _Context, q: QuestionResult) -> tuple[str, str] | Non
 
 def _spans_chunks(ctx: _Context, q: QuestionResult) -> tuple[str, str] | None:
     texts = ctx.texts
-    wanted = terms(q.question)
+    wanted = content_terms(q.question)
     if len(wanted) < 2:
         return None
     for expected in q.expected:
@@ -354,7 +336,7 @@ def _spans_chunks(ctx: _Context, q: QuestionResult) -> tuple[str, str] | None:
         chunk_ids = texts.chunks.get(doc, [])
         if len(chunk_ids) < 2:
             continue
-        covered = {cid: wanted & terms(texts.text[cid]) for cid in chunk_ids}
+        covered = {cid: wanted & content_terms(texts.text[cid]) for cid in chunk_ids}
         union = set().union(*covered.values())
         best_id = max(covered, key=lambda c: len(covered[c]))
         best = covered[best_id]

@@ -40,7 +40,7 @@ def stats_key(card: Scorecard, settings: Mapping[str, Any], passages: Sequence[P
         r.pop("seconds", None)
     return content_key("stats", FORMAT, data, dict(settings), passages_fingerprint(passages) if passages else None,
                        golden.fingerprint() if golden is not None else None,
-                       source_digest("stats", "scorecard", "synth/leakage.py", "ids.py", "metrics/definitions.py"))
+                       source_digest("stats", "scorecard", "synth/leakage.py", "words.py", "ids.py", "metrics/definitions.py"))
 
 
 def read_stats(workspace: str | Path, key: str, card: Scorecard) -> bool:

@@ -5,7 +5,7 @@ exactly that (one team measured 93% hit@5 on generated questions against 79% on 
 model and search). Four figures make the borrowing visible, computed the same way for generated and
 hand-written questions so "how much easier are these?" has a number before any retriever is compared:
 
-- `content_share`: the share of the question's content words (see `goldeval.synth.text`: BM25's
+- `content_share`: the share of the question's content words (see `goldeval.words`: BM25's
   tokens and stems, stopwords and question words removed) that occur in the passage (title included);
 - `longest_copy`: the longest run of words copied verbatim from the passage (a run must hold at least one
   content word, so "how to" or "of the" never count);
@@ -28,7 +28,7 @@ from typing import Any
 from goldeval.corpus.model import Passage
 from goldeval.golden.model import GoldenSet
 from goldeval.ids import doc_part
-from goldeval.synth.text import content_stems, stem, stop_words, tokens
+from goldeval.words import content_stems, stem, stop_words, tokens
 
 COPY_WORDS = 4
 """A copied phrase of this many words or more counts as a copy in `SetLeakage.copies`."""

@@ -27,7 +27,7 @@ from goldeval.errors import InputError
 from goldeval.store.atomic import write_atomic
 from goldeval.synth.candidates import KINDS, Record, golden_record, read_candidates, status, write_candidates
 from goldeval.synth.leakage import Target, measure
-from goldeval.synth.text import highlight_spans
+from goldeval.words import page_highlights
 
 ACTIONS = ("accept", "reject", "reset", "edit", "expected")
 VERDICTS = {"accept": "accepted", "reject": "rejected", "reset": "unreviewed"}
@@ -194,11 +194,11 @@ def item_of(record: Record) -> dict[str, Any]:
     if src or provenance.get("source_passage"):
         passages.append({"role": "source", "id": provenance.get("source_passage", ""), "doc": src.get("doc", ""),
                          "title": src.get("title", ""), "text": src.get("text", ""),
-                         "highlights": _highlights(question, src.get("text", ""))})
+                         "highlights": page_highlights(question, src.get("text", ""))})
     for other in record.get("_others", []):
         passages.append({"role": "other", "id": other.get("passage", ""), "doc": other.get("doc", ""),
                          "title": other.get("title", ""), "text": other.get("text", ""),
-                         "highlights": _highlights(question, other.get("text", "")),
+                         "highlights": page_highlights(question, other.get("text", "")),
                          "ranks": other.get("ranks", {}), "selected": other.get("doc") in expected})
     return {
         "id": record["id"], "question": question, "status": status(record), "expected": expected,
@@ -207,15 +207,3 @@ def item_of(record: Record) -> dict[str, Any]:
         "meta": {k: provenance.get(k) for k in ("generator", "model", "created", "temperature", "prompt_hash")},
         "log": {k: provenance.get(k) for k in LOG_FIELDS} if provenance.get("kind") == "log" else None,
     }
-
-
-def _highlights(question: str, text: str) -> list[tuple[int, int]]:
-    """Highlight spans in UTF-16 code units, as JavaScript strings count (a character outside the Basic
-    Multilingual Plane, an emoji, is two)."""
-    spans = highlight_spans(question, text)
-    if text.isascii():
-        return spans
-    units = [0]
-    for ch in text:
-        units.append(units[-1] + (2 if ord(ch) > 0xFFFF else 1))
-    return [(units[s], units[e]) for s, e in spans]

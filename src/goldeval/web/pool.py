@@ -44,7 +44,7 @@ class PoolStore:
                 "notes": self.pool.notes, "items": [self.item(i, golden) for i in self.pool.items]}
 
     def item(self, item: PoolItem, golden: GoldenSet) -> dict[str, Any]:
-        from goldeval.synth.text import highlight_spans
+        from goldeval.words import page_highlights
 
         question = golden.by_id().get(item.question_id)
         grade = golden.grades(item.question_id).get(item.passage)
@@ -54,7 +54,7 @@ class PoolStore:
         suggestion = self.suggestions.get(item.id)
         return {**item.to_dict(), "status": status, "grade": grade, "off_topic": off_topic,
                 "expected": list(golden.relevant(item.question_id)),
-                "highlights": highlight_spans(item.question, item.text),
+                "highlights": page_highlights(item.question, item.text),
                 "suggestion": suggestion.to_dict() if suggestion else None}
 
     def apply(self, item_id: str, action: Mapping[str, Any]) -> dict[str, Any]:
