@@ -13,7 +13,6 @@ into the retrieval metrics.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import platform
 import sys
@@ -26,6 +25,7 @@ from typing import Any
 from goldeval import __version__
 from goldeval.corpus.model import Corpus, Passage
 from goldeval.errors import GoldevalError, InputError, InputErrors
+from goldeval.fingerprint import Fingerprinter
 from goldeval.golden.changelog import golden_changes
 from goldeval.golden.model import GoldenSet
 from goldeval.ids import DocumentOf, doc_part
@@ -235,10 +235,10 @@ def machine() -> dict[str, Any]:
 
 
 def passages_fingerprint(passages: Sequence[Passage]) -> str:
-    """sha256 of the passages as indexed: ids and text in order, so chunking changes it."""
-    digest = hashlib.sha256()
+    """The passages as indexed: one `Fingerprinter` record (id, text) each, in order, so chunking changes it."""
+    digest = Fingerprinter()
     for p in passages:
-        digest.update(p.id.encode("utf-8", "surrogatepass") + b"\x00" + p.text.encode("utf-8", "surrogatepass") + b"\x01")
+        digest.record(p.id, p.text)
     return digest.hexdigest()
 
 

@@ -17,8 +17,6 @@ file that does not parse is a miss, searched and written again.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -26,6 +24,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from goldeval.fingerprint import Fingerprinter, fingerprint
 from goldeval.retrievers.base import declared_options, spec_prefix
 from goldeval.retrievers.options import split_spec
 from goldeval.run import Hits, Run
@@ -41,14 +40,9 @@ REMOTE_BACKENDS = frozenset({"pgvector"})
 """Index backends whose searches are the point of the evaluation (a database): searched every time."""
 
 
-def content_key(*parts: object) -> str:
-    """sha256 of the parts as canonical JSON: the name of a stored stage output."""
-    blob = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str, ensure_ascii=False)
-    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
-
-
 def questions_fingerprint(questions: Mapping[str, str]) -> str:
-    return content_key(sorted(questions.items()))
+    """The questions searched (id -> text): part of every stored run's key."""
+    return fingerprint([sorted(questions.items())])
 
 
 @dataclass
@@ -137,12 +131,12 @@ def run_key(spec: str, *, passages: str, questions: str, depth: int, options: Ma
     declared = declared_options(spec, options)
     values = [[d.spec, dict(d.values)] for d in declared]
     identity = [_identity(d.spec, workspace) for d in declared]
-    return content_key("run", FORMAT, spec, values, identity, passages, questions, depth, base)
+    return fingerprint(["run", FORMAT, spec, values, identity, passages, questions, depth, base])
 
 
 def run_content(run: StoredRun) -> str:
     """A key for a run's results themselves (a fused base run has no simpler identity)."""
-    return content_key("results", run.depth, sorted(run.results.items()), sorted(run.errors.items()))
+    return fingerprint(["results", run.depth, sorted(run.results.items()), sorted(run.errors.items())])
 
 
 def _identity(spec: str, workspace: Workspace) -> dict[str, Any]:
@@ -190,10 +184,10 @@ def source_digest(*parts: str) -> str:
     files: list[Path] = []
     for part in parts:
         files += sorted((package / part).rglob("*.py")) if (package / part).is_dir() else [package / part]
-    digest = hashlib.sha256()
+    digest = Fingerprinter()
     for path in files:
-        digest.update(path.relative_to(package).as_posix().encode() + b"\x00" + path.read_bytes() + b"\x01")
-    return digest.hexdigest()[:16]
+        digest.record(path.relative_to(package).as_posix(), path.read_bytes())
+    return digest.hexdigest(length=16)
 
 
 def _version(package: str) -> str | None:

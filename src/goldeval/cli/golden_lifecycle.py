@@ -93,7 +93,8 @@ def run_freeze(args: argparse.Namespace) -> int:
     if not created:
         print(f"{args.golden}: unchanged since version {version.version} (fingerprint {version.fingerprint[:12]})")
         return 0
-    changed = changes_between(before[-1].questions, question_digests(golden)).describe() if before else "first version"
+    changed = (changes_between(before[-1].questions, question_digests(golden, digest_format=before[-1].digest_format))
+               .describe() if before else "first version")
     print(f"{args.golden}: froze version {version.version} (fingerprint {version.fingerprint[:12]}; "
           f"{version.n_questions} questions, {version.n_judgments} judgments; {changed})")
     return 0

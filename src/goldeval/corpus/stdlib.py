@@ -17,7 +17,6 @@ lacks, are in `goldeval.golden.demo` (the corpus layer does not import the golde
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import platform
@@ -29,6 +28,7 @@ from pathlib import Path
 
 from goldeval.corpus.model import Corpus, Document
 from goldeval.errors import GoldevalError
+from goldeval.fingerprint import file_fingerprint, fingerprint, text_fingerprint
 from goldeval.store.atomic import write_atomic
 
 _DATA = Path(__file__).resolve().parents[1] / "data"
@@ -157,12 +157,9 @@ def _run_child(names: list[str]) -> list[dict[str, str]] | None:
 
 
 def _cache_path(workspace: Path, names: list[str]) -> Path:
-    key = hashlib.sha256()
-    key.update(_CACHE_FORMAT.encode())
-    key.update("\n".join(names).encode())
-    key.update(_RENDERER.read_bytes())
-    key.update(sys.executable.encode())  # another venv of the same version may differ in `sys`
-    return workspace / f"stdlib-{platform.python_version()}-{key.hexdigest()[:16]}.jsonl"
+    # another venv of the same version may differ in `sys`: its executable is in the key
+    key = fingerprint([_CACHE_FORMAT, names, file_fingerprint(_RENDERER), sys.executable], length=16)
+    return workspace / f"stdlib-{platform.python_version()}-{key}.jsonl"
 
 
 def _body(records: list[dict[str, str]]) -> str:
@@ -175,7 +172,7 @@ def _write_cache(path: Path, records: list[dict[str, str]]) -> None:
         "format": _CACHE_FORMAT,
         "python": platform.python_version(),
         "records": len(records),
-        "sha256": hashlib.sha256(body.encode("utf-8")).hexdigest(),
+        "sha256": text_fingerprint(body),
     }
     write_atomic(path, json.dumps(header, sort_keys=True) + "\n" + body)
 
@@ -188,7 +185,7 @@ def _read_cache(path: Path) -> tuple[list[dict[str, str]] | None, str]:
         header = json.loads(first)
         if not isinstance(header, dict) or header.get("format") != _CACHE_FORMAT:
             return None, "unknown format"
-        if hashlib.sha256(body.encode("utf-8")).hexdigest() != header.get("sha256"):
+        if text_fingerprint(body) != header.get("sha256"):
             return None, "checksum mismatch"
         records = [json.loads(line) for line in body.splitlines()]
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:

@@ -13,12 +13,11 @@ Questions and judgments are kept apart, as TREC keeps topics apart from qrels:
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from goldeval.fingerprint import fingerprint as content_fingerprint
 from goldeval.types import DocId, QuestionId
 
 Intent = Literal["answerable", "off_topic"]
@@ -208,15 +207,13 @@ class GoldenSet:
         return self.qrels.relevant(qid)
 
     def fingerprint(self) -> str:
-        """A sha256 hex digest of the questions' ids, texts, intents and judged grades.
+        """`goldeval.fingerprint` of the questions' ids, texts, intents and judged grades.
 
         Stable across question order and judgment order; tags, provenance, notes and who judged do not
         count. Comparisons refuse to compare results computed on golden sets with different
         fingerprints.
         """
-        canonical = sorted(self._canonical(q) for q in self.questions)
-        payload = json.dumps(canonical, ensure_ascii=False, separators=(",", ":"))
-        return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
+        return content_fingerprint(sorted(self._canonical(q) for q in self.questions))
 
     def _canonical(self, q: Question) -> list[Any]:
         """A question as fingerprinted. Its intent is added only when it differs from `implied_intent` of

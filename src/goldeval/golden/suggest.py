@@ -16,7 +16,6 @@ offline encoder of the `dense` extra), so this module needs no model.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from collections import Counter
@@ -29,6 +28,7 @@ import numpy as np
 
 from goldeval.corpus.files import check_input_file, json_value
 from goldeval.errors import InputError
+from goldeval.fingerprint import text_fingerprint
 from goldeval.golden.masking import mask
 from goldeval.golden.model import GoldenSet
 
@@ -77,7 +77,7 @@ class Cluster:
     def record(self, log: str, created: str) -> dict[str, Any]:
         """A candidate record (golden-set fields plus provenance `log`) for a person to label."""
         variants = [v for q in self.queries for v, _ in q.variants.most_common()]
-        digest = hashlib.sha256(self.text.casefold().encode("utf-8")).hexdigest()[:10]
+        digest = text_fingerprint(self.text.casefold(), length=10)
         return {
             "id": f"log-{digest}", "question": self.text, "expected": [], "intent": "answerable",
             "provenance": {

@@ -3,19 +3,21 @@
 `goldeval golden freeze golden.jsonl` appends one line to `golden.versions.jsonl` beside the set:
 
     {"version": 3, "fingerprint": "<sha256>", "at": "2026-11-30T05:40:00+00:00", "by": "ana",
-     "n_questions": 58, "n_judgments": 71, "questions": {"q01": "<digest>", ...}, "note": ""}
+     "n_questions": 58, "n_judgments": 71, "questions": {"q01": "<digest>", ...}, "digests": 2, "note": ""}
 
 The fingerprint is `GoldenSet.fingerprint()` (ids, texts, intents, judged grades), so loading a set whose
 content equals a frozen version gives it that version number (`GoldenSet.version`), which every run then
 records in its identity; any edit (a question added, a label fixed, a pooled judgment) leaves the set
 unversioned until it is frozen again, as version n + 1. Freezing an unchanged set makes no new version.
-Per-question digests let two versions name what changed between them (`changes_between`).
+Per-question digests let two versions name what changed between them (`changes_between`). They are
+`goldeval.fingerprint` digests (`"digests": 2`); a line without `digests` was written before that and
+holds digests of `json.dumps`' default spacing, which `question_digests(..., digest_format=1)` still
+computes, so a set frozen by an older goldeval is compared with its next version correctly.
 A sidecar, not a header line: rewriting the set (pooling, label fixes) never loses its history.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -25,11 +27,16 @@ from typing import Any, TypeVar
 
 from goldeval.corpus.files import read_json_lines
 from goldeval.errors import InputError
+from goldeval.fingerprint import fingerprint as content_fingerprint
+from goldeval.fingerprint import text_fingerprint
 from goldeval.golden.model import GoldenSet, Question
 from goldeval.store.atomic import write_atomic
 from goldeval.store.workspace import file_lock
 
 T = TypeVar("T")
+
+DIGEST_FORMAT = 2
+"""The question digests written now: `goldeval.fingerprint` of canonical JSON."""
 
 
 @dataclass(frozen=True)
@@ -45,11 +52,13 @@ class Version:
     questions: Mapping[str, str] = field(default_factory=dict)
     """Question id -> digest of its text, intent and judged grades."""
     note: str = ""
+    digest_format: int = DIGEST_FORMAT
+    """How `questions` was digested: 2, `goldeval.fingerprint`; 1, before it (read, never written)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"version": self.version, "fingerprint": self.fingerprint, "at": self.at, "by": self.by,
                 "n_questions": self.n_questions, "n_judgments": self.n_judgments,
-                "questions": dict(self.questions), "note": self.note}
+                "questions": dict(self.questions), "digests": self.digest_format, "note": self.note}
 
 
 @dataclass(frozen=True)
@@ -87,25 +96,28 @@ def lock_path(golden_path: str | Path) -> Path:
     return path.with_name(f".{path.name}.lock")
 
 
-def label_digest(labels: Any, judged: Any) -> str:
+def label_digest(labels: Any, judged: Any, *, digest_format: int = DIGEST_FORMAT) -> str:
     """`LLLLLLLL.JJJJJJJJ`: a digest of a question's labels (text, intent, relevant grades) and one of
-    its judged-not-relevant documents, so a relabelled question is told from one judged further."""
+    its judged-not-relevant documents, so a relabelled question is told from one judged further.
+    `digest_format=1` reproduces the digests of version lines written before `"digests": 2`."""
     def part(value: Any) -> str:
-        payload = json.dumps(value, ensure_ascii=False)
-        return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        if digest_format == 1:  # json.dumps' default spacing, as those lines were digested
+            return text_fingerprint(json.dumps(value, ensure_ascii=False), length=8)
+        return content_fingerprint(value, length=8)
 
     return f"{part(labels)}.{part(judged)}"
 
 
-def question_digest(golden: GoldenSet, q: Question) -> str:
+def question_digest(golden: GoldenSet, q: Question, *, digest_format: int = DIGEST_FORMAT) -> str:
     """The digest of what a question asks and what answers it (`label_digest`)."""
     grades = golden.grades(q.id)
     return label_digest([q.question, q.intent, sorted((d, g) for d, g in grades.items() if g > 0)],
-                        sorted(d for d, g in grades.items() if g <= 0))
+                        sorted(d for d, g in grades.items() if g <= 0), digest_format=digest_format)
 
 
-def question_digests(golden: GoldenSet) -> dict[str, str]:
-    return {q.id: question_digest(golden, q) for q in golden}
+def question_digests(golden: GoldenSet, *, digest_format: int = DIGEST_FORMAT) -> dict[str, str]:
+    """Question id -> `question_digest`, in `digest_format` (that of the version compared with)."""
+    return {q.id: question_digest(golden, q, digest_format=digest_format) for q in golden}
 
 
 def read_versions(golden_path: str | Path) -> list[Version]:
@@ -117,7 +129,8 @@ def read_versions(golden_path: str | Path) -> list[Version]:
 def _version(data: Mapping[str, Any]) -> Version:
     return Version(int(data["version"]), str(data["fingerprint"]), str(data.get("at", "")),
                    str(data.get("by", "")), int(data.get("n_questions", 0)),
-                   int(data.get("n_judgments", 0)), dict(data.get("questions") or {}), str(data.get("note", "")))
+                   int(data.get("n_judgments", 0)), dict(data.get("questions") or {}), str(data.get("note", "")),
+                   int(data.get("digests", 1)))
 
 
 def read_sidecar(path: Path, parse: Callable[[Mapping[str, Any]], T], *, what: str, writer: str) -> list[T]:

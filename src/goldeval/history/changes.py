@@ -11,12 +11,12 @@ per-question values (never a second formula), so the usual paired comparison app
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from goldeval.fingerprint import fingerprint
 from goldeval.golden.versions import Changes, changes_between, label_digest, labels_of
 from goldeval.metrics.definitions import Metric
 from goldeval.scorecard.model import QuestionResult, Scorecard
@@ -94,8 +94,7 @@ def restrict(card: Scorecard, qids: Sequence[str], *, drop: Sequence[Metric] = (
         r.curves = metric_curves(r.questions, out.depth)
     out.flips = flips(out.retrievers, out.depth)
     out.statistics = None
-    digest = hashlib.sha256("|".join(f"{q}:{labels_of(d)}" for q, d in sorted(question_digests(out).items()))
-                            .encode()).hexdigest()
+    digest = fingerprint(sorted((q, labels_of(d)) for q, d in question_digests(out).items()))
     out.golden = {**out.golden, "fingerprint": f"shared-{digest}", "shared_of": card.golden.get("fingerprint"),
                   "n_questions": len(out.retrievers[0].questions) if out.retrievers else 0}
     return out

@@ -10,13 +10,13 @@ level: a document at doc level, a chunk at chunk level.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from goldeval.errors import InputError
+from goldeval.fingerprint import fingerprint
 from goldeval.golden.model import GoldenSet
 from goldeval.ids import DocumentOf
 from goldeval.scorecard.model import Hit, Scorecard
@@ -164,7 +164,6 @@ def _judged_keys(golden: GoldenSet, qid: str, level: str, document_of: DocumentO
 
 def _pool_id(cards: Sequence[Scorecard]) -> str:
     """`pool-YYYYMMDD-xxxxxx`: the date and a digest of the runs pooled."""
-    digest = hashlib.sha256("|".join(f"{c.identity.created}:{r.name}" for c in cards for r in c.retrievers)
-                            .encode()).hexdigest()[:6]
+    digest = fingerprint([[c.identity.created, r.name] for c in cards for r in c.retrievers], length=6)
     return f"pool-{datetime.now(UTC):%Y%m%d}-{digest}"
 

@@ -11,12 +11,12 @@ function's repeated id is refused the same way (`retrievers.function`).
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Mapping
 from pathlib import Path
 
 from goldeval.errors import InputError
+from goldeval.fingerprint import file_fingerprint
 from goldeval.retrievers.base import BuildContext
 from goldeval.retrievers.options import OptionSet, split_spec
 from goldeval.run import Run
@@ -37,7 +37,7 @@ class RunFileRetriever:
         self.config: dict[str, object] = {
             "spec": f"run:{path}" if path is not None else None, "kind": "run", "run_name": run.name,
             "path": str(path) if path is not None else None,
-            "sha256": hashlib.sha256(self.path.read_bytes()).hexdigest() if self.path else None, "options": {},
+            "sha256": file_fingerprint(self.path) if self.path else None, "options": {},
         }
 
     def search(self, queries: Mapping[QuestionId, str], *, top_k: int) -> Run:

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from goldeval.corpus.model import Passage
+from goldeval.fingerprint import fingerprint
 from goldeval.golden.model import GoldenSet
-from goldeval.runstore import content_key, source_digest
+from goldeval.runstore import source_digest
 from goldeval.scorecard.io import scorecard_to_dict
 from goldeval.scorecard.model import Scorecard
 from goldeval.scorecard.statistics import Statistics
@@ -38,9 +39,10 @@ def stats_key(card: Scorecard, settings: Mapping[str, Any], passages: Sequence[P
         data.pop(changing, None)
     for r in data.get("retrievers", []):
         r.pop("seconds", None)
-    return content_key("stats", FORMAT, data, dict(settings), passages_fingerprint(passages) if passages else None,
-                       golden.fingerprint() if golden is not None else None,
-                       source_digest("stats", "scorecard", "synth/leakage.py", "words.py", "ids.py", "metrics/definitions.py"))
+    return fingerprint(["stats", FORMAT, data, dict(settings), passages_fingerprint(passages) if passages else None,
+                        golden.fingerprint() if golden is not None else None,
+                        source_digest("stats", "scorecard", "synth/leakage.py", "words.py", "ids.py",
+                                      "metrics/definitions.py")])
 
 
 def read_stats(workspace: str | Path, key: str, card: Scorecard) -> bool:

@@ -18,7 +18,6 @@ identical texts, which is correct.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -27,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from goldeval.fingerprint import Fingerprinter, bytes_fingerprint, text_fingerprint
 from goldeval.store.atomic import clean_stale_temps, write_atomic
 from goldeval.store.workspace import Workspace, file_lock
 
@@ -41,7 +41,7 @@ Encode = Callable[[list[str]], np.ndarray]
 
 def text_hash(text: str) -> bytes:
     """The cache key of one text: the first 16 bytes of SHA-256 of its UTF-8 bytes."""
-    return hashlib.sha256(text.encode("utf-8")).digest()[:HASH_BYTES]
+    return bytes.fromhex(text_fingerprint(text, length=2 * HASH_BYTES))
 
 
 @dataclass
@@ -58,7 +58,7 @@ class EmbeddingCache:
 
     def __init__(self, workspace: Workspace, model_key: str, *, slug: str = "model", about: dict[str, object] | None = None) -> None:
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in slug)[:48]
-        digest = hashlib.sha256(model_key.encode()).hexdigest()[:16]
+        digest = text_fingerprint(model_key, length=16)
         self.folder = workspace.embeddings / f"{safe}-{digest}"
         clean_stale_temps(self.folder)  # an entry whose writer was killed mid-write leaves a .tmp (issue 9)
         self.model_key = model_key
@@ -128,7 +128,7 @@ class EmbeddingCache:
             write_atomic(self.folder / "model.json", json.dumps(about, indent=2, default=str).encode())
             self._folder_ready = True
         hash_blob = b"".join(hashes)
-        name = hashlib.sha256(self.model_key.encode() + hash_blob).hexdigest()[:32] + ".gsemb"
+        name = Fingerprinter().record(self.model_key, hash_blob).hexdigest(length=32) + ".gsemb"
         write_entry(self.folder / name, hash_blob, vectors)
         self._memo[name] = (list(hashes), vectors)
 
@@ -149,7 +149,7 @@ class EmbeddingCache:
                     merged.update(zip(*entry, strict=True))
             if merged:
                 self._write(list(merged), np.stack(list(merged.values())))
-            keep = hashlib.sha256(self.model_key.encode() + b"".join(merged)).hexdigest()[:32] + ".gsemb"
+            keep = Fingerprinter().record(self.model_key, b"".join(merged)).hexdigest(length=32) + ".gsemb"
             for path in paths:
                 if path.name != keep:
                     with contextlib.suppress(FileNotFoundError):
@@ -160,7 +160,7 @@ class EmbeddingCache:
 def write_entry(path: Path, hash_blob: bytes, vectors: np.ndarray) -> None:
     """Write one entry: `GSEMB1 {json header}\\n`, then the hashes, then float32 rows."""
     vec_blob = np.ascontiguousarray(vectors, dtype="<f4").tobytes()
-    digest = hashlib.sha256(hash_blob + vec_blob).hexdigest()
+    digest = bytes_fingerprint(hash_blob + vec_blob)
     header = {"count": len(hash_blob) // HASH_BYTES, "dim": int(vectors.shape[1]), "sha256": digest}
     write_atomic(path, [MAGIC + json.dumps(header).encode() + b"\n", hash_blob, vec_blob])
 
@@ -182,7 +182,7 @@ def read_entry(path: Path) -> tuple[list[bytes], np.ndarray] | None:
     payload = memoryview(data)[end + 1 :]
     if len(payload) != count * HASH_BYTES + count * dim * 4:
         return None
-    if hashlib.sha256(payload).hexdigest() != digest:
+    if bytes_fingerprint(payload) != digest:
         return None
     hash_blob = bytes(payload[: count * HASH_BYTES])
     vectors = np.frombuffer(payload[count * HASH_BYTES :], dtype="<f4").reshape(count, dim)

@@ -18,26 +18,24 @@ new k is computed from stored runs without searching again.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from goldeval.corpus.model import Corpus, Passage
-from goldeval.runstore import FORMAT, RunStore, StoredRun, content_key
+from goldeval.fingerprint import Fingerprinter, fingerprint
+from goldeval.runstore import FORMAT, RunStore, StoredRun
 from goldeval.store.atomic import write_atomic
 from goldeval.store.kept import read_kept
 from goldeval.store.workspace import Workspace
 
 
 def corpus_fingerprint(corpus: Corpus) -> str:
-    """sha256 of the documents (id, title, text) in order: the chunks' key."""
-    digest = hashlib.sha256()
+    """The documents in order, one `Fingerprinter` record (id, title, text) each: the chunks' key."""
+    digest = Fingerprinter()
     for doc in corpus:
-        for part in (doc.id, doc.title, doc.text):
-            digest.update(part.encode("utf-8", "surrogatepass") + b"\x00")
-        digest.update(b"\x01")
+        digest.record(doc.id, doc.title, doc.text)
     return digest.hexdigest()
 
 
@@ -50,10 +48,10 @@ class SweepCache:
 
     # --- chunks ----------------------------------------------------------------------------------
 
-    def chunks(self, corpus: Corpus, fingerprint: str, spec: str) -> tuple[list[Passage], bool]:
+    def chunks(self, corpus: Corpus, corpus_key: str, spec: str) -> tuple[list[Passage], bool]:
         """The passages of `corpus` under chunk spec `spec` (`none` or `SIZE:OVERLAP`), and whether
         they came from the cache."""
-        path = self.root / "chunks" / f"{content_key('chunks', FORMAT, fingerprint, spec)}.json"
+        path = self.root / "chunks" / f"{fingerprint(['chunks', FORMAT, corpus_key, spec])}.json"
         stored = self._read(path)
         if stored is not None:
             return [Passage(*row) for row in stored["passages"]], True

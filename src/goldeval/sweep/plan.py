@@ -6,10 +6,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from goldeval.corpus.model import Corpus, Passage
+from goldeval.fingerprint import fingerprint
 from goldeval.golden.model import GoldenSet
 from goldeval.metrics.definitions import Metric
 from goldeval.retrievers.base import BuildContext, build_retriever
-from goldeval.runstore import StoredRun, content_key
+from goldeval.runstore import StoredRun
 from goldeval.store.workspace import Workspace
 from goldeval.sweep.cache import SweepCache
 from goldeval.sweep.config import Settings
@@ -84,4 +85,4 @@ class Plan:
 
     def embedding_key(self, model_key: str, chunking: str) -> str:
         """Where the time to embed `chunking`'s passages with a model is recorded."""
-        return content_key("embedding-time", model_key, self.passages_key[chunking])
+        return fingerprint(["embedding-time", model_key, self.passages_key[chunking]])

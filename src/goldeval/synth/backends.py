@@ -13,7 +13,6 @@ cache's keys need no SDK, no key and no network; `BackendSpec.build` makes the w
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import json
 import sys
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Protocol
 
 from goldeval.errors import InputError
+from goldeval.fingerprint import Fingerprinter
 from goldeval.synth.retry import Verdict
 
 KINDS = ("anthropic", "openai", "transformers")
@@ -141,13 +141,13 @@ def split_options(spec: str, rest: str) -> tuple[str, dict[str, str]]:
 
 def folder_fingerprint(folder: Path) -> str:
     """A hash of the model folder's file names, sizes and modification times: new weights, new replies."""
-    digest = hashlib.sha256()
+    digest = Fingerprinter()
     if folder.is_dir():
         for path in sorted(folder.rglob("*")):
             if path.is_file():
                 stat = path.stat()
-                digest.update(f"{path.relative_to(folder)}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
-    return digest.hexdigest()[:16]
+                digest.value([path.relative_to(folder).as_posix(), stat.st_size, stat.st_mtime_ns])
+    return digest.hexdigest(length=16)
 
 
 GenerateFn = Callable[[str], str]

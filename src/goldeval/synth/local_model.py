@@ -9,13 +9,13 @@ Generation runs one prompt at a time (`max_concurrency = 1`): one model, one set
 
 from __future__ import annotations
 
-import hashlib
 import sys
 import threading
 from pathlib import Path
 from typing import Any
 
 from goldeval.errors import InputError, require
+from goldeval.fingerprint import text_fingerprint
 from goldeval.synth.backends import Settings
 from goldeval.synth.retry import Verdict
 
@@ -47,7 +47,7 @@ class TransformersBackend:
     def generate(self, prompt: str) -> str:
         ids = self._encode(prompt)
         torch = self._torch
-        seed = self._settings.seed + int(hashlib.sha256(prompt.encode("utf-8")).hexdigest()[:8], 16)
+        seed = self._settings.seed + int(text_fingerprint(prompt, length=8), 16)
         sampling: dict[str, Any] = {"do_sample": False}
         if self._settings.temperature > 0:
             sampling = {"do_sample": True, "temperature": self._settings.temperature}

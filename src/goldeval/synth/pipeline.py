@@ -9,12 +9,12 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from goldeval.corpus.model import Corpus, Passage
+from goldeval.fingerprint import text_fingerprint
 from goldeval.golden.model import GoldenSet
 from goldeval.ids import doc_part
 from goldeval.store.workspace import Workspace
@@ -113,7 +113,7 @@ def generate(the_plan: Plan, config: SynthConfig, cache: ReplyCache,
 def candidate_id(key: str) -> str:
     """A stable id: the same passage, prompt and model give the same id on every run (so review state
     survives a re-run)."""
-    return "syn-" + hashlib.sha256(key.encode()).hexdigest()[:10]
+    return "syn-" + text_fingerprint(key, length=10)
 
 
 def annotate(records: list[Record], passages: Sequence[Passage], golden: GoldenSet | None, config: SynthConfig,

@@ -8,7 +8,6 @@ template must contain `{passage}` and may contain `{title}` (other braces are ke
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -16,6 +15,7 @@ from pathlib import Path
 
 from goldeval.corpus.model import Passage
 from goldeval.errors import InputError
+from goldeval.fingerprint import text_fingerprint
 
 _MARKER = re.compile(r"^(?:[-*\u2022]|\d{1,2}[.)])\s+")
 """A list marker before the question: `- `, `* `, `1. `, `2) `."""
@@ -33,7 +33,7 @@ class PromptTemplate:
     @property
     def hash(self) -> str:
         """sha256 of the template text (first 16 hex digits): recorded on every question it produced."""
-        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()[:16]
+        return text_fingerprint(self.text, length=16)
 
     def render(self, passage: Passage) -> str:
         """The prompt for one passage: the template with its title and (possibly cut) text filled in."""

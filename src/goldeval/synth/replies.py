@@ -9,18 +9,19 @@ or prompt is a new key, an unchanged one is free.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from goldeval.fingerprint import fingerprint
 from goldeval.store.atomic import write_atomic
 from goldeval.store.workspace import Workspace
 
 
 def reply_key(identity: str, prompt: str) -> str:
-    return hashlib.sha256(json.dumps([identity, prompt], ensure_ascii=False).encode("utf-8")).hexdigest()
+    """The stored reply's name: `goldeval.fingerprint` of the generator's identity and the prompt."""
+    return fingerprint([identity, prompt])
 
 
 @dataclass(frozen=True)

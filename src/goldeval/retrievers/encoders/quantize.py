@@ -18,13 +18,13 @@ new model or onnxruntime makes a new file instead of reusing a stale one.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import tempfile
 from pathlib import Path
 
 from goldeval.errors import require
+from goldeval.fingerprint import file_fingerprint, fingerprint
 from goldeval.store.workspace import file_lock
 
 SETTINGS = {"weight_type": "QInt8", "per_channel": True, "MatMulConstBOnly": True}
@@ -34,12 +34,8 @@ SETTINGS = {"weight_type": "QInt8", "per_channel": True, "MatMulConstBOnly": Tru
 def dynamic_int8(source: Path, folder: Path, name: str) -> Path:
     """The dynamic-int8 model of `source` in `folder`, converted on first use."""
     ort = require("onnxruntime", extra="dense", purpose=f"the embedding model {name!r}")
-    digest = hashlib.sha256()
-    with source.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    digest.update(f"{ort.__version__}{sorted(SETTINGS.items())}".encode())
-    target = folder / f"{name}-int8-dynamic-{digest.hexdigest()[:16]}.onnx"
+    digest = fingerprint([file_fingerprint(source), ort.__version__, SETTINGS], length=16)
+    target = folder / f"{name}-int8-dynamic-{digest}.onnx"
     if target.exists():
         return target
     with file_lock(folder / f"{target.name}.lock"):

