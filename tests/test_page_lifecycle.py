@@ -118,7 +118,8 @@ def test_lifecycle_json_has_trend_and_fixes_and_version_follows_it(fix_server: t
     status, body = request(server, "GET", "/lifecycle.json")
     data = json.loads(body)
     assert status == 200 and data["trend"]["metrics"] == ["hit@5", "mrr", "ndcg@5"]
-    assert data["fixes"] == {"enabled": True, "golden": "golden.jsonl", "path": str(golden), "judge": "ana", "done": [], "count": 0}
+    assert data["fixes"] == {"enabled": True, "golden": "golden.jsonl", "path": str(golden), "judge": "ana", "done": [], "count": 0,
+                             "changes": None}  # no changelog yet
     version = json.loads(request(server, "GET", "/version")[1])["lifecycle"]
     assert version == data["version"] != ""
 
@@ -158,6 +159,8 @@ def test_fixes_are_written_into_the_golden_set_and_its_changelog(fix_server: tup
     fixes = json.loads(body)["fixes"]
     assert [(c["action"], c["question"], c["doc"], c["grade"], c["reason"], c["by"]) for c in fixes["done"]] == \
         [("also_answers", q["id"], doc, 2, "it answers too", "ana")]
+    # the count the page header shows, as the changelog says it now (issue 18: it stayed stale)
+    assert fixes["changes"]["text"] == "1 label fixed since version 1 (not frozen yet)"
     set_now = load_golden(golden)
     assert set_now.relevant(q["id"])[doc] == 2
     other = next(x for x in card["retrievers"][0]["questions"] if not x["off_topic"] and x["id"] != q["id"])
@@ -176,7 +179,10 @@ def test_fixes_are_written_into_the_golden_set_and_its_changelog(fix_server: tup
                        ("not_covered", gap["id"], "no page on it")]
     judged = [(c.question, c.doc, c.grade) for c in read_changes(golden) if c.action == "judged"]
     assert sorted(judged) == sorted((gap["id"], d, 0) for d in retrieved - set(gap["expected"]))
-    assert json.loads(request(server, "GET", "/lifecycle.json")[1])["fixes"]["count"] == 3
+    after = json.loads(request(server, "GET", "/lifecycle.json")[1])["fixes"]
+    assert after["count"] == 3 and after["changes"]["fixed"] == 3
+    assert after["changes"]["text"].startswith("3 labels fixed, ") and after["changes"]["text"].endswith(
+        " since version 1 (not frozen yet)")
 
 
 def test_without_golden_there_is_no_token_and_no_fix(world: World) -> None:  # noqa: F811

@@ -92,10 +92,28 @@ def test_ranges_equal_pytrec_eval_on_completed_judgments() -> None:
         return {q: {**grades[q], **{d: grade for d in docs[:cut] if d not in grades[q]}} for q, docs in rankings.items()}
 
     for metric, measure, cut in [(Metric("precision", 3), "P_3", 3), (Metric("mrr"), "recip_rank", 5),
-                                 (Metric("ndcg", 5), "ndcg_cut_5", 5), (BPREF, "bpref", 5)]:
+                                 (Metric("ndcg", 5), "ndcg_cut_5", 5)]:
         values = sorted([mean(completed(cut, 0), measure), mean(completed(cut, 1), measure)])
         assert ranges[metric] == pytest.approx(tuple(values), abs=1e-6), metric
     assert ranges[Metric("precision", 3)] == pytest.approx((1 / 3, 1.0), abs=1e-6)  # d1 and d9 in each top 3
+    assert BPREF not in ranges  # judged-only: completing the judgments does not bound it
+
+
+def test_no_bpref_range_because_completed_judgments_do_not_bracket_bpref() -> None:
+    # issue 18: bpref 0.944 was shown with a "range" of 0.796 to 0.933. Completing the judgments gives
+    # bpref values that need not bracket bpref itself: pytrec_eval, on this ranking, says so
+    grades = {"q1": {"d1": 1, "d2": 0}}
+    rankings = {"q1": ["u1", "d1", "d2", "u2"]}
+    run = {"q1": {d: float(len(rankings["q1"]) - i) for i, d in enumerate(rankings["q1"])}}
+
+    def bpref(qrels: dict[str, dict[str, int]]) -> float:
+        return float(pytrec_eval.RelevanceEvaluator(qrels, {"bpref"}).evaluate(run)["q1"]["bpref"])
+
+    point = bpref(grades)
+    worst = bpref({"q1": {**grades["q1"], "u1": 0, "u2": 0}})
+    best = bpref({"q1": {**grades["q1"], "u1": 1, "u2": 1}})
+    assert (point, worst, best) == pytest.approx((1.0, 0.0, 2 / 3))  # the point lies above both "ends"
+    assert metric_ranges(grades, rankings, ["q1"], [BPREF, Metric("mrr")], pool_depth=4).keys() == {Metric("mrr")}
 
 
 def _golden_with_pooled_verdicts(tmp_path: Path) -> Path:
@@ -120,11 +138,12 @@ def test_scorecard_holds_judged_at_k_ranges_and_bpref(tmp_path: Path) -> None:
     (r,) = card.retrievers
     assert len(r.judged) == 5 and 0 < r.judged[4] < 1 and r.judged[0] >= r.judged[4]
     assert r.judged[4] > plain.retrievers[0].judged[4]  # two more judged passages in the top 5
+    assert BPREF not in r.ranges  # judged-only: no range that would not contain it
     for metric, value in r.metrics.items():
-        low, high = r.ranges[metric]
-        assert low <= high
-        if metric != BPREF:  # every other metric reads an unjudged passage as not relevant: the low end
-            assert low == pytest.approx(value, abs=1e-6)
+        if metric == BPREF:
+            continue
+        low, high = r.ranges[metric]  # every other metric reads an unjudged passage as not relevant: the low end
+        assert low == pytest.approx(value, abs=1e-6) and low - 1e-6 <= value <= high + 1e-6
     # with every unjudged first result relevant, hit@1 misses only where the first result is judged not relevant
     first_not_relevant = sum(1 for q in r.answerable if q.top[0].doc in q.nonrelevant)
     assert first_not_relevant == 1

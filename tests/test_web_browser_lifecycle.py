@@ -208,6 +208,8 @@ def test_a_label_fix_from_the_page_is_written_to_the_golden_set_and_its_changelo
         assert page.locator("#fix-reason").input_value() == "this page answers <b>it</b> too"
         button.click()
         wait_until(page, "document.querySelector('#fix-status') && document.querySelector('#fix-status').textContent.startsWith('Saved')")
+        # the header counts the fix at once, as the server's changelog summary says (it used to stay stale)
+        assert "1 label fixed since version 1 (not frozen yet)" in page.locator("#context").inner_text()
         changes = read_changes(golden)
         assert [(c.action, c.question, c.doc, c.grade, c.reason, c.by) for c in changes] == \
             [("also_answers", q["id"], doc, 1, "this page answers <b>it</b> too", "ana")]

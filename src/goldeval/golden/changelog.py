@@ -8,22 +8,27 @@
 
 Actions: `judged` (a pooled passage judged), the label fixes `also_answers` (a retrieved passage answers
 a question it missed), `not_covered` (relabelled off-topic: a content gap) and `wrong_expected` (an
-expected document does not answer), and `added` (a question, e.g. from an incident). `version` is the
-latest frozen version when the change was made, so a scorecard can say "5 labels fixed since version 3".
+expected document does not answer), `added` (a question: an incident, or a candidate accepted in
+`goldeval review`), `removed` (an accepted candidate taken back) and `edited` (an accepted question's text
+or expected documents changed in review). `version` is the latest frozen version when the change was made,
+so a scorecard can say "5 labels fixed since version 3".
+
+`append_changes` is the one writer: the pool, the page's label fixes, `golden add` and `goldeval review`
+all record through it, and it stamps each change with that version.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from goldeval.golden.versions import read_sidecar, read_versions, sidecar_path
 from goldeval.store.atomic import write_atomic
 
-ACTIONS = ("judged", "also_answers", "not_covered", "wrong_expected", "added")
+ACTIONS = ("judged", "also_answers", "not_covered", "wrong_expected", "added", "removed", "edited")
 FIXES = ("also_answers", "not_covered", "wrong_expected")
 """The actions that correct a label (the others add one)."""
 
@@ -55,7 +60,7 @@ def changelog_path(golden_path: str | Path) -> Path:
 def read_changes(golden_path: str | Path) -> list[Change]:
     """Every change recorded for the set at `golden_path`, oldest first ([] without a changelog)."""
     return read_sidecar(changelog_path(golden_path), _change, what="changelog",
-                        writer="goldeval (pool, golden add)")
+                        writer="goldeval (pool, serve --golden, golden add, review)")
 
 
 def _change(data: Any) -> Change:
@@ -64,9 +69,12 @@ def _change(data: Any) -> Change:
 
 def append_changes(golden_path: str | Path, changes: list[Change]) -> None:
     """Add changes at the end, atomically (the whole file is rewritten through the one atomic writer;
-    callers hold the set's lock, `goldeval.golden.versions.lock_path`)."""
+    callers hold the set's lock, `goldeval.golden.versions.lock_path`). A change without a `version` is
+    stamped with the latest frozen one."""
     if not changes:
         return
+    latest = latest_version(golden_path)
+    changes = [c if c.version is not None else replace(c, version=latest) for c in changes]
     path = changelog_path(golden_path)
     before = path.read_text(encoding="utf-8") if path.is_file() else ""
     if before and not before.endswith("\n"):
@@ -99,12 +107,15 @@ def changes_summary(golden_path: str | Path, current_version: int | None) -> dic
         chosen = [c for c in changes if c.version == latest]
     counts = Counter("fixed" if c.action in FIXES else c.action for c in chosen)
     since = f"since version {base}" if base is not None else "since it was first written"
-    parts = [f"{counts['fixed']} label{'s' if counts['fixed'] != 1 else ''} fixed",
-             *([f"{counts['judged']} pooled judgment{'s' if counts['judged'] != 1 else ''}"] if counts["judged"] else []),
-             *([f"{counts['added']} question{'s' if counts['added'] != 1 else ''} added"] if counts["added"] else [])]
+    parts = [f"{counts['fixed']} label{'s' if counts['fixed'] != 1 else ''} fixed"]
+    for key, noun in (("judged", "pooled judgment"), ("added", "question"), ("removed", "question"),
+                      ("edited", "question")):
+        if counts[key]:
+            parts.append(f"{counts[key]} {noun}{'s' if counts[key] != 1 else ''}" + ("" if key == "judged" else f" {key}"))
     text = ", ".join(parts) + f" {since}" + ("" if current_version is not None else " (not frozen yet)")
     return {"since_version": base, "fixed": counts["fixed"], "judged": counts["judged"], "added": counts["added"],
-            "frozen": current_version is not None, "text": text}
+            "removed": counts["removed"], "edited": counts["edited"], "frozen": current_version is not None,
+            "text": text}
 
 
 def golden_changes(path: str | Path, current_version: int | None) -> dict[str, Any]:

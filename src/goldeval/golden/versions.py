@@ -154,9 +154,19 @@ def frozen_version(golden: GoldenSet) -> int | None:
     edited since)."""
     if not golden.path:
         return None
-    fingerprint = golden.fingerprint()
-    matches = [v.version for v in read_versions(golden.path) if v.fingerprint == fingerprint]
-    return max(matches) if matches else None
+    return version_of(golden.path, golden.fingerprint())
+
+
+def version_of(golden_path: str | Path, fingerprint: str) -> int | None:
+    """The frozen version of the set at `golden_path` whose content has this fingerprint (the newest,
+    should the content come back), or None. The one rule that attaches content to a version: by what it
+    holds, never by when it was frozen, so a run made before its set was frozen belongs to that version."""
+    return versions_by_fingerprint(golden_path).get(fingerprint)
+
+
+def versions_by_fingerprint(golden_path: str | Path) -> dict[str, int]:
+    """Fingerprint -> the newest frozen version with that content, for the set at `golden_path`."""
+    return {v.fingerprint: v.version for v in read_versions(golden_path)}
 
 
 def freeze(golden: GoldenSet, *, by: str = "", note: str = "", now: str | None = None) -> tuple[Version, bool]:

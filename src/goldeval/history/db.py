@@ -145,7 +145,7 @@ class History:
                     "INSERT INTO runs (created, recorded, golden_path, golden_fingerprint, golden_version, "
                     "corpus_fingerprint, level, depth, goldeval_version, identity, scorecard) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (identity.created or _now(), _now(), str(card.golden.get("path", "")),
+                    (identity.created or _now(), _now(), _absolute(str(card.golden.get("path") or "")),
                      identity.golden_fingerprint, identity.golden_version, identity.corpus_fingerprint,
                      card.level, card.depth, identity.goldeval_version, json.dumps(identity.to_dict()), blob),
                 ).lastrowid or 0)
@@ -163,14 +163,18 @@ class History:
         return run_id
 
     def runs(self, limit: int | None = None) -> list[RunRow]:
-        """Recorded runs, newest first."""
+        """Recorded runs, newest first. A run's golden version is read from its set's versions sidecar by
+        content (`goldeval.golden.versions.version_of`): a run made before the set was frozen belongs to
+        the version frozen later with the same content; without the sidecar, the version it recorded."""
+        known: dict[str, dict[str, int] | None] = {}
         with self.connect() as conn:
             rows = conn.execute(
                 "SELECT id, created, golden_path, golden_fingerprint, golden_version, corpus_fingerprint "
                 "FROM runs ORDER BY id DESC" + (f" LIMIT {int(limit)}" if limit else "")).fetchall()
             names = _group(conn.execute("SELECT run_id, name FROM retrievers ORDER BY rowid").fetchall())
             tags = _group(conn.execute("SELECT run_id, name FROM tags ORDER BY name").fetchall())
-        return [RunRow(r[0], r[1], r[2], r[3], r[4], r[5], names.get(r[0], []), tags.get(r[0], [])) for r in rows]
+        return [RunRow(r[0], r[1], r[2], r[3], _version(r[2], r[3], r[4], known), r[5], names.get(r[0], []),
+                       tags.get(r[0], [])) for r in rows]
 
     def scorecard(self, run_id: int) -> Scorecard:
         with self.connect() as conn:
@@ -270,3 +274,23 @@ def describe(row: RunRow) -> dict[str, Any]:
     return {"id": row.id, "created": row.created, "golden": row.golden_path, "golden_version": row.golden_version,
             "golden_fingerprint": row.golden_fingerprint, "corpus_fingerprint": row.corpus_fingerprint,
             "retrievers": row.retrievers, "tags": row.tags}
+
+
+def _version(golden_path: str, fingerprint: str, recorded: int | None,
+             known: dict[str, dict[str, int] | None]) -> int | None:
+    """The frozen version a run's golden content is (see `History.runs`); `known` caches each sidecar."""
+    from goldeval.golden.versions import sidecar_path, versions_by_fingerprint
+
+    if golden_path not in known:
+        try:
+            found = sidecar_path(golden_path).is_file() if golden_path else False
+            known[golden_path] = versions_by_fingerprint(golden_path) if found else None
+        except (OSError, InputError):
+            known[golden_path] = None  # unreadable now: what the run recorded stands
+    versions = known[golden_path]
+    return recorded if versions is None else versions.get(fingerprint, recorded)
+
+
+def _absolute(path: str) -> str:
+    """The golden set's path as recorded: absolute, so its versions are found from any folder later."""
+    return str(Path(path).resolve()) if path else ""

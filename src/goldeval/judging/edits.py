@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from goldeval.errors import InputError
-from goldeval.golden.changelog import Change, append_changes, latest_version
+from goldeval.golden.changelog import Change, append_changes
 from goldeval.golden.io import load_golden, write_golden_jsonl
 from goldeval.golden.model import GoldenSet, Judgment, Provenance, Question
 from goldeval.golden.versions import lock_path
@@ -142,9 +142,8 @@ class GoldenFile:
         return question
 
     def _write(self, golden: GoldenSet, changes: list[Change]) -> None:
-        version = latest_version(self.path)
         write_golden_jsonl(golden, self.path)
-        append_changes(self.path, [replace(c, version=version) for c in changes])
+        append_changes(self.path, changes)
 
 
 def _question(golden: GoldenSet, qid: str, path: Path) -> Question:

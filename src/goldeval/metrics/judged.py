@@ -10,7 +10,10 @@ e.g. Sakai, "Alternatives to bpref", SIGIR 2007; Buckley & Voorhees, SIGIR 2004)
   judged (nothing unjudged can change it).
 - the range of each metric: its mean if every unjudged passage in the top k were relevant (grade 1)
   and if every one were not. k is the metric's own cut-off, or the pool depth (the scorecard's largest
-  k) for metrics without one (MRR, MAP, R-precision, bpref).
+  k) for metrics without one (MRR, MAP, R-precision). A range is shown only where it brackets the
+  metric: bpref gets none (`has_range`), since it skips unjudged passages by definition, so completing
+  the judgments either way is another bpref, not a bound on this one (issue 18: a "range" of 0.796 to
+  0.933 beside a bpref of 0.944).
 
 Both come from the one metric engine (`goldeval.metrics.compute.evaluate_ranked`) on the rankings the
 evaluation scored: a range is the engine run on the same lists with completed judgments, never a
@@ -55,16 +58,27 @@ def judged_curve(
     return [round(float(v), 6) for v in share.mean(axis=0)]
 
 
+NO_RANGE = frozenset({"bpref"})
+"""Metrics given no range: the judged-only measures (bpref, Buckley & Voorhees, SIGIR 2004)."""
+
+
+def has_range(metric: Metric) -> bool:
+    """Whether `metric` gets a best/worst-case range: every metric that reads an unjudged passage as not
+    relevant (its value is then the low end), none that skips unjudged passages."""
+    return metric.name not in NO_RANGE
+
+
 def metric_ranges(
     grades: Grades, rankings: Mapping[str, Sequence[str]], qids: Sequence[str], metrics: Sequence[Metric],
     pool_depth: int, *, settled: Callable[[str], bool] = is_placeholder,
 ) -> dict[Metric, tuple[float, float]]:
     """Metric -> (low, high): its mean over `qids` with every unjudged passage of the top k judged
-    not relevant, and judged relevant (grade 1); low <= high whichever scenario gives which."""
+    not relevant, and judged relevant (grade 1); low <= high whichever scenario gives which. Metrics
+    without a range (`has_range`) are left out."""
     if not qids:
         return {}
     by_cut: dict[int, list[Metric]] = {}
-    for m in dict.fromkeys(metrics):
+    for m in (m for m in dict.fromkeys(metrics) if has_range(m)):
         by_cut.setdefault(m.k if m.k is not None else pool_depth, []).append(m)
     out: dict[Metric, tuple[float, float]] = {}
     for cut, group in by_cut.items():

@@ -6,7 +6,6 @@ golden set's changelog summary (`golden.changes`), for the terminal and the Mark
 
 from __future__ import annotations
 
-from goldeval.metrics.definitions import Metric
 from goldeval.scorecard.model import Scorecard
 from goldeval.textsafe import md_code, md_text
 
@@ -31,7 +30,7 @@ def judged_lines(card: Scorecard, *, markdown: bool = False) -> list[str]:
     lines.append(f"judged@{k}: " + ", ".join(f"{name(n)} {v:.2f}" for n, v in shares.items())
                  + f" of each top {k} carries a judgment; the rest nobody has looked at (`goldeval pool` judges them).")
     parts = []
-    for metric in _shown(card):
+    for metric in card.headline:
         wide = [(r.name, r.ranges[metric]) for r in card.retrievers
                 if metric in r.ranges and r.ranges[metric][1] - r.ranges[metric][0] > 1e-9]
         if wide:
@@ -42,7 +41,3 @@ def judged_lines(card: Scorecard, *, markdown: bool = False) -> list[str]:
         lines.append("bpref counts only judged passages (unjudged ones are skipped, not read as misses).")
     return lines
 
-
-def _shown(card: Scorecard) -> list[Metric]:
-    """The headline metrics whose ranges are shown (not bpref: it skips the unjudged by design)."""
-    return [m for m in card.headline if m.name != "bpref"]

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from goldeval.errors import InputError
 from goldeval.metrics.definitions import Metric, headline_metrics, parse_metric
+from goldeval.metrics.judged import has_range
 from goldeval.scorecard.checks import BadField, check_scorecard
 from goldeval.scorecard.model import Hit, QuestionResult, RetrieverResult, RunIdentity, Scorecard
 from goldeval.scorecard.statistics import Statistics
@@ -230,7 +231,8 @@ def _retriever(data: Any, where: str, depth: int) -> RetrieverResult:
 
 
 def _ranges(data: Mapping[str, Any], where: str) -> dict[Metric, tuple[float, float]]:
-    """`ranges`: metric -> [low, high] with low <= high (goldeval.metrics.judged)."""
+    """`ranges`: metric -> [low, high] with low <= high (goldeval.metrics.judged). A range an older
+    goldeval wrote for a metric that has none (bpref) is dropped: it did not bracket the value."""
     out: dict[Metric, tuple[float, float]] = {}
     for key, value in data.items():
         if not (isinstance(value, list) and len(value) == 2):
@@ -238,7 +240,9 @@ def _ranges(data: Mapping[str, Any], where: str) -> dict[Metric, tuple[float, fl
         low, high = _float(value[0], f"{where}.{key}"), _float(value[1], f"{where}.{key}")
         if low > high:
             raise _Bad(f"{where}.{key}", f"low {low:g} is above high {high:g}")
-        out[_metric(key, where)] = (low, high)
+        metric = _metric(key, where)
+        if has_range(metric):
+            out[metric] = (low, high)
     return out
 
 

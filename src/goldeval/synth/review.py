@@ -5,7 +5,9 @@ candidate's `history` (who, when, what; an edit keeps the text it replaced), the
 rewritten atomically: the candidates file with every candidate (rejected and edited ones keep their
 history there), and the golden set with its own lines untouched plus exactly the accepted candidates
 (`candidates.golden_record`: provenance with `reviewed_by`, `reviewed_at` and the history). Un-accepting a
-question takes it out of the golden set again.
+question takes it out of the golden set again. The golden set is written under its lock and every
+question that enters it, leaves it or changes in it is a changelog line (`added`, `removed`, `edited`)
+through the one changelog writer, `goldeval.golden.changelog.append_changes`.
 
 `items()` is what the review page shows: one item a question, with its passages (the source first, then
 the other possible answers) and the verdicts it can take. The shape is not specific to generated
@@ -24,7 +26,10 @@ from typing import Any
 
 from goldeval.corpus.model import Passage
 from goldeval.errors import InputError
+from goldeval.golden.changelog import Change, append_changes
+from goldeval.golden.versions import lock_path
 from goldeval.store.atomic import write_atomic
+from goldeval.store.workspace import file_lock
 from goldeval.synth.candidates import KINDS, Record, golden_record, read_candidates, status, write_candidates
 from goldeval.synth.leakage import Target, measure
 from goldeval.words import page_highlights
@@ -99,7 +104,7 @@ class ReviewSession:
             provenance.setdefault("history", []).append(entry)
             provenance["reviewed_by"], provenance["reviewed_at"] = self.reviewer, entry["at"]
             try:
-                self._save()
+                self._save(entry["at"])
             except BaseException:
                 record.clear()
                 record.update(before)
@@ -118,20 +123,36 @@ class ReviewSession:
             record["_leakage"] = remeasure(record)
         return {"from": old, "to": text}
 
-    def _save(self) -> None:
+    def _save(self, at: str) -> None:
         write_candidates(self.path, self.records)
-        kept = self._golden_lines()
-        accepted = [json.dumps(golden_record(r), ensure_ascii=False) + "\n" for r in self.records
-                    if status(r) == "accepted"]
-        write_atomic(self.golden, "".join(kept + accepted), create_folder=False)
+        with file_lock(lock_path(self.golden)):
+            kept, before = self._golden_file()
+            accepted = {r["id"]: golden_record(r) for r in self.records if status(r) == "accepted"}
+            lines = [json.dumps(record, ensure_ascii=False) + "\n" for record in accepted.values()]
+            write_atomic(self.golden, "".join(kept + lines), create_folder=False)
+            append_changes(self.golden, self._changes(before, accepted, at))
+
+    def _changes(self, before: Mapping[str, Record], after: Mapping[str, Record], at: str) -> list[Change]:
+        """The changelog lines of one save: questions added to, removed from or edited in the golden set."""
+        why = f"review of {self.path.name}"
+        out = [Change(at, self.reviewer, "added", qid, reason=f"accepted in {why}") for qid in after if qid not in before]
+        out += [Change(at, self.reviewer, "removed", qid, reason=f"taken back in {why}") for qid in before
+                if qid not in after]
+        out += [Change(at, self.reviewer, "edited", qid, before=_labels(before[qid]), reason=f"edited in {why}")
+                for qid in after if qid in before and _labels(before[qid]) != _labels(after[qid])]
+        return out
 
     def _golden_lines(self) -> list[str]:
+        return self._golden_file()[0]
+
+    def _golden_file(self) -> tuple[list[str], dict[str, Record]]:
         """The golden set's own lines, verbatim: everything except the questions of this candidates file
-        (which are rewritten from their current state). A non-generated question with one of our ids is
-        a clash, not ours to overwrite."""
+        (which are rewritten from their current state), and those questions' records as the file holds
+        them now. A non-generated question with one of our ids is a clash, not ours to overwrite."""
         if not self.golden.exists():
-            return []
+            return [], {}
         ours = {r["id"] for r in self.records}
+        found: dict[str, Record] = {}
         kept: list[str] = []
         for lineno, line in enumerate(self.golden.read_text(encoding="utf-8").splitlines(keepends=True), 1):
             try:
@@ -144,9 +165,15 @@ class ReviewSession:
                     raise InputError(f"the golden set already has a question with id {obj['id']!r} that was "
                                      "not generated", path=self.golden, line=lineno, value=obj["id"],
                                      hint="rename that question, or review into another golden set")
+                found[obj["id"]] = obj
                 continue
             kept.append(line if line.endswith("\n") else line + "\n")
-        return kept
+        return kept, found
+
+
+def _labels(record: Mapping[str, Any]) -> list[Any]:
+    """What a question asks and what answers it, as a changelog `edited` line keeps it."""
+    return [record.get("question"), record.get("intent", "answerable"), record.get("expected")]
 
 
 def locked(record: Record) -> list[str]:

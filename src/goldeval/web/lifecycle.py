@@ -100,14 +100,18 @@ class PageLifecycle:
         return body
 
     def fixes(self) -> dict[str, Any]:
-        """Whether fixes are on, for which golden set, and the fixes its changelog records (newest last)."""
-        from goldeval.golden.changelog import FIXES, read_changes
+        """Whether fixes are on, for which golden set, the fixes its changelog records (newest last), and
+        `changes`: the set's changelog summary now (`changes_summary`), which the page header shows in
+        place of the one the results recorded when they were scored, so it counts the fixes made since."""
+        from goldeval.golden.changelog import FIXES, changes_summary, read_changes
+        from goldeval.golden.versions import frozen_version
 
         if self.file is None:
             return {"enabled": False}
         done = [c.to_dict() for c in read_changes(self.file.path) if c.action in FIXES]
         return {"enabled": True, "golden": self.file.path.name, "path": str(self.file.path), "judge": self.file.judge,
-                "done": done[-MAX_SHOWN:], "count": len(done)}
+                "done": done[-MAX_SHOWN:], "count": len(done),
+                "changes": changes_summary(self.file.path, frozen_version(self.file.load())) or None}
 
     def apply(self, action: Mapping[str, Any]) -> dict[str, Any]:
         """Apply one label fix (see the module docstring); returns the page's new `fixes` block."""

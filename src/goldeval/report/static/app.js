@@ -19,6 +19,14 @@
   G.state = state;
 
   // ---------- header, notes, controls ----------
+  /** The golden set's changelog summary: the served set's as it is now (`/lifecycle.json` fixes.changes,
+   * computed by the server after every fix), else the one the results file recorded. */
+  G.goldenChanges = function goldenChanges(file) {
+    const live = state.lifecycle && state.lifecycle.fixes && state.lifecycle.fixes.changes;
+    return live && state.files.length === 1 ? live : (file.data.golden || {}).changes;
+  };
+
+  G.renderContext = renderContext;
   function renderContext() {
     const box = clear($('context'));
     const first = state.files[0].data;
@@ -31,7 +39,8 @@
         `${corpus.n_passages && corpus.n_passages !== corpus.n_documents ? ` · ${corpus.n_passages} passages` : ''}`]);
     }
     if (golden.path || golden.n_questions) bits.push(['golden set', `${golden.path ? `${golden.path} · ` : ''}${golden.n_answerable ?? '?'} answerable + ${golden.n_off_topic ?? 0} off-topic`]);
-    if (golden.changes && golden.changes.text) bits.push(['labels', String(golden.changes.text)]);
+    const changes = G.goldenChanges(state.files[0]);
+    if (changes && changes.text) bits.push(['labels', String(changes.text)]);
     bits.push(['level', `${first.level || 'doc'} · top ${first.depth || '?'} retrieved`]);
     if (state.files.length > 1) bits.push(['files', state.files.map((f) => f.name).join(', ')]);
     else if (first.created) bits.push(['run', `${first.created.replace('T', ' ')}${first.goldeval_version ? ` · goldeval ${first.goldeval_version}` : ''}`]);

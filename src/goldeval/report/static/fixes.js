@@ -111,6 +111,8 @@
       if (!response.ok) throw new Error(answer.error || `HTTP ${response.status}`);
       S().lifecycle = { ...(S().lifecycle || {}), fixes: answer.fixes };
       Object.assign(draft, { reason: '', status: `Saved: ${LABELS[action.action]}. Re-run the evaluation to re-score.`, cls: 'ok' });
+      G.renderContext();  // the header's count of label fixes, as the server now counts them
+      G.renderJudged();
       G.renderDetails();
     } catch (err) {
       say(draft, `Not saved: ${err.message || err}`, 'bad');

@@ -29,6 +29,7 @@
     const next = await G.loadLifecycle({});
     if (!next) return;
     state.lifecycle = next;
+    G.renderContext();
     G.syncOptionalTabs();
     if (!G.tabAvailable(state.tab)) { G.showTab('questions'); return; }
     G.update();
@@ -72,7 +73,7 @@
       }
     }
     const box = clear($('judged'));
-    const changes = state.files.map((f) => [f, (f.data.golden || {}).changes]).filter(([, c]) => c && c.text);
+    const changes = state.files.map((f) => [f, G.goldenChanges(f)]).filter(([, c]) => c && c.text);
     const judgedRuns = state.runs.filter((run) => Array.isArray(run.r.judged) && run.r.judged.length);
     const partial = judgedRuns.some((run) => run.r.judged.some((v) => v < 1));
     box.hidden = !partial && !changes.length;
