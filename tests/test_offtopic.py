@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
 
+from goldeval.corpus import load_corpus
+from goldeval.evaluation import evaluate
+from goldeval.golden.io import load_golden
 from goldeval.metrics.definitions import Metric
 from goldeval.scorecard import Hit, QuestionResult, RetrieverResult, Scorecard
-from goldeval.stats.offtopic import off_topic_report, separability
+from goldeval.stats.offtopic import off_topic_report, rank_based, separability
 
 HIT1 = Metric("hit", 1)
+REPO = Path(__file__).resolve().parents[1]
 
 
 def _result(answerable: list[float | None], off_topic: list[float | None], *, errored: int = 0) -> RetrieverResult:
@@ -106,13 +112,33 @@ def test_when_no_cut_beats_accepting_everything_no_threshold_is_offered() -> Non
         in s["verdict"]
 
 
-def test_rank_fused_scores_with_many_ties_are_flagged_as_not_a_confidence() -> None:
-    rrf = [1 / 61 + 1 / 61, 1 / 61 + 1 / 62]
-    s = separability(_result([rrf[0]] * 5 + [rrf[1]] * 3, [rrf[1], rrf[0]]))
-    assert s["rank_based"] is True
-    assert "takes only 2 distinct values over 10 questions: it is rank-based" in s["verdict"]
-    dense = separability(_result([0.9, 0.81, 0.72, 0.64, 0.55], [0.5, 0.41, 0.3]))
-    assert dense["rank_based"] is False and "rank-based" not in dense["verdict"]
+RRF_CONFIG = {"spec": "hybrid:bm25+dense:minilm", "kind": "hybrid", "method": "rrf", "score": "rank"}
+
+
+def test_an_rrf_hybrid_is_flagged_by_its_kind_not_by_counting_its_values() -> None:
+    # issue 18: 15 distinct RRF values over 30 questions slipped past a sqrt(n) count
+    values = [1 / (60 + a) + 1 / (60 + 1) for a in range(1, 16)]  # first in one part, rank 1..15 in the other
+    assert len(set(values)) == 15
+    result = _result(values[:12] * 2, values[12:] * 2)
+    assert len(result.questions) == 30
+    plain = separability(result)
+    assert plain["rank_based"] is False  # a retriever that does not say it fuses ranks: a score
+    result.config = dict(RRF_CONFIG)
+    s = separability(result)
+    assert s["rank_based"] is True and s["threshold"] is not None
+    assert ("The top-1 score is a rank-based score (reciprocal rank fusion: 15 distinct values over 30 "
+            "questions), not a confidence") in s["verdict"]
+
+
+def test_few_distinct_values_alone_do_not_make_a_score_rank_based() -> None:
+    # BM25 on short repeated questions ties a lot: still a score
+    result = _result([2.5] * 8 + [1.5] * 8, [1.5] * 4)
+    result.config = {"spec": "bm25", "kind": "bm25"}
+    assert separability(result)["rank_based"] is False
+    # a normalised-score fusion is a score too; a results file written before `score` was recorded is
+    # read by its method
+    assert not rank_based({"kind": "hybrid", "method": "norm", "score": "score"})
+    assert rank_based({"kind": "hybrid", "method": "rrf"}) and not rank_based({"kind": "rerank", "method": "rrf"})
 
 
 def test_errored_questions_are_left_out_not_counted_as_returning_nothing() -> None:
@@ -152,3 +178,17 @@ def test_no_off_topic_advice_is_shown_once_in_the_terminal_and_in_markdown() -> 
     assert printed.count("No off-topic questions in the golden set: add questions the corpus does not cover") == 1
     markdown = "\n".join(off_topic_lines(report))
     assert markdown.count("No off-topic questions in the golden set") == 1
+
+
+def test_every_rrf_hybrid_evaluated_is_flagged_and_read_back_so(tmp_path: Path) -> None:
+    # the real path: goldeval's hybrid records what its scores are, the results file keeps it, and the
+    # off-topic report (terminal, JSON, page) reads it from there
+    golden = load_golden(REPO / "examples" / "data" / "golden_example.jsonl")
+    assert golden.off_topic  # the example set has questions the corpus does not answer
+    card = evaluate(["bm25", "hybrid:bm25+(bm25?b=1)", "hybrid:bm25+(bm25?b=1)?method=norm"], golden,
+                    corpus=load_corpus(REPO / "examples" / "data" / "corpus"), k=(1, 5), workspace=tmp_path / "ws")
+    card.save(tmp_path / "results.json")
+    report = off_topic_report(Scorecard.load(tmp_path / "results.json"))["retrievers"]
+    flagged = {name: s["rank_based"] for name, s in report.items()}
+    assert flagged == {"bm25": False, "hybrid:bm25+(bm25?b=1)": True, "hybrid:bm25+(bm25?b=1)?method=norm": False}
+    assert "rank-based score" in report["hybrid:bm25+(bm25?b=1)"]["verdict"]

@@ -18,7 +18,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
 import pytest
 from hostile_cases import EVAL, Outcome, assert_clean, assert_refused, leftovers, write_jsonl
 
@@ -172,22 +171,6 @@ def test_serve_names_a_bad_host_not_the_port(results: Path, cli: Callable[..., O
     outcome = cli("serve", results, "--host", host, "--port", "0")
     assert_refused(outcome, says, "--host takes an address of this machine")
     assert "another port" not in outcome.err
-
-
-def test_rank_based_means_few_values_for_many_questions_not_a_share_of_them() -> None:
-    from goldeval.stats.offtopic import rank_based
-
-    rng = np.random.default_rng(0)
-    n = 100_000
-    # BM25 on 100k short questions: repeats and one-word queries tie, but the values keep growing with n
-    bm25 = np.round(rng.gamma(4.0, 2.0, size=n), 2)
-    assert np.unique(bm25).size < n / 2  # the old rule called this rank-based
-    assert not rank_based(bm25)
-    ranks = rng.geometric(0.5, size=(n, 2)).clip(max=30)  # RRF over two retrievers: 1/(60+r1) + 1/(60+r2)
-    rrf = (1 / (60 + ranks[:, 0]) + 1 / (60 + ranks[:, 1])).round(12)
-    assert rank_based(rrf)
-    assert rank_based(np.array([2 / 61] * 6 + [1 / 61 + 1 / 62] * 4))
-    assert not rank_based(np.linspace(0.1, 0.9, 10))
 
 
 def test_resamples_are_bounded_in_the_api_too() -> None:

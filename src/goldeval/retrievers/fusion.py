@@ -24,6 +24,16 @@ from goldeval.types import PassageId, QuestionId
 
 Fusion = Callable[..., Run]
 
+RANK_FUSIONS = frozenset({"rrf"})
+"""Fusion methods whose score is made of the parts' ranks only (RRF: sum of w / (k + rank)), never of their
+scores: such a top-1 score is the same for every question ranked alike, so it is no confidence."""
+
+
+def score_scale(method: str) -> str:
+    """What a fused run's scores measure: `rank` for a rank-based fusion (`RANK_FUSIONS`), else `score`.
+    Recorded as `score` in a hybrid retriever's config; the off-topic analysis reads it."""
+    return "rank" if method in RANK_FUSIONS else "score"
+
 
 def rrf(runs: Sequence[Run], *, k: float = 60.0, weights: Sequence[float] | None = None, name: str = "rrf") -> Run:
     """Reciprocal rank fusion: sum of w_i / (k + rank) over the runs that returned a passage."""

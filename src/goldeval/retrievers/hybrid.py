@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 
 from goldeval.errors import InputError
 from goldeval.retrievers.base import BuildContext, Retriever, build_retriever
-from goldeval.retrievers.fusion import FUSIONS, fuse
+from goldeval.retrievers.fusion import FUSIONS, fuse, score_scale
 from goldeval.retrievers.options import Option, OptionSet, Values, split_spec, split_top, unwrap
 from goldeval.run import Run
 from goldeval.types import QuestionId
@@ -67,9 +67,11 @@ class HybridRetriever:
 
     @property
     def config(self) -> dict[str, object]:
-        """Spec, method, every option, the fused weights, and each part's own configuration."""
+        """Spec, method, what its scores measure (`score_scale`: `rank` for RRF), every option, the fused
+        weights, and each part's own configuration."""
         return {
-            "spec": self.name, "kind": "hybrid", "method": self.method, "options": OPTIONS.effective(self.options),
+            "spec": self.name, "kind": "hybrid", "method": self.method, "score": score_scale(self.method),
+            "options": OPTIONS.effective(self.options),
             "fusion": dict(self.params), "parts": [getattr(p, "config", None) or {"name": p.name} for p in self.parts],
         }
 

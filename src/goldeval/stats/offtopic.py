@@ -7,17 +7,19 @@ counted half: the Mann-Whitney U statistic over n1 * n2), and the best threshold
 top-1 score is below t" with its cost: answerable questions it would wrongly reject and off-topic
 ones it would let through (Youden's J maximised, so both error rates weigh the same; ties go to fewer
 wrongly rejected answers). Questions whose retriever errored are left out; questions that returned
-nothing are refused at every threshold. A score with few distinct values (rank fusion) is flagged.
+nothing are refused at every threshold. A rank-based score (a reciprocal-rank-fusion hybrid, as its config
+records) is flagged: its threshold is no cut on a confidence.
 Scores are only comparable within one retriever: a threshold of one model means nothing for another.
 """
 
 from __future__ import annotations
 
-import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from goldeval.retrievers.fusion import RANK_FUSIONS
 from goldeval.scorecard.model import QuestionResult, RetrieverResult, Scorecard
 
 NOTE = ("Scores are not comparable across models: each retriever needs its own threshold, "
@@ -73,18 +75,16 @@ def best_threshold(
     }
 
 
-def rank_based(scores: np.ndarray) -> bool:
-    """Whether the top-1 score is rank-based (reciprocal rank fusion: a sum of 1 / (k + rank)), not a
-    confidence: from 6 questions on, when its distinct values number at most the square root of the
-    questions, i.e. each value is shared by at least sqrt(n) questions on average.
-
-    A rank-based score can only take the few values that combinations of small ranks give, however
-    many questions there are, so its ties per distinct value grow with n; a real score (BM25, a
-    cosine) takes new values as questions are added, and the ties it has (repeated questions, one-word
-    queries) stay few per value. A fixed share of n, the earlier rule (at most n / 2 distinct values),
-    called BM25's top score rank-based on 100,000 short questions (issue 9).
-    """
-    return scores.size >= 6 and np.unique(scores).size <= math.sqrt(scores.size)
+def rank_based(config: Mapping[str, Any]) -> bool:
+    """Whether a retriever's top-1 score is rank-based (reciprocal rank fusion: a sum of w / (k + rank)),
+    not a confidence: decided by what the retriever is, as its config records it (`score: rank`, written
+    by `goldeval.retrievers.fusion.score_scale`), never by counting distinct values. Counting failed both
+    ways: 15 distinct RRF values over 30 questions passed a sqrt(n) rule (issue 18), and a share-of-n
+    rule called BM25 rank-based on 100,000 short questions (issue 9). A results file written before the
+    config said so is read by its fusion `method`. A reranker over a hybrid scores with its own model."""
+    if "score" in config:
+        return config["score"] == "rank"
+    return config.get("kind") == "hybrid" and config.get("method") in RANK_FUSIONS
 
 
 def _summary(scores: np.ndarray) -> dict[str, float] | None:
@@ -137,7 +137,7 @@ def separability(result: RetrieverResult) -> dict[str, Any]:
         out["auc"] = roc_auc(answerable, off_scores)
         out.update(best_threshold(answerable, off_scores, answerable_empty=out["n_answerable_empty"],
                                   off_topic_empty=out["n_off_topic_empty"]))
-        out["rank_based"] = rank_based(np.concatenate([answerable, off_scores]))
+        out["rank_based"] = rank_based(result.config)
         out["verdict"] = _verdict(out, len(ans_ok), len(off_ok))
     asides = []
     if out["n_answerable_empty"] and out["auc"] is not None:
@@ -150,10 +150,9 @@ def separability(result: RetrieverResult) -> dict[str, Any]:
     if asides:
         out["verdict"] += f" ({'; '.join(asides)})"
     if out["rank_based"]:
-        n_scored = answerable.size + off_scores.size
-        out["verdict"] += (f". The top-1 score takes only {np.unique(np.concatenate([answerable, off_scores])).size} "
-                           f"distinct values over {n_scored} questions: it is rank-based (as in reciprocal rank "
-                           "fusion), not a confidence, so a threshold on it says little")
+        n_values, n_scored = np.unique(np.concatenate([answerable, off_scores])).size, answerable.size + off_scores.size
+        out["verdict"] += (f". The top-1 score is a rank-based score (reciprocal rank fusion: {n_values} distinct "
+                           f"values over {n_scored} questions), not a confidence, so a threshold on it says little")
     return out
 
 
