@@ -14,7 +14,7 @@ from rich.markup import escape
 from goldeval.metrics.definitions import Metric, default_metrics
 from goldeval.report.grid import NO_SPREAD, MetricGrid, no_spread
 from goldeval.report.layout import say
-from goldeval.scorecard.depth import Returned
+from goldeval.scorecard.depth import Returned, miss_place
 from goldeval.scorecard.model import QuestionResult, RetrieverResult, Scorecard
 from goldeval.stats.diagnosis import CAUSES
 from goldeval.textsafe import safe_console
@@ -100,11 +100,10 @@ def _errors_line(r: RetrieverResult) -> str:
     return f"{r.name}: {r.n_errors} question(s) failed and score 0: {ids} (see the warnings above)"
 
 
-def miss_line(q: QuestionResult, k: int, depth: int) -> str:
-    """`miss h05 (rank 14): question  expected a, b  got x (0.721)`; `rank >depth` when never retrieved in a
-    full list, `not in the N returned` when fewer than the depth came back."""
-    where = "error" if q.error else f"rank {q.rank}" if q.rank is not None else (
-        f"not in the {q.returned} returned" if q.returned is not None and q.returned < depth else f"rank >{depth}")
+def miss_line(q: QuestionResult, k: int, depth: int, cut_short: bool = False) -> str:
+    """`miss h05 (rank 14): question  expected a, b  got x (0.721)`; `rank >depth` when never retrieved,
+    `not in the N returned` past a retriever's list cut short (`goldeval.scorecard.depth`)."""
+    where = "error" if q.error else f"rank {q.rank}" if q.rank is not None else miss_place(q.returned, depth, cut_short)
     expected = ", ".join(q.expected) or "(nothing)"
     got = f"{q.top[0].id} ({q.top[0].score:.3g})" if q.top else "(nothing)"
     return f"miss {q.id} ({where}): {q.question}  expected {expected}  got {got}"
@@ -141,7 +140,7 @@ def render_misses(card: Scorecard, console: Console) -> None:
             if shared:  # one hub behind every miss of the group: say it once
                 say(console, evidence.pop(), "dim", indent=4)
             for q in group:
-                say(console, miss_line(q, k, card.depth), indent=4)
+                say(console, miss_line(q, k, card.depth, bool(r.returned and r.returned.cut_short)), indent=4)
                 if q.error:
                     say(console, f"error: {q.error}", "dim", indent=8)
                 elif q.diagnosis and cause not in _RESTATES_RANK and not shared:

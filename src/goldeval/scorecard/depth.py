@@ -8,8 +8,8 @@ own setting, whatever goldeval asks: LangChain's `BM25Retriever` returns its `k`
 is hit@4 under another name, and "rank >100" is not what happened. So:
 
 - every question records how many results came back (`QuestionResult.returned`);
-- a retriever's list is *cut short* when it is not one of goldeval's own, returned fewer than asked on every
-  question, and fewer than the corpus holds (when the corpus is known);
+- a retriever's list is *cut short* when it is not one of goldeval's own, returned fewer than asked (but
+  something) on every question, and fewer than the corpus holds (when the corpus is known);
 - a metric whose cut-off k is past the most any question got back is then *unmeasurable*: its value is
   kept (it is what trec_eval computes on the list returned) but marked in the results file
   (`retrievers[i].returned.unmeasurable`), shown as `n/a` in the tables, and the misses it hides read
@@ -55,8 +55,8 @@ def returned_of(counts: Sequence[int], *, asked: int, kind: object, n_passages: 
     `n_passages` 0 when no corpus was given."""
     if not counts:
         return None
-    most = max(counts)
-    short = most < asked and kind not in COMPLETE_KINDS and (n_passages == 0 or most < n_passages)
+    most = max(counts)  # nothing at all on every question is a broken retriever (0 everywhere), not a short list
+    short = 0 < most < asked and kind not in COMPLETE_KINDS and (n_passages == 0 or most < n_passages)
     return Returned(asked=asked, min=min(counts), median=float(statistics.median(counts)), max=most, cut_short=short)
 
 
@@ -65,6 +65,11 @@ def unmeasurable(metrics: Iterable[Metric], returned: Returned | None) -> list[M
     if returned is None or not returned.cut_short:
         return []
     return [m for m in metrics if m.k is not None and m.k > returned.max]
+
+
+def miss_place(returned: int | None, depth: int, cut_short: bool) -> str:
+    """Where a miss's answer is: `not in the 4 returned` past a list cut short, else `rank >100`."""
+    return f"not in the {returned} returned" if cut_short and returned is not None else f"rank >{depth}"
 
 
 def returned_from_dict(data: Any, where: str) -> Returned | None:

@@ -279,8 +279,8 @@ def _cause(ctx: _Context, q: QuestionResult) -> tuple[str, str]:
 
 
 def _not_in(ctx: _Context, q: QuestionResult) -> str:
-    """`in the top 100 results`, or `in the 4 results returned` when fewer came back."""
-    if q.returned is not None and q.returned < ctx.depth:
+    """`in the top 100 results`, or `in the 4 results returned` past a list cut short."""
+    if ctx.cut_short and q.returned is not None:
         return f"in the {q.returned} results returned"
     return f"in the top {ctx.depth or len(q.top)} results"
 
