@@ -5,6 +5,7 @@ as goldeval's `dense:minilm` on the same passages; no network is touched."""
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -188,6 +189,12 @@ def test_the_examples_run_offline(name: str, tmp_path: Path, monkeypatch, capsys
     runpy.run_path(str(EXAMPLES.parent / name), run_name="__main__")
     out = capsys.readouterr().out
     assert "goldeval scorecard: golden_example.jsonl" in out and "Why the misses missed at k=5" in out
-    assert ("langchain hit@3 with id_key=source: 1.000" in out if "langchain" in name
-            else "the retriever still returns 3 results to your app" in out)
+    if "langchain" in name:  # the adapter scores as dense:minilm on the same texts, on any CPU (issue 17: a
+        # constant 1.000 was the int8 model on AVX-512; on AVX2 (qemu -cpu Haswell) h01's answer scores 0.531 to
+        # claude-git-workflow's 0.535, not 0.522 to 0.519, and drops from rank 3 to 4: hit@3 8/9 = 0.889)
+        found = re.search(r"langchain hit@3 with id_key=source: (\d\.\d{3}); dense:minilm on the same texts: "
+                          r"(\d\.\d{3})", out)
+        assert found is not None and found.group(1) == found.group(2)
+    else:
+        assert "the retriever still returns 3 results to your app" in out
     assert attempts == []

@@ -17,8 +17,10 @@ import pytest
 import goldeval
 from goldeval.cli import main
 from goldeval.corpus import load_corpus
+from goldeval.corpus.chunking import parse_chunk_spec
 from goldeval.errors import InputError
 from goldeval.golden.io import load_golden
+from goldeval.ids import doc_part
 from goldeval.retrievers.adapters.http import HttpRetriever, select
 from goldeval.retrievers.base import BuildContext
 from goldeval.retrievers.bm25 import build as build_bm25
@@ -26,6 +28,9 @@ from network_guard import refuse_network
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "data"
 TOKEN = "s3cret-token-value"
+CHUNKING = parse_chunk_spec("200:0")
+SERVICE_TOP = 3
+"""What the chunk service returns, whatever it is asked: a search service with a limit of its own."""
 
 
 class Service:
@@ -34,6 +39,7 @@ class Service:
     def __init__(self) -> None:
         self.corpus = load_corpus(EXAMPLES / "corpus")
         self.bm25 = build_bm25("", BuildContext(passages=self.corpus.passages()))
+        self.chunked = build_bm25("", BuildContext(passages=self.corpus.passages(CHUNKING)))
         self.requests: list[dict[str, Any]] = []
         self.hold = 0.0  # seconds each GET stays in flight, to see how many overlap
         self.in_flight = self.most_in_flight = 0
@@ -42,6 +48,10 @@ class Service:
     def search(self, question: str, k: int) -> list[tuple[str, float]]:
         run = self.bm25.search({"q": question}, top_k=k)
         return run.results.get("q", [])
+
+    def chunks(self, question: str) -> list[tuple[str, float]]:
+        """BM25 over chunks, its own top 3 whatever k is asked: chunk ids `DOC#N`, best first."""
+        return self.chunked.search({"q": question}, top_k=SERVICE_TOP).results.get("q", [])
 
 
 @pytest.fixture(scope="module")
@@ -76,6 +86,9 @@ def service() -> Iterator[tuple[str, Service]]:
             url = urllib.parse.urlsplit(self.path)
             query = urllib.parse.parse_qs(url.query)
             question, k = query["q"][0], int(query["k"][0])
+            if url.path == "/chunks":  # chunks named by their document alone, as many services answer
+                self._answer(200, {"hits": [{"doc": doc_part(c), "score": s} for c, s in state.chunks(question)]})
+                return
             state.requests.append({"method": "GET", "q": question, "k": k})
             with state.lock:
                 state.in_flight += 1
@@ -123,6 +136,31 @@ def test_a_get_service_scores_as_the_same_search_run_in_process(service, monkeyp
     assert {r["k"] for r in state.requests if r["method"] == "GET"} == {100}  # the depth, asked once per question
     assert ours.config["kind"] == "http" and ours.config["method"] == "GET" and ours.config["url"] == spec
     assert attempts == []
+
+
+def test_a_service_over_chunks_scores_as_the_same_chunks_from_a_function(service) -> None:
+    """Issue 18: the service's list is scored as it came (a page's second chunk is not merged into its
+    first), and its own limit of 3 is recorded and said, as for a search function returning the same chunks."""
+    base, state = service
+    corpus = state.corpus
+    spec = base + "/chunks?q={question}&k={k}#ids=hits[*].doc&scores=hits[*].score"
+
+    def chunks(question: str, k: int) -> list[tuple[str, float]]:
+        return state.chunks(question)
+
+    card = goldeval.evaluate({"service": spec, "function": chunks}, golden(), corpus=corpus, chunking=CHUNKING,
+                             k=(1, 3, 5))
+    service_run, function = card.retrievers
+    assert service_run.n_errors == function.n_errors == 0
+    assert [(q.id, q.rank, q.returned) for q in service_run.questions] == [(q.id, q.rank, q.returned)
+                                                                            for q in function.questions]
+    assert service_run.metrics == pytest.approx(function.metrics)
+    assert service_run.returned == function.returned and function.returned is not None
+    assert function.returned.max == SERVICE_TOP and function.returned.cut_short
+    assert [str(m) for m in service_run.unmeasurable] == ["hit@5", "recall@5", "precision@5", "ndcg@5"]
+    repeated = [h for q in service_run.questions for h in q.top if "#result" in h.id]
+    assert repeated, "some question's top 3 holds two chunks of one page"
+    assert all(h.doc == h.id.partition("#result")[0] for h in repeated)
 
 
 @pytest.mark.parametrize("concurrency", [1, 4])

@@ -364,3 +364,21 @@ def test_evaluate_returns_scores_only_and_compare_returns_an_annotated_copy() ->
 def test_evaluate_takes_no_statistics_arguments(removed: str) -> None:
     with pytest.raises(TypeError, match=removed):
         evaluate(fixed_search, golden_abc(), k=(1,), **{removed: 1})
+
+
+def test_a_list_cut_short_by_the_retriever_leaves_the_cut_offs_past_it_unmeasured() -> None:
+    """Issue 18: how many came back is recorded; hit@5 of lists of at most 3 is n/a, by one rule for every path."""
+    from goldeval.scorecard.depth import Returned
+
+    corpus = Corpus({d: Document(d, f"text of {d}") for d in ("a.md", "b.md", "c.md", "d.md")})
+    card = evaluate({"short": fixed_search, "bm25": "bm25"}, golden_abc(), corpus=corpus, k=(1, 3, 5))
+    short, bm25 = card.retrievers
+    assert [q.returned for q in short.questions] == [3, 2, 1]
+    assert short.returned == Returned(asked=100, min=1, median=2.0, max=3, cut_short=True)
+    assert [str(m) for m in short.unmeasurable] == ["hit@5", "recall@5", "precision@5", "ndcg@5"]
+    assert short.metrics[M("hit@5")] == short.metrics[M("hit@3")] == 1.0  # kept, and said to repeat hit@3
+    assert bm25.returned is not None and not bm25.returned.cut_short and bm25.unmeasurable == []  # its own: complete
+    everything = evaluate(lambda q, k: ["a.md", "b.md", "c.md", "d.md"], golden_abc(), corpus=corpus, k=(1, 5))
+    assert everything.retrievers[0].returned == Returned(asked=100, min=4, median=4.0, max=4, cut_short=False)
+    nothing = evaluate(lambda q, k: [], golden_abc(), k=(1, 5)).retrievers[0]  # broken, not short: 0 everywhere
+    assert nothing.returned is not None and not nothing.returned.cut_short and nothing.metrics[M("hit@5")] == 0.0

@@ -227,6 +227,13 @@ def test_an_edited_question_value_is_refused_too(tmp_path: Path) -> None:
      r"retrievers\[0\]\.questions\[2\]\.ranks\.x: must be a rank >= 1 or null"),
     (lambda d: d["retrievers"][1].pop("questions"), r"retrievers\[1\]\.questions: is missing"),
     (lambda d: d["metric_names"].append("recal@5"), r"metric_names\[14\]: unknown metric 'recal@5'"),
+    (lambda d: d["retrievers"][0]["questions"][1].__setitem__("returned", -1),
+     r"retrievers\[0\]\.questions\[1\]\.returned: must be a count or null, not -1"),
+    (lambda d: d["retrievers"][0].__setitem__("returned", {"asked": 100, "min": 4, "median": 9, "max": 4,
+                                                           "cut_short": True}),
+     r"retrievers\[0\]\.returned\.median: must be a number from min to max, not 9"),
+    (lambda d: d["retrievers"][0].__setitem__("returned", {"asked": 100, "min": 4, "median": 4, "max": 4}),
+     r"retrievers\[0\]\.returned\.cut_short: must be true or false"),
 ])  # fmt: skip
 def test_a_bad_field_is_named_by_its_json_path(tmp_path: Path, edit: Any, where: str) -> None:
     with pytest.raises(InputError, match=where):

@@ -157,7 +157,11 @@ def test_renderers_show_verdicts_counts_and_details() -> None:
     render_stats(card, console, details=True)
     assert "By tag: hit@5" in console.export_text()
     md = scorecard_markdown(card)
-    assert md.startswith("### goldeval scorecard\n\n| retriever | questions | hit@5 | mrr | ndcg@5 | hit@1 |")
+    # half_right returns 2 of the 100 results asked: said above the table, its hit@5 is n/a (issue 18)
+    assert md.startswith("### goldeval scorecard\n\n_mine: returned at most 2 results per question (min 2, median 2) "
+                         "of the 100 asked; hit@5, recall@5, precision@5, ndcg@5: n/a, past what it returned; raise "
+                         "the retriever's own k_\n\n| retriever | questions | hit@5 | mrr | ndcg@5 | hit@1 |")
+    assert "| `mine` | 10 + 2 off-topic | n/a | 0.550 (" in md
     assert "_(low–high): 95% percentile bootstrap over answerable questions, 500 resamples, seed 0._" in md
     assert verdict in md
     assert "<details><summary>Every miss with its evidence</summary>" in md
@@ -169,8 +173,10 @@ def test_renderers_of_a_scorecard_without_statistics_show_the_scores_only() -> N
     render_stats(card, console)
     assert console.export_text() == ""
     md = scorecard_markdown(card)
-    # hit@5: the 5 even topics at rank 1 and csv at rank 2; no interval without statistics
-    assert "| `half_right` | 10 + 2 off-topic | 0.600 | 0.550 |" in md
+    # hit@5 is n/a: half_right returns 2 of the 100 results asked (its 0.600 only repeats hit@2: the 5 even
+    # topics at rank 1 and csv at rank 2, issue 18); mrr is measured; no interval without statistics
+    assert "| `half_right` | 10 + 2 off-topic | n/a | 0.550 |" in md
+    assert card.retrievers[0].metrics[HIT5] == 0.6
     assert "bootstrap" not in md and "Comparison" not in md
 
 

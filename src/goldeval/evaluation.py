@@ -37,6 +37,7 @@ from goldeval.retrievers.function import DEFAULT_TIMEOUT, FunctionRetriever
 from goldeval.run import Run
 from goldeval.runstore import RunStore, StoredRun, cacheable, questions_fingerprint, run_key
 from goldeval.scorecard.curves import flips, metric_curves
+from goldeval.scorecard.depth import returned_of
 from goldeval.scorecard.model import RetrieverResult, RunIdentity, Scorecard
 from goldeval.scorecard.scoring import score_run
 from goldeval.store.workspace import Workspace
@@ -150,6 +151,8 @@ def evaluate(
             seconds = float(stored.cost.get("seconds", 0.0)) if stored else time.perf_counter() - started
             result = score_run(name, run, golden_set, metric_list, level, document_of, ks[-1], seconds)
             result.config = {**config, "depth": depth}
+            result.returned = returned_of([q.returned for q in result.questions if q.returned is not None], asked=depth,
+                                          kind=config.get("kind"), n_passages=len(passages))
             result.curves = metric_curves(result.questions, depth)
             results.append(result)
     finally:

@@ -4,7 +4,9 @@ A passage id is a document id, or a chunk id `DOC#N` (N the 0-based chunk positi
 1. an id the corpus knows as a passage belongs to that passage's document;
 2. an id that is a known document id is that document (a document id may itself contain `#`);
 3. `DOC#N` (N digits) whose `DOC` is a known document id belongs to `DOC`; `DOC#x` is not a chunk id;
-4. anything else stays itself, an id the corpus does not know.
+4. `ID#resultN` (N digits), a later result of a retriever that returned `ID` already (an adapter's
+   chunk whose metadata names only its document, `repeat_id`), belongs where `ID` belongs;
+5. anything else stays itself, an id the corpus does not know.
 Known document ids are the corpus's; without a corpus, the ids the golden set judges (so a search
 function's `a.md#3` counts for an expected `a.md`, and `https://x/a#install` stays itself).
 """
@@ -14,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 
 CHUNK_SEP = "#"
+REPEAT_MARK = "#result"
+"""`ID#resultN`: the result at position N (1-based) of a list in which `ID` came earlier (rule 4)."""
 
 
 def split_chunk_id(pid: str) -> tuple[str, str | None]:
@@ -23,9 +27,24 @@ def split_chunk_id(pid: str) -> tuple[str, str | None]:
     return (doc, position) if sep and doc and position.isdigit() else (pid, None)
 
 
+def repeat_id(pid: str, position: int) -> str:
+    """The id of the result at `position` (1-based) of a list that holds `pid` earlier: a later chunk of a
+    document whose chunks a retriever names by the document alone. Unique within the list, never a chunk
+    id of the corpus (those end in `#N`), and it belongs where `pid` belongs (rule 4)."""
+    return f"{pid}{REPEAT_MARK}{position}"
+
+
+def repeated_of(pid: str) -> str | None:
+    """`ID` for a `repeat_id` `ID#resultN`; None for any other id."""
+    base, mark, position = pid.rpartition(REPEAT_MARK)
+    return base if mark and base and position.isdigit() else None
+
+
 def doc_part(pid: str) -> str:
-    """The document part of a chunk id (`a.md#3` -> `a.md`); the id itself without a separator."""
-    return split_chunk_id(pid)[0]
+    """The document part of a chunk id (`a.md#3` -> `a.md`, `a.md#result4` -> `a.md`); the id itself
+    without a separator."""
+    base = repeated_of(pid)
+    return doc_part(base) if base is not None else split_chunk_id(pid)[0]
 
 
 class DocumentOf:
@@ -41,6 +60,9 @@ class DocumentOf:
             return known
         if pid in self.doc_ids:
             return pid
+        base = repeated_of(pid)
+        if base is not None:
+            return self(base)
         doc = doc_part(pid)
         return doc if doc in self.doc_ids else pid
 

@@ -75,15 +75,22 @@ class MetricGrid:
             table.add_row("questions", *[f"{len(self.results[i].answerable)}" for i in group], style="dim")
         several = self.mark_best and len(self.results) > 1
         for m in self.metrics:
-            best = max((r.metrics.get(m, 0.0) for r in self.results), default=0.0)
+            best = max((r.metrics.get(m, 0.0) for r in self.results if m not in r.unmeasurable), default=0.0)
             table.add_row(str(m), *[cell(self.results[i], m, bold=several and self.results[i].metrics.get(m) == best,
                                          stacked=layout.stacked) for i in group])
         return table
 
 
 def cell(r: RetrieverResult, metric: Metric, *, bold: bool = False, stacked: bool = False) -> str:
-    """`0.812 (0.71–0.90)` in rich markup; `-` when the metric was not computed."""
+    """`0.812 (0.71–0.90)` in rich markup; `-` when the metric was not computed; `n/a` when its cut-off is
+    past what the retriever returned (`goldeval.scorecard.depth`)."""
+    if metric in r.unmeasurable:
+        return UNMEASURED
     return format_cell(r.metrics.get(metric), r.intervals.get(metric), bold=bold, stacked=stacked)
+
+
+UNMEASURED = "n/a"
+"""A metric whose cut-off is past the results the retriever returned (`goldeval.scorecard.depth`)."""
 
 
 def format_cell(value: float | None, interval: Sequence[float] | None, *, bold: bool = False,

@@ -32,7 +32,8 @@ def judged_lines(card: Scorecard, *, markdown: bool = False) -> list[str]:
     parts = []
     for metric in card.headline:
         wide = [(r.name, r.ranges[metric]) for r in card.retrievers
-                if metric in r.ranges and r.ranges[metric][1] - r.ranges[metric][0] > 1e-9]
+                if metric in r.ranges and r.ranges[metric][1] - r.ranges[metric][0] > 1e-9
+                and metric not in r.unmeasurable]  # past what it returned: n/a, so no range either
         if wide:
             parts.append(f"{metric}: " + ", ".join(f"{name(n)} {lo:.3f} to {hi:.3f}" for n, (lo, hi) in wide))
     if parts:

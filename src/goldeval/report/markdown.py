@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from goldeval.metrics.definitions import Metric
+from goldeval.report.grid import UNMEASURED
 from goldeval.report.terminal import table_metrics, title_lines
 from goldeval.scorecard.model import Scorecard
 from goldeval.scorecard.statistics import Comparison
@@ -43,7 +44,7 @@ def scorecard_markdown(card: Scorecard, *, title: str = "goldeval scorecard") ->
         cells: list[object] = [md_code(r.name), f"{len(r.answerable)} + {len(r.off_topic)} off-topic"]
         for m in columns:
             value, ci = r.metrics.get(m), r.intervals.get(m)
-            cells.append("-" if value is None else f"{value:.3f}" + (f" ({ci[0]:.2f}–{ci[1]:.2f})" if ci else ""))
+            cells.append(UNMEASURED if m in r.unmeasurable else "-" if value is None else f"{value:.3f}" + (f" ({ci[0]:.2f}–{ci[1]:.2f})" if ci else ""))
         rows.append(cells)
     lines += _table(["retriever", "questions", *(str(m) for m in columns)], rows, right_from=2)
     from goldeval.report.judged import judged_lines

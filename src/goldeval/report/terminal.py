@@ -14,6 +14,7 @@ from rich.markup import escape
 from goldeval.metrics.definitions import Metric, default_metrics
 from goldeval.report.grid import NO_SPREAD, MetricGrid, no_spread
 from goldeval.report.layout import say
+from goldeval.scorecard.depth import Returned, miss_place
 from goldeval.scorecard.model import QuestionResult, RetrieverResult, Scorecard
 from goldeval.stats.diagnosis import CAUSES
 from goldeval.textsafe import safe_console
@@ -51,12 +52,24 @@ def title_lines(card: Scorecard) -> list[str]:
     golden = Path(card.golden.get("path") or "golden set").name
     corpus = card.corpus.get("name") or card.corpus.get("path") or ""
     where = f" on {corpus}" if corpus else ""
-    lines = [f"goldeval scorecard: {golden}{where} ({card.level} level, top {card.depth} retrieved)"]
+    short = [(r, r.returned) for r in card.retrievers if r.returned and r.returned.cut_short]
+    got = f"{card.depth} asked per question" if short else f"top {card.depth} retrieved"
+    lines = [f"goldeval scorecard: {golden}{where} ({card.level} level, {got})"]
+    lines += [returned_line(r, returned) for r, returned in short]
     for r in card.retrievers:
         scoring = r.config.get("long_documents")
         if isinstance(scoring, dict) and scoring.get("summary"):
             lines.append(f"{r.name}: {scoring['summary']}")
     return lines
+
+
+def returned_line(r: RetrieverResult, got: Returned) -> str:
+    """`lc: returned at most 4 results per question (min 4, median 4) of the 100 asked; hit@5, ...: n/a, ...`."""
+    median = f"{got.median:g}"
+    gone = ", ".join(str(m) for m in r.unmeasurable)
+    past = f"; {gone}: n/a, past what it returned" if gone else ""
+    return (f"{r.name}: returned at most {got.max} results per question (min {got.min}, median {median}) of the "
+            f"{got.asked} asked{past}; raise the retriever's own k")
 
 
 def table_notes(card: Scorecard) -> list[str]:
@@ -87,9 +100,10 @@ def _errors_line(r: RetrieverResult) -> str:
     return f"{r.name}: {r.n_errors} question(s) failed and score 0: {ids} (see the warnings above)"
 
 
-def miss_line(q: QuestionResult, k: int, depth: int) -> str:
-    """`miss h05 (rank 14): question  expected a, b  got x (0.721)`; rank >depth when never retrieved."""
-    where = "error" if q.error else f"rank {q.rank}" if q.rank is not None else f"rank >{depth}"
+def miss_line(q: QuestionResult, k: int, depth: int, cut_short: bool = False) -> str:
+    """`miss h05 (rank 14): question  expected a, b  got x (0.721)`; `rank >depth` when never retrieved,
+    `not in the N returned` past a retriever's list cut short (`goldeval.scorecard.depth`)."""
+    where = "error" if q.error else f"rank {q.rank}" if q.rank is not None else miss_place(q.returned, depth, cut_short)
     expected = ", ".join(q.expected) or "(nothing)"
     got = f"{q.top[0].id} ({q.top[0].score:.3g})" if q.top else "(nothing)"
     return f"miss {q.id} ({where}): {q.question}  expected {expected}  got {got}"
@@ -100,7 +114,7 @@ def misses(r: RetrieverResult, k: int) -> list[QuestionResult]:
     return [q for q in r.answerable if not q.hit_at(k)]
 
 
-_RESTATES_RANK = ("retrieved_deep", "never_retrieved")
+_RESTATES_RANK = ("retrieved_deep", "cut_short", "never_retrieved")
 """Causes whose evidence only repeats the rank the miss line already shows."""
 
 
@@ -126,7 +140,7 @@ def render_misses(card: Scorecard, console: Console) -> None:
             if shared:  # one hub behind every miss of the group: say it once
                 say(console, evidence.pop(), "dim", indent=4)
             for q in group:
-                say(console, miss_line(q, k, card.depth), indent=4)
+                say(console, miss_line(q, k, card.depth, bool(r.returned and r.returned.cut_short)), indent=4)
                 if q.error:
                     say(console, f"error: {q.error}", "dim", indent=8)
                 elif q.diagnosis and cause not in _RESTATES_RANK and not shared:

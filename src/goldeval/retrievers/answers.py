@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from goldeval.errors import InputError
-from goldeval.ids import DocumentOf, doc_part
+from goldeval.ids import DocumentOf, doc_part, repeated_of
 from goldeval.run import Hits, Run
 from goldeval.textsafe import MESSAGE_LIMIT, cut, warn
 from goldeval.types import QuestionId
@@ -97,8 +97,8 @@ def foreign_ids(run: Run, document_of: DocumentOf, *, chunked: bool) -> ForeignI
         if not hits or known.issuperset(next(zip(*hits, strict=True))):
             continue
         for pid, _ in hits:
-            if pid in known:
-                continue
+            if pid in known or (repeated_of(pid) is not None and document_of(pid) in known):
+                continue  # a later chunk of a document named earlier in the list (goldeval.ids rule 4)
             found.questions.add(qid)
             bucket = found.chunk_like if doc_part(pid) != pid and document_of(pid) != pid else found.unknown
             bucket[pid] = bucket.get(pid, 0) + 1

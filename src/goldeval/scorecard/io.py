@@ -22,6 +22,7 @@ from goldeval.errors import InputError
 from goldeval.metrics.definitions import Metric, headline_metrics, parse_metric
 from goldeval.metrics.judged import has_range
 from goldeval.scorecard.checks import BadField, check_scorecard
+from goldeval.scorecard.depth import returned_from_dict
 from goldeval.scorecard.model import Hit, QuestionResult, RetrieverResult, RunIdentity, Scorecard
 from goldeval.scorecard.statistics import Statistics
 from goldeval.store.atomic import write_atomic
@@ -76,6 +77,7 @@ def _retriever_to_dict(r: RetrieverResult) -> dict[str, Any]:
         "seconds": round(r.seconds, 3),
         "judged": r.judged,
         "ranges": {str(m): list(v) for m, v in r.ranges.items()},
+        "returned": r.returned.to_dict(r.metrics) if r.returned else None,
         "questions": [_question_to_dict(q) for q in r.questions],
     }
 
@@ -87,7 +89,7 @@ def _question_to_dict(q: QuestionResult) -> dict[str, Any]:
         "top": [{"id": h.id, "doc": h.doc, "score": h.score} for h in q.top],
         "top1_score": q.top1_score,
         "metrics": {str(m): v for m, v in q.metrics.items()},
-        "tags": q.tags, "source": q.source, "error": q.error, "diagnosis": q.diagnosis,
+        "tags": q.tags, "source": q.source, "error": q.error, "diagnosis": q.diagnosis, "returned": q.returned,
     }
 
 
@@ -226,6 +228,11 @@ def _retriever(data: Any, where: str, depth: int) -> RetrieverResult:
                              judged=[_float(v, f"{where}.judged[{i}]")
                                      for i, v in enumerate(_get(data, "judged", list, [], where=where))],
                              ranges=_ranges(_get(data, "ranges", dict, {}, where=where), f"{where}.ranges"))
+    try:
+        result.returned = returned_from_dict(data.get("returned"), f"{where}.returned")
+    except ValueError as exc:
+        path, _, message = str(exc).partition(": ")
+        raise _Bad(path, message) from None
     _check_aggregates(result, where)
     return result
 
@@ -280,6 +287,9 @@ def _question(data: Any, where: str) -> QuestionResult:
             raise _Bad(f"{where}.top[{i}]", "must be an object with an `id`")
         top.append(Hit(h["id"], _float(h.get("score", 0.0), f"{where}.top[{i}].score"), str(h.get("doc", h["id"]))))
     error = data.get("error")
+    returned = data.get("returned")
+    if returned is not None and (isinstance(returned, bool) or not isinstance(returned, int) or returned < 0):
+        raise _Bad(f"{where}.returned", f"must be a count or null, not {returned!r}")
     return QuestionResult(
         id=str(_get(data, "id", (str, int), where=where)),
         question=str(data.get("question", "")),
@@ -291,6 +301,7 @@ def _question(data: Any, where: str) -> QuestionResult:
         nonrelevant=[str(x) for x in _get(data, "nonrelevant", list, [], where=where)],
         error=str(error) if error is not None else None,
         diagnosis=_get(data, "diagnosis", dict, None, where=where),
+        returned=returned,
     )
 
 

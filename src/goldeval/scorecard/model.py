@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from goldeval.metrics.definitions import Metric
+from goldeval.scorecard.depth import Returned, unmeasurable
 from goldeval.scorecard.statistics import Statistics
 
 CURVE_METRICS = ("hit", "recall", "precision", "ndcg")
@@ -51,6 +52,8 @@ class QuestionResult:
     error: str | None = None
     diagnosis: dict[str, Any] | None = None
     """Filled by goldeval.stats.diagnosis: {"cause", "evidence", "suggestion"}."""
+    returned: int | None = None
+    """How many results came back for the question (None: it failed, or a file from before this was kept)."""
 
     @property
     def top1_score(self) -> float | None:
@@ -86,6 +89,13 @@ class RetrieverResult:
     """In memory only, never in the results JSON: per answerable question, the judged ids at the
     evaluation's level and the whole ranking (to the retrieved depth) as the metric engine scored it,
     with TREC-writable ids (`scorecard.export`: `goldeval eval --run/--qrels`)."""
+    returned: Returned | None = None
+    """How many results came back per question against the depth asked (`goldeval.scorecard.depth`)."""
+
+    @property
+    def unmeasurable(self) -> list[Metric]:
+        """Metrics whose cut-off is past what this retriever returned (`goldeval.scorecard.depth`)."""
+        return unmeasurable(self.metrics, self.returned)
 
     @property
     def answerable(self) -> list[QuestionResult]:

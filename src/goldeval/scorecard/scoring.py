@@ -64,6 +64,7 @@ def score_run(
             tags=list(q.tags),
             source=q.source,
             error=run.errors.get(q.id),
+            returned=None if q.id in run.errors else len(run.results.get(q.id, [])),
         ))
     # with no answerable question there is nothing to average: no value, never a zero
     means = {m: float(values[m].mean()) for m in metrics} if answerable else {}

@@ -23,7 +23,9 @@ dense model joined the run). Causes are checked in this order and the first that
 6. `spans_chunks`         the question's words appear in the expected document, but spread over several
                           chunks with no chunk holding most of them.
 7. `retrieved_deep`       the first expected answer is at rank k+1..N: a reranker would lift it.
-8. `never_retrieved`      no expected answer in the top N: chunking or the embedding model.
+8. `cut_short`            no expected answer in the results, and the retriever returned fewer than were
+                          asked for, by its own setting (`goldeval.scorecard.depth`): raise its k.
+9. `never_retrieved`      no expected answer in the top N: chunking or the embedding model.
 
 "The question's words" are its content stems (`goldeval.words.content_terms`: BM25's tokens and
 Snowball stems, stopwords and question words removed), the same words leakage counts and the review and
@@ -56,6 +58,8 @@ CAUSES: dict[str, tuple[str, str]] = {
     "possibly_mislabeled": ("possibly mislabeled", "review the label: the top result may answer the question too"),
     "spans_chunks": ("answer spans chunks", "use bigger chunks, more overlap, or parent-document retrieval"),
     "retrieved_deep": ("retrieved deep", "add a reranker to lift answers found below the cut-off"),
+    "cut_short": ("cut short", "raise the retriever's own k (e.g. k=100): it returned fewer results than were "
+                  "asked for, so where the answer is was never seen"),
     "never_retrieved": ("never retrieved", "check the chunking, or try another embedding model"),
 }
 """Cause key -> (label, suggestion), in the order the causes are checked. The keys are stable JSON values."""
@@ -164,6 +168,8 @@ class _Context:
     """The retriever's "high" top-1 score: its median on questions it answered right at rank 1."""
     kind: str | None
     hubs: dict[str, dict[str, Any]]
+    cut_short: bool = False
+    """The retriever's lists stopped short of the depth by its own setting (`goldeval.scorecard.depth`)."""
 
 
 def diagnose_scorecard(
@@ -178,7 +184,7 @@ def diagnose_scorecard(
         hubs = find_hubs(r)
         report.hubs[r.name] = hubs
         ctx = _Context(k=k, depth=scorecard.depth, texts=texts, high=_high_score(r), kind=retriever_kind(r, kinds),
-                       hubs={h["doc"]: h for h in hubs})
+                       hubs={h["doc"]: h for h in hubs}, cut_short=bool(r.returned and r.returned.cut_short))
         counts = report.counts[r.name] = dict.fromkeys(CAUSES, 0)
         for q in r.questions:
             q.diagnosis = None
@@ -249,7 +255,16 @@ def _cause(ctx: _Context, q: QuestionResult) -> tuple[str, str]:
             return found
     if q.rank is not None:
         return "retrieved_deep", f"first expected answer at rank {q.rank} (k = {ctx.k})"
-    return "never_retrieved", f"no expected answer in the top {ctx.depth or len(q.top)} results"
+    if ctx.cut_short:
+        return "cut_short", f"no expected answer in the {q.returned} results it returned ({ctx.depth} were asked for)"
+    return "never_retrieved", f"no expected answer {_not_in(ctx, q)}"
+
+
+def _not_in(ctx: _Context, q: QuestionResult) -> str:
+    """`in the top 100 results`, or `in the 4 results returned` past a list cut short."""
+    if ctx.cut_short and q.returned is not None:
+        return f"in the {q.returned} results returned"
+    return f"in the top {ctx.depth or len(q.top)} results"
 
 
 def _hub(ctx: _Context, q: QuestionResult) -> tuple[str, str] | None:
@@ -313,7 +328,7 @@ def _lexical_semantic(ctx: _Context, q: QuestionResult) -> tuple[str, str] | Non
         return None
     best = max(held, key=lambda e: len(held[e]))
     share = len(held[best]) / len(wanted)
-    where = f"at rank {q.rank}" if q.rank is not None else f"not in the top {ctx.depth or len(q.top)}"
+    where = f"at rank {q.rank}" if q.rank is not None else f"not {_not_in(ctx, q)}"
     if ctx.kind == "lexical" and share <= LEXICAL_GAP:
         return "lexical_vs_semantic", (
             f"expected {best} shares {len(held[best])} of the question's {len(wanted)} words "

@@ -1,5 +1,6 @@
 """What every adapter shares: per-question calls through `FunctionRetriever` (its time limit and its
-error isolation), the document id read from a metadata key, and loading `module:object` from the CLI."""
+error isolation), the document id read from a metadata key, the retriever's list passed on as it came
+(`AdapterRetriever.as_results`), and loading `module:object` from the CLI."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from goldeval.errors import InputError
+from goldeval.ids import repeat_id
 from goldeval.retrievers.function import FunctionRetriever, import_attribute
 from goldeval.retrievers.options import Option
 from goldeval.textsafe import warn
@@ -32,6 +34,7 @@ class AdapterRetriever(FunctionRetriever):
         self.details = dict(details)
 
         self._own_id_said = False
+        self._rising_said = False
 
     def result_id(self, metadata: Mapping[str, Any] | None, own_id: object, id_key: str | None, what: str) -> str:
         """`document_id`, saying once per retriever when a result's own id (`what`) was used: a store
@@ -43,6 +46,23 @@ class AdapterRetriever(FunctionRetriever):
                  f"(e.g. {found!r}); an id the store assigned never matches the golden set: give id_key=KEY, the "
                  "metadata key that holds your document ids")
         return found
+
+    def as_results(self, pairs: Iterable[tuple[str, float | None]]) -> list[tuple[str, float]] | list[str]:
+        """The retriever's list as it returned it (`passage_ids`), with its scores when every result has one
+        and they never rise down the list; else ids alone, so the list's order is the ranking. Scores that
+        rise (a distance, lower is nearer) would reverse the list if ranked by score: said once, and dropped."""
+        pairs = list(pairs)
+        ids = passage_ids(pid for pid, _ in pairs)
+        if any(score is None for _, score in pairs):
+            return ids
+        scores = [float(score or 0.0) for _, score in pairs]
+        if any(later > earlier for earlier, later in zip(scores, scores[1:], strict=False)):
+            if not self._rising_said:
+                self._rising_said = True
+                warn(f"{self.name}: its scores rise down its list of results (a distance?), so the list's order "
+                     "ranks them and the scores are not used")
+            return ids
+        return list(zip(ids, scores, strict=True))
 
     @property
     def config(self) -> dict[str, object]:
@@ -69,15 +89,17 @@ def document_id(metadata: Mapping[str, Any] | None, own_id: object, id_key: str 
                      f"(its metadata has: {', '.join(map(str, metadata)) or 'nothing'})")
 
 
-def first_of_each(pairs: Iterable[tuple[str, float | None]]) -> list[tuple[str, float]] | list[str]:
-    """Results best first, each id once (two chunks of one document count once, at the better rank);
-    ids alone when any score is missing, so their order decides the ranking."""
-    seen: dict[str, float | None] = {}
-    for pid, score in pairs:
-        seen.setdefault(pid, score)
-    if any(score is None for score in seen.values()):
-        return list(seen)
-    return [(pid, float(score)) for pid, score in seen.items() if score is not None]
+def passage_ids(ids: Iterable[str]) -> list[str]:
+    """The ids of a retriever's list in its order, each made unique: a result whose document came earlier in
+    the list (two chunks whose metadata names the same document) is `repeat_id(id, position)`, which belongs
+    to the same document (`goldeval.ids` rule 4). Nothing is merged or reordered: at doc level the one rule
+    of `goldeval.scorecard.scoring` counts the first chunk of a document and never a later one."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for position, pid in enumerate(ids, start=1):
+        out.append(repeat_id(pid, position) if pid in seen else pid)
+        seen.add(pid)
+    return out
 
 
 def from_package(obj: object, package: str) -> bool:

@@ -29,7 +29,7 @@ from typing import Any
 
 from goldeval import __version__
 from goldeval.errors import InputError
-from goldeval.retrievers.adapters.common import AdapterRetriever, first_of_each
+from goldeval.retrievers.adapters.common import AdapterRetriever
 from goldeval.retrievers.base import BuildContext
 from goldeval.retrievers.options import Option, OptionSet, split_spec
 from goldeval.run import Run
@@ -174,14 +174,14 @@ class HttpRetriever(AdapterRetriever):
     def _search(self, question: str, k: int) -> list[tuple[str, float]] | list[str]:
         data = self._request(question, k)
         if self.ids is None:
-            return first_of_each(_auto(data))
+            return self.as_results(_auto(data))
         ids = [str(v) for v in select(data, self.ids)]
         if self.scores is None:
-            return first_of_each((pid, None) for pid in ids)
+            return self.as_results((pid, None) for pid in ids)
         scores = select(data, self.scores)
         if len(scores) != len(ids):
             raise ValueError(f"{len(ids)} ids at {self.ids} but {len(scores)} scores at {self.scores}")
-        return first_of_each((pid, float(s)) for pid, s in zip(ids, scores, strict=True))
+        return self.as_results((pid, float(s)) for pid, s in zip(ids, scores, strict=True))
 
     def _request(self, question: str, k: int) -> Any:
         url = self.url.replace("{question}", urllib.parse.quote_plus(question)).replace("{k}", str(k))

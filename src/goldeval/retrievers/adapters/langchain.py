@@ -18,7 +18,6 @@ from goldeval.retrievers.adapters.common import (
     ID_KEY,
     TIMEOUT,
     AdapterRetriever,
-    first_of_each,
     from_package,
     load_adapted,
 )
@@ -60,9 +59,9 @@ class LangChainRetriever(AdapterRetriever):
         if store is not None:
             kwargs = {**dict(getattr(self.retriever, "search_kwargs", None) or {}), "k": k}
             pairs = store.similarity_search_with_score(question, **kwargs)
-            return first_of_each((self._id(doc), score) for doc, score in pairs[:k])
+            return self.as_results((self._id(doc), score) for doc, score in pairs[:k])
         docs = self.retriever.invoke(question, k=k)
-        return first_of_each((self._id(doc), _metadata_score(doc)) for doc in list(docs)[:k])
+        return self.as_results((self._id(doc), _metadata_score(doc)) for doc in list(docs)[:k])
 
     def _id(self, doc: Any) -> str:
         return self.result_id(getattr(doc, "metadata", None), getattr(doc, "id", None), self.id_key, "Document.id")

@@ -18,7 +18,6 @@ from goldeval.retrievers.adapters.common import (
     ID_KEY,
     TIMEOUT,
     AdapterRetriever,
-    first_of_each,
     from_package,
     load_adapted,
 )
@@ -62,7 +61,7 @@ class LlamaIndexRetriever(AdapterRetriever):
 
     def _search(self, question: str, k: int) -> list[tuple[str, float]] | list[str]:
         nodes = self._deep(k).retrieve(question)
-        return first_of_each((self._id(n), None if n.score is None else float(n.score)) for n in list(nodes)[:k])
+        return self.as_results((self._id(n), None if n.score is None else float(n.score)) for n in list(nodes)[:k])
 
     def _id(self, scored: Any) -> str:
         node = getattr(scored, "node", scored)
