@@ -9,7 +9,7 @@
 # pgvector >= 0.7 then picks its FMA and AVX-512 code paths at run time, after a CPU check.
 # tests/test_pgvector_portable.py proves it on an emulated AMD EPYC (AVX2, no AVX-512). See docs/pgvector.md.
 #
-# Idempotent: once vector.so and vector.control are installed for $PG_MAJOR it does nothing.
+# Idempotent: once vector.so and vector.control are installed for $PG_MAJOR (and qemu-user) it does nothing.
 # Installing needs root (apt-get, and files under /usr); CI runs `make test` as root.
 set -eu
 
@@ -17,7 +17,8 @@ PG_MAJOR=${PG_MAJOR:-15}
 PGVECTOR_SUITE=${PGVECTOR_SUITE:-trixie}
 PG_CONFIG=/usr/lib/postgresql/$PG_MAJOR/bin/pg_config
 
-if [ -f "/usr/lib/postgresql/$PG_MAJOR/lib/vector.so" ] && [ -f "/usr/share/postgresql/$PG_MAJOR/extension/vector.control" ]; then
+if [ -f "/usr/lib/postgresql/$PG_MAJOR/lib/vector.so" ] && [ -f "/usr/share/postgresql/$PG_MAJOR/extension/vector.control" ] \
+    && command -v qemu-x86_64 >/dev/null 2>&1; then
     exit 0
 fi
 if [ "$(id -u)" != 0 ]; then
@@ -38,6 +39,9 @@ if [ -n "$missing" ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
 
+if [ -f "/usr/lib/postgresql/$PG_MAJOR/lib/vector.so" ] && [ -f "/usr/share/postgresql/$PG_MAJOR/extension/vector.control" ]; then
+    exit 0  # only qemu-user was missing
+fi
 work=$(mktemp -d /tmp/goldeval-pgvector.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/lists/partial" "$work/cache/archives/partial" "$work/src"
