@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip install -q --disable-pip-version-check
 
-.PHONY: demo test lint typecheck pytest bench chromium clean
+.PHONY: demo test lint typecheck pytest bench chromium pgvector clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,11 @@ chromium:
 	@command -v chromium >/dev/null 2>&1 || test -x /usr/bin/chromium || \
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+# PostgreSQL (Debian's) + pgvector built from Debian's source package for any x86-64 CPU (docs/pgvector.md);
+# does nothing once installed.
+pgvector:
+	@sh tools/install_pgvector.sh
+
 demo: $(VENV)/.demo-installed
 	$(BIN)/goldeval demo
 
@@ -34,12 +39,12 @@ lint: $(VENV)/.test-installed
 typecheck: $(VENV)/.test-installed
 	$(BIN)/mypy
 
-pytest: $(VENV)/.test-installed chromium
+pytest: $(VENV)/.test-installed chromium pgvector
 	$(BIN)/pytest -q
 
 test: lint typecheck pytest
 
-bench: $(VENV)/.test-installed
+bench: $(VENV)/.test-installed pgvector
 	$(BIN)/python -m bench
 
 clean:

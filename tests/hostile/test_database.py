@@ -2,7 +2,8 @@
 Ctrl+C drops its eval schema like one that ends normally; a process killed outright (`kill -9`)
 leaves one, which the next run names and `goldeval pg cleanup` drops, and nothing else: not a schema
 goldeval did not mark, not one a running evaluation holds, not one the user put a table into.
-The user's tables are compared before and after, row identity included (tests/pg_fixtures.py).
+The user's tables are compared before and after, row identity included (tests/pg_fixtures.py); the
+vectors are the real model's (minilm, 384 dimensions), as the production table's are.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import psycopg
 import pytest
 from hostile_cases import EVAL, Outcome, assert_clean, assert_refused
 
-from pg_fixtures import eval_schemas, pg_server, production_dsn, snapshot  # noqa: F401
+from pg_fixtures import Embedded, eval_schemas, snapshot
 
 pytestmark = pytest.mark.postgres
 
@@ -28,15 +30,17 @@ import os, sys
 import numpy as np
 from goldeval.retrievers.backends.pgvector import PgVectorIndex
 index = PgVectorIndex(sys.argv[1])
-index.add(["a", "b"], np.eye(2, dtype=np.float32))
+index.add(["a", "b"], np.load(sys.argv[2]))
 os.kill(os.getpid(), 9)
 """
 
 
-def _leave_one(dsn: str) -> str:
+def _leave_one(dsn: str, data: Embedded, tmp_path: Path) -> str:
     """What `kill -9` mid-evaluation leaves: a real eval schema, marked as goldeval's, unlocked."""
     before = set(eval_schemas(dsn))
-    done = subprocess.run([sys.executable, "-c", KILLED, dsn], capture_output=True, timeout=120)
+    vectors = tmp_path / "two.npy"
+    np.save(vectors, data.vectors[:2])
+    done = subprocess.run([sys.executable, "-c", KILLED, dsn, str(vectors)], capture_output=True, timeout=600)
     assert done.returncode == -signal.SIGKILL, done.stderr
     (left,) = set(eval_schemas(dsn)) - before
     return left
@@ -44,7 +48,7 @@ def _leave_one(dsn: str) -> str:
 
 @pytest.mark.models
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=lambda s: s.name)
-def test_a_signal_during_a_pgvector_evaluation_drops_its_schema(inputs: Path, production_dsn: str,  # noqa: F811
+def test_a_signal_during_a_pgvector_evaluation_drops_its_schema(inputs: Path, production_dsn: str,
                                                                 signum: signal.Signals) -> None:
     before = snapshot(production_dsn)
     args = [*EVAL, "--retriever", "dense:minilm", "--backend", "pgvector", "--dsn", production_dsn,
@@ -69,13 +73,15 @@ def test_a_signal_during_a_pgvector_evaluation_drops_its_schema(inputs: Path, pr
     assert snapshot(production_dsn) == before
 
 
-def test_kill_9_leaves_a_schema_that_the_next_run_names_and_cleanup_drops(production_dsn: str,  # noqa: F811
+def test_kill_9_leaves_a_schema_that_the_next_run_names_and_cleanup_drops(production_dsn: str,
+                                                                          minilm_cranfield: Embedded,
                                                                           cli: Callable[..., Outcome],
-                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+                                                                          capsys: pytest.CaptureFixture[str],
+                                                                          tmp_path: Path) -> None:
     from goldeval.retrievers.backends.pgvector import PgVectorIndex
 
     before = snapshot(production_dsn)
-    left = _leave_one(production_dsn)
+    left = _leave_one(production_dsn, minilm_cranfield, tmp_path)
     with PgVectorIndex(production_dsn) as index:  # the next evaluation
         assert index.schema != left
     assert f"left in this database by earlier runs that were killed: {left}" in capsys.readouterr().err
@@ -91,16 +97,17 @@ def test_kill_9_leaves_a_schema_that_the_next_run_names_and_cleanup_drops(produc
     assert snapshot(production_dsn) == before
 
 
-def test_cleanup_drops_only_goldevals_own_unused_schemas(production_dsn: str,  # noqa: F811
-                                                         cli: Callable[..., Outcome]) -> None:
+def test_cleanup_drops_only_goldevals_own_unused_schemas(production_dsn: str,
+                                                         minilm_cranfield: Embedded,
+                                                         cli: Callable[..., Outcome], tmp_path: Path) -> None:
     from goldeval.retrievers.backends.pgvector import PgVectorIndex
 
-    mine = _leave_one(production_dsn)
+    mine = _leave_one(production_dsn, minilm_cranfield, tmp_path)
     with psycopg.connect(production_dsn, autocommit=True) as admin:
         admin.execute("CREATE SCHEMA goldeval_eval_by_hand")  # same prefix, never marked by goldeval
         admin.execute("CREATE TABLE goldeval_eval_by_hand.notes (x int)")
         admin.execute("INSERT INTO goldeval_eval_by_hand.notes VALUES (1)")
-    with_user_table = _leave_one(production_dsn)
+    with_user_table = _leave_one(production_dsn, minilm_cranfield, tmp_path)
     with psycopg.connect(production_dsn, autocommit=True) as admin:
         admin.execute(f'CREATE TABLE "{with_user_table}".kept (x int)')  # someone put their own table in it
     before = snapshot(production_dsn)
@@ -111,20 +118,15 @@ def test_cleanup_drops_only_goldevals_own_unused_schemas(production_dsn: str,  #
         assert "kept goldeval_eval_by_hand: not marked as created by goldeval" in outcome.err
         assert f"kept {running.schema}: in use by a running evaluation" in outcome.err
         assert f"kept {with_user_table}: holds objects goldeval did not create" in outcome.err
-        assert running.search(running_vectors(running), top_k=1)  # the running evaluation is unharmed
+        running.add(["x"], minilm_cranfield.vectors[2:3])
+        found, _ = running.search(minilm_cranfield.vectors[2:3], top_k=1)
+        assert found == [["x"]]  # the running evaluation is unharmed
     after = snapshot(production_dsn)
     assert [s for s in before["schemas"] if s[0] != mine] == after["schemas"]
     assert {k: v for k, v in before["data"].items() if not k.startswith(mine)} == after["data"]
     with psycopg.connect(production_dsn, autocommit=True) as admin:  # leave the database as we found it
         admin.execute("DROP SCHEMA goldeval_eval_by_hand CASCADE")
         admin.execute(f'DROP SCHEMA "{with_user_table}" CASCADE')
-
-
-def running_vectors(index: object) -> object:
-    import numpy as np
-
-    index.add(["x"], np.ones((1, 4), dtype=np.float32))  # type: ignore[attr-defined]
-    return np.ones((1, 4), dtype=np.float32)
 
 
 def test_cleanup_of_an_unreachable_database_is_one_error(cli: Callable[..., Outcome]) -> None:

@@ -61,9 +61,10 @@ _HNSW_MAX_DIM = 2000  # pgvector's limit for an HNSW index on `vector`
 _EF_SEARCH_MAX = 1000  # pgvector's limit for hnsw.ef_search
 _PIPELINE_BATCH = 256
 _INSTALL_HINT = (
-    "install pgvector on the server (Debian/Ubuntu with the PGDG repository: "
-    "apt install postgresql-<major>-pgvector; or build it from https://github.com/pgvector/pgvector; "
-    "or use the pgvector/pgvector Docker image), then let a superuser run CREATE EXTENSION vector"
+    "install pgvector on the server (Debian 13: apt install postgresql-17-pgvector; other Debian/Ubuntu "
+    "with the PGDG repository: apt install postgresql-<major>-pgvector; or build it from source with "
+    "`make OPTFLAGS=\"\"` so it runs on any CPU; or use the pgvector/pgvector Docker image), then let a "
+    "superuser run CREATE EXTENSION vector (docs/pgvector.md)"
 )
 
 

@@ -1,0 +1,7 @@
+"""Fixtures shared across test folders, defined once here so that session fixtures run once a session.
+
+A fixture imported into several test modules is a separate fixture in each (pytest keys fixtures by
+where they are defined), so the PostgreSQL server and the model's vectors would be made once per module.
+"""
+
+from pg_fixtures import bare_dsn, minilm_cranfield, pg_server, production_dsn  # noqa: F401
