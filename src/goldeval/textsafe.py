@@ -13,6 +13,10 @@ surrogate that crashes the encoder, or HTML that closes a `<details>` in a pull-
 - `tsv_row` joins cleaned fields with tabs (machine output that a tab or newline in the data cannot break);
 - `warn` prints one cleaned, cut `goldeval: warning:` line (and `recording` keeps those a block said); `cut` keeps a long message to `limit`
   characters and says how much was left out;
+- `keep_secret` registers a credential goldeval was given (a header value from the environment, a URL's
+  password) and `redact` writes `***` for each one: the one redaction rule, applied by `clean` (so every
+  terminal line, warning and Markdown cell), by the JSON writers (results, history, pool, compare, the page's
+  data) and by the servers' answers, so a service that echoes a token in its error cannot put it anywhere;
 - `md_text` and `md_code` put text into Markdown as text (HTML and Markdown syntax escaped) or as a
   code span that no backtick inside can close.
 """
@@ -41,6 +45,42 @@ _HTML = {"&": "&amp;", "<": "&lt;"}
 """Without `<` no tag can open, and without a bare `&` no entity; `>` and quotes are then harmless."""
 
 
+_SECRETS: set[str] = set()
+"""Credential values registered this process (and their JSON-escaped forms); never written anywhere."""
+SHORTEST_SECRET = 6
+"""Shorter values are not redacted: `***` for every `abc` in a results file would destroy it, and a
+credential that short protects nothing."""
+
+
+def keep_secret(value: str) -> None:
+    """Register a credential: from now on `redact` (so `clean` and every JSON writer) writes `***` for it, for
+    each of its space-separated parts (`Bearer TOKEN`: the token alone too) and for their JSON-escaped forms."""
+    import json
+
+    for part in {value, *value.split()}:
+        if len(part) >= SHORTEST_SECRET:
+            _SECRETS.add(part)
+            _SECRETS.add(json.dumps(part, ensure_ascii=False)[1:-1])
+            _SECRETS.add(json.dumps(part)[1:-1])
+
+
+_URL_PASSWORD = re.compile(r"(?<![\w+.-])([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:)([^@\s/]+)@")
+"""`scheme://user:password@`: a password in a URL, whoever wrote it and whether or not it was registered."""
+
+
+def redact(text: str) -> str:
+    """`text` with every registered credential and every password in a URL (`http://user:***@host`) written
+    as `***`, the longest first (a token inside a header value is covered by the whole value)."""
+    if "://" in text and "@" in text:
+        text = _URL_PASSWORD.sub(r"\1***@", text)
+    if not _SECRETS:
+        return text
+    for secret in sorted(_SECRETS, key=len, reverse=True):
+        if secret in text:
+            text = text.replace(secret, "***")
+    return text
+
+
 def _escape(match: re.Match[str]) -> str:
     code = ord(match.group(0))
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
@@ -48,7 +88,7 @@ def _escape(match: re.Match[str]) -> str:
 
 def clean(text: object, *, limit: int | None = None, keep_newlines: bool = False) -> str:
     """`text` with every control character, bidi control and lone surrogate written as an escape."""
-    text = str(text)
+    text = redact(str(text))
     if limit is not None:
         text = cut(text, limit)
     pattern = _UNSAFE_KEEP_LINES if keep_newlines else _UNSAFE

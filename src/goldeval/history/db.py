@@ -30,6 +30,7 @@ from typing import Any
 
 from goldeval.errors import InputError
 from goldeval.scorecard.model import Scorecard
+from goldeval.textsafe import redact
 
 DB_NAME = "history.sqlite"
 ENV_OFF = "GOLDEVAL_NO_HISTORY"
@@ -147,15 +148,16 @@ class History:
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (identity.created or _now(), _now(), _absolute(str(card.golden.get("path") or "")),
                      identity.golden_fingerprint, identity.golden_version, identity.corpus_fingerprint,
-                     card.level, card.depth, identity.goldeval_version, json.dumps(identity.to_dict()), blob),
+                     card.level, card.depth, identity.goldeval_version, redact(json.dumps(identity.to_dict())), blob),
                 ).lastrowid or 0)
                 for r in card.retrievers:
+                    name = redact(r.name)  # the blob is redacted by dumps_strict; the columns the same way
                     conn.execute("INSERT INTO retrievers VALUES (?, ?, ?, ?, ?)",
-                                 (run_id, r.name, json.dumps(r.config, default=str), len(r.answerable), r.n_errors))
+                                 (run_id, name, redact(json.dumps(r.config, default=str)), len(r.answerable), r.n_errors))
                     conn.executemany("INSERT INTO metrics VALUES (?, ?, ?, ?, ?, ?)", [
-                        (run_id, r.name, str(m), v, *(r.intervals.get(m) or (None, None))) for m, v in r.metrics.items()])
+                        (run_id, name, str(m), v, *(r.intervals.get(m) or (None, None))) for m, v in r.metrics.items()])
                     conn.executemany("INSERT INTO question_ranks VALUES (?, ?, ?, ?, ?, ?)", [
-                        (run_id, r.name, q.id, int(q.off_topic), q.rank, json.dumps(q.ranks)) for q in r.questions])
+                        (run_id, name, q.id, int(q.off_topic), q.rank, json.dumps(q.ranks)) for q in r.questions])
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from goldeval.errors import InputError
+from goldeval.textsafe import redact
 
 if TYPE_CHECKING:
     from goldeval.scorecard.model import Scorecard
@@ -92,7 +93,7 @@ def page_dict(card: Scorecard) -> dict[str, Any]:
 def payload_json(payload: Mapping[str, Any]) -> str:
     """JSON that a browser's `JSON.parse` accepts: NaN and infinities (which Python's json writes
     but JavaScript rejects) become null."""
-    return json.dumps(_finite(payload), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return redact(json.dumps(_finite(payload), ensure_ascii=False, allow_nan=False, separators=(",", ":")))
 
 
 def _finite(value: Any) -> Any:

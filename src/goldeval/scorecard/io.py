@@ -26,6 +26,7 @@ from goldeval.scorecard.depth import returned_from_dict
 from goldeval.scorecard.model import Hit, QuestionResult, RetrieverResult, RunIdentity, Scorecard
 from goldeval.scorecard.statistics import Statistics
 from goldeval.store.atomic import write_atomic
+from goldeval.textsafe import redact
 
 SCHEMA_VERSION = 2
 TOOL = "goldeval"
@@ -94,9 +95,10 @@ def _question_to_dict(q: QuestionResult) -> dict[str, Any]:
 
 
 def dumps_strict(data: Any) -> str:
-    """JSON other parsers accept: a non-finite number is a bug upstream, refused here, never written."""
+    """JSON other parsers accept: a non-finite number is a bug upstream, refused here, never written; no
+    credential goldeval was given is in it (`textsafe.redact`)."""
     try:
-        return json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+        return redact(json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False)) + "\n"
     except ValueError as exc:
         raise ValueError(f"refusing to write a non-finite number into results JSON: {exc}") from None
 

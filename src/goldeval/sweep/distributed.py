@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from goldeval.errors import InputError, require
+from goldeval.errors import GoldevalError, InputError, require
 
 T = TypeVar("T")
 SOCKET_ROOM = 38
@@ -58,6 +58,10 @@ class LocalExecutor:
 
     def close(self) -> None:
         return None
+
+
+WORKER_RETRIES = 3
+"""Reruns of a task whose worker died before it finished (not of one whose function raised)."""
 
 
 class RayExecutor:
@@ -97,13 +101,21 @@ class RayExecutor:
         return self._ray.put(value)
 
     def map(self, fn: Callable[..., T], calls: Sequence[tuple[Any, ...]]) -> list[T]:
+        """Each call a task; a task whose worker died (killed by Ray's memory monitor on a loaded machine, or
+        by anyone) runs again, up to WORKER_RETRIES times: stage functions are pure and their caches are
+        written atomically, so a rerun gives the same result. An error the function raised is not retried."""
         if fn not in self._remote:
-            self._remote[fn] = self._ray.remote(num_cpus=1, max_retries=0)(fn)
+            self._remote[fn] = self._ray.remote(num_cpus=1, max_retries=WORKER_RETRIES, retry_exceptions=False)(fn)
         refs = [self._remote[fn].remote(*args) for args in calls]
         try:
             return list(self._ray.get(refs))
         except self._ray.exceptions.RayTaskError as exc:
             raise exc.as_instanceof_cause() from None
+        except self._ray.exceptions.RayError as exc:  # the worker itself died, WORKER_RETRIES + 1 times
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise GoldevalError(f"a Ray worker running {getattr(fn, '__name__', 'a stage')} died "
+                                f"{WORKER_RETRIES + 1} times ({type(exc).__name__}: {first[:200]}); on a machine "
+                                "short of memory, run fewer --workers") from None
 
     def close(self) -> None:
         if not self._ray.is_initialized():

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 from urllib.parse import unquote
 
 from goldeval.errors import GoldevalError, InputError
+from goldeval.textsafe import redact
 from goldeval.web.server import (
     LOOPBACK,
     SECURITY_HEADERS,
@@ -124,7 +125,7 @@ class _Handler(BaseHTTPRequestHandler):
         return same_origin(self.headers.get("Origin"), self.headers.get("Host"))
 
     def _json(self, status: HTTPStatus, data: Any) -> None:
-        self._send(status, json.dumps(data, ensure_ascii=False).encode("utf-8"), JSON)
+        self._send(status, redact(json.dumps(data, ensure_ascii=False)).encode("utf-8"), JSON)
 
     def _send(self, status: HTTPStatus, body: bytes, content_type: str) -> None:
         self.send_response(status)

@@ -36,6 +36,7 @@ from typing import Any
 
 from goldeval.errors import GoldevalError, InputError
 from goldeval.report.page import SCRIPTS, static_text
+from goldeval.textsafe import redact
 from goldeval.web.lifecycle import PageLifecycle
 from goldeval.web.live import FixedResults, ResultsSource, version_body
 
@@ -187,7 +188,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._json(HTTPStatus.OK, {"fixes": fixes})
 
     def _json(self, status: HTTPStatus, data: Any) -> None:
-        body = json.dumps(data, ensure_ascii=False).encode("utf-8")
+        body = redact(json.dumps(data, ensure_ascii=False)).encode("utf-8")
         self.send_response(status)
         self._headers(JSON, len(body))
         self.wfile.write(body)

@@ -10,13 +10,17 @@ question. `ids` and `scores` say where the response holds them, in a JSONPath-li
 optional, `key`, `[*]` every item, `[N]` one item); unset, a list of results is looked for
 (`results`, `hits`, `documents`, ... with `id`/`doc_id`/`_id` and `score`/`_score`). Headers come from
 environment variables only (`headers=Authorization:SEARCH_TOKEN`), so no secret is ever written in a
-spec, a results file or a log. Each question is one request through `FunctionRetriever`: a timeout, an
+spec, a results file or a log. Credentials go only to the origin they were given for: a redirect to another
+scheme, host or port is followed without them (as browsers and `requests` do), a `user:password@` in the URL
+becomes a Basic `Authorization` header under the same rule, and every credential is registered with
+`textsafe.keep_secret`, so a service that echoes one in an error cannot get it printed or stored. Each question is one request through `FunctionRetriever`: a timeout, an
 HTTP error or an unreadable answer is an error for that question alone. Up to `concurrency` requests (4)
 are in flight at once; `concurrency=1` sends one after another.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -33,6 +37,7 @@ from goldeval.retrievers.adapters.common import AdapterRetriever
 from goldeval.retrievers.base import BuildContext
 from goldeval.retrievers.options import Option, OptionSet, split_spec
 from goldeval.run import Run
+from goldeval.textsafe import keep_secret, redact
 from goldeval.types import QuestionId
 
 DEFAULT_TIMEOUT = 10.0
@@ -131,13 +136,17 @@ class HttpRetriever(AdapterRetriever):
                  timeout: float = DEFAULT_TIMEOUT, name: str | None = None, spec: str | None = None,
                  concurrency: int = DEFAULT_CONCURRENCY) -> None:
         """`headers`: header name -> the environment variable that holds its value."""
-        self.url, self.method, self.ids, self.scores = url.partition("#")[0], method.upper(), ids, scores
+        self.url, self.basic = _split_credentials(url.partition("#")[0])
+        self.method, self.ids, self.scores = method.upper(), ids, scores
         self.concurrency = max(1, int(concurrency))
         self.body = (body or DEFAULT_BODY) if self.method == "POST" else None
         self.header_vars = dict(headers or {})
         self.http_timeout = timeout
         self._check()
-        shown = _without_password(self.url)
+        for value in [self.basic or "", *(os.environ.get(v, "") for v in self.header_vars.values())]:
+            keep_secret(value)
+        shown, spec = self.url, None if spec is None else _without_password(spec)
+        self._opener = urllib.request.build_opener(_SameOriginCredentials(self.url, [*self.header_vars, "Authorization"]))
         super().__init__(self._search, name=name or spec or shown, kind="http", timeout=timeout, spec=spec,
                          details={"url": shown, "method": self.method, "body": self.body, "ids": ids, "scores": scores,
                                   "headers": {h: f"${v}" for h, v in self.header_vars.items()},
@@ -186,6 +195,7 @@ class HttpRetriever(AdapterRetriever):
     def _request(self, question: str, k: int) -> Any:
         url = self.url.replace("{question}", urllib.parse.quote_plus(question)).replace("{k}", str(k))
         headers = {"Accept": "application/json", "User-Agent": f"goldeval/{__version__}",
+                   **({"Authorization": self.basic} if self.basic else {}),
                    **{name: os.environ.get(var, "") for name, var in self.header_vars.items()}}
         data = None
         if self.body is not None:
@@ -193,10 +203,10 @@ class HttpRetriever(AdapterRetriever):
             headers["Content-Type"] = "application/json"
         request = urllib.request.Request(url, data=data, headers=headers, method=self.method)
         try:
-            with urllib.request.urlopen(request, timeout=self.http_timeout) as response:  # noqa: S310 - the user's URL
+            with self._opener.open(request, timeout=self.http_timeout) as response:
                 raw = response.read()
         except urllib.error.HTTPError as exc:
-            detail = exc.read()[:200].decode("utf-8", "replace")
+            detail = redact(exc.read(200).decode("utf-8", "replace"))
             raise ValueError(f"HTTP {exc.code} {exc.reason}: {detail}") from None
         except TimeoutError:
             raise ValueError(f"no answer within {self.http_timeout:g} s") from None
@@ -213,6 +223,42 @@ def _fill_body(template: str, question: str, k: int) -> str:
     its escaped text; `{k}` the depth."""
     quoted = json.dumps(question)
     return template.replace('"{question}"', quoted).replace("{question}", quoted[1:-1]).replace("{k}", str(k))
+
+
+class _SameOriginCredentials(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect as urllib does, but without the credential headers once it leaves the origin
+    (scheme, host and port) they were given for: urllib itself copies every header to the new host."""
+
+    def __init__(self, url: str, credential_headers: list[str]) -> None:
+        self.origin = _origin(url)
+        self.credentials = {h.lower() for h in credential_headers}
+
+    def redirect_request(self, req: urllib.request.Request, fp: Any, code: int, msg: str, headers: Any,
+                         newurl: str) -> urllib.request.Request | None:
+        new = super().redirect_request(req, fp, code, msg, headers, newurl)
+        if new is not None and _origin(newurl) != self.origin:
+            for name in [h for h in new.headers if h.lower() in self.credentials]:
+                del new.headers[name]
+            for name in [h for h in new.unredirected_hdrs if h.lower() in self.credentials]:
+                del new.unredirected_hdrs[name]
+        return new
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urllib.parse.urlsplit(url)
+    default = {"http": 80, "https": 443}.get(parts.scheme.lower())
+    return parts.scheme.lower(), (parts.hostname or "").lower(), parts.port or default
+
+
+def _split_credentials(url: str) -> tuple[str, str | None]:
+    """The URL without a `user:password@`, and that user and password as a Basic Authorization value."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url, None
+    netloc = parts.netloc.rpartition("@")[2]
+    pair = f"{urllib.parse.unquote(parts.username or '')}:{urllib.parse.unquote(parts.password or '')}"
+    keep_secret(urllib.parse.unquote(parts.password or ""))
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc)), "Basic " + base64.b64encode(pair.encode()).decode()
 
 
 def _without_password(url: str) -> str:
