@@ -45,8 +45,16 @@ fi
 work=$(mktemp -d /tmp/goldeval-pgvector.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/lists/partial" "$work/cache/archives/partial" "$work/src"
-# A list of its own, with lists and caches of their own: the machine's apt sources are not touched.
-echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $PGVECTOR_SUITE main" \
+# A list of its own, with lists and caches of their own: the machine's apt sources are not touched. The
+# archive is the one this machine's own Debian sources name (its first `URIs:` or `deb` entry).
+mirror=$(sed -n 's/^URIs:[[:space:]]*//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | tr ' ' '\n' | grep -i debian | head -n 1)
+[ -n "$mirror" ] || mirror=$(awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; exit } }' \
+    /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | head -n 1)
+if [ -z "$mirror" ]; then
+    echo "tools/install_pgvector.sh: found no Debian archive in /etc/apt/sources.list*; add one, or install pgvector for PostgreSQL $PG_MAJOR by hand" >&2
+    exit 2
+fi
+echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $PGVECTOR_SUITE main" \
     >"$work/sources.list"
 set -- -o "Dir::Etc::sourcelist=$work/sources.list" -o Dir::Etc::sourceparts=- -o "Dir::State::Lists=$work/lists" \
     -o "Dir::Cache=$work/cache" -o APT::Sandbox::User=root
