@@ -220,7 +220,9 @@ def test_a_label_fix_from_the_page_is_written_to_the_golden_set_and_its_changelo
         page.evaluate("window.GE.update()")
         assert page.locator("#fix-status").inner_text().startswith("Saved: also answers")
         screenshot(page, "lifecycle-fix-1280.png")
-        page.locator("#fixes").scroll_into_view_if_needed()
+        # scrolled inside the page in one step: the live page may re-render #fixes between a locator's
+        # resolve and its scroll, which detached the element on a loaded machine (issue 17)
+        page.evaluate("document.querySelector('#fixes').scrollIntoView()")
         page.locator("#details").screenshot(path=str(ARTIFACTS / "lifecycle-fix-details-1280.png"))
         page.reload()  # the recorded fix is there after a reload (read back from the changelog)
         page.wait_for_selector("body[data-ready=true]")
@@ -230,7 +232,7 @@ def test_a_label_fix_from_the_page_is_written_to_the_golden_set_and_its_changelo
             open_page(pg, url + f"#k=1&run=1&q={q['id']}")
             box = pg.locator("#details").bounding_box()
             assert box["x"] >= 0 and box["x"] + box["width"] <= 390
-            pg.locator("#fixes").scroll_into_view_if_needed()
+            pg.evaluate("document.querySelector('#fixes').scrollIntoView()")
             pg.screenshot(path=str(ARTIFACTS / "lifecycle-fix-390.png"))  # the drawer as the reader sees it
             assert pg.page_errors == []
     # re-scored on the fixed set: the scorecard says what changed since the frozen version
