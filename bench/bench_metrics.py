@@ -2,8 +2,9 @@
 `goldeval trec` beside pytrec_eval's parse-and-evaluate on the same TREC files.
 
 Workload: 10k and 100k questions x 100 results (doc ids like `msmarco_doc_07_000123456` drawn from a
-collection of 1M ids, one str object per id as a retriever returns them, and again with a new str per
-result, as read from a file: the walk's time differs a lot between the two; scores rounded to 4 decimals;
+collection of 1M ids, one str object per id as a retriever returns them, and again realistically: a new
+str per result and other str objects for the qrels' ids, as a run and judgments read from files or a
+database give them; the walk's time differs a lot between the two; scores rounded to 4 decimals;
 1-5 graded relevant documents per question, most of them retrieved, plus judged non-relevant ones).
 Every tool computes the same five measures (nDCG@10, recall@100, P@10, MRR, MAP):
 - goldeval `evaluate_scores(qrels, run, metrics)`, its first call (no warm-up) and warm ones;
@@ -12,7 +13,9 @@ Every tool computes the same five measures (nDCG@10, recall@100, P@10, MRR, MAP)
   it takes minutes and more memory than this suite allows (2 GB);
 - a bare Python walk over every (doc, score) of the run: the floor for anything that reads the dicts.
 TREC files: `goldeval trec` (CLI, in-process) beside `pytrec_eval.parse_qrel/parse_run` + evaluate; also
-each one's first call in its fresh process (imports, and numba loading goldeval's compiled reader).
+each one's first call in its fresh process (imports, and numba loading goldeval's compiled reader); on
+files of 4-decimal scores and, realistically, of full-precision scores as Python writes them (`f"{x}"`,
+16 or 17 digits: issue 23 found those 3x slower to read than 4 decimals).
 Each measurement runs in its own process (its data built there, outside the timing), so one tool's
 memory is never another's: the report gives each process's peak memory. Medians of 3, interleaved;
 ratios are what to read on a shared machine. Writes bench/results/metrics.json.
@@ -50,14 +53,17 @@ TREC_ARGS = ["-m", "ndcg_cut.10", "-m", "recall.100", "-m", "P.10", "-m", "recip
 Dicts = tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]
 
 
-def synthetic(n_questions: int, seed: int = 0, *, fresh_ids: bool = False) -> Dicts:
+def synthetic(n_questions: int, seed: int = 0, *, fresh_ids: bool = False, full_precision: bool = False) -> Dicts:
     """Qrels and a run as plain dicts, shaped like a real run over a large collection. Doc ids are one
     str object per collection id (a retriever returns its own id objects), or with `fresh_ids` a new
-    str per result (as when a run is read from a file)."""
+    str per result, and the qrels' ids other str objects again (as when the run and the judgments are
+    read from two JSON files or a database). Scores have 4 decimals, or with `full_precision` all the
+    digits of a float64 (what a model computes; Python writes them in 16 or 17 digits)."""
     rng = np.random.default_rng(seed)
     pool: dict[int, str] = {} if not fresh_ids else _NoPool()
     ids = rng.integers(0, COLLECTION, size=(n_questions, N_RESULTS)).tolist()
-    scores = np.round(rng.gamma(4.0, 3.0, size=(n_questions, N_RESULTS)), 4).tolist()
+    raw = rng.gamma(4.0, 3.0, size=(n_questions, N_RESULTS))
+    scores = (raw if full_precision else np.round(raw, 4)).tolist()
     n_rel = rng.integers(1, 6, size=n_questions).tolist()
     grades = rng.integers(1, 4, size=(n_questions, 5)).tolist()
     retrieved = (rng.random((n_questions, 5)) < 0.7).tolist()
@@ -72,7 +78,7 @@ def synthetic(n_questions: int, seed: int = 0, *, fresh_ids: bool = False) -> Di
         for j in range(n_rel[i]):
             doc = docs[picks[i][j]] if retrieved[i][j] else f"msmarco_doc_99_{i:06d}{j}"
             judged[doc] = grades[i][j]
-        qrels[qid] = judged
+        qrels[qid] = {(d + ".")[:-1]: r for d, r in judged.items()} if fresh_ids else judged  # a new str each
     return qrels, run
 
 
@@ -147,7 +153,8 @@ def measure_dicts(n: int | str) -> dict[str, Any]:
 
 
 def measure_fresh(n: int | str) -> dict[str, Any]:
-    """walk and goldeval on dicts whose every doc id is its own str object (a run read from a file)."""
+    """walk and goldeval on dicts whose every doc id is its own str object, the qrels' ids others again
+    (a run and judgments read from files or a database: the realistic case)."""
     qrels, run = synthetic(int(n), fresh_ids=True)
     out: dict[str, Any] = {"goldeval_first_s": timed(run_goldeval, qrels, run)}
     times: dict[str, list[float]] = {"walk": [], "goldeval": []}
@@ -212,7 +219,7 @@ def in_process(kind: str, *args: str) -> dict[str, Any]:
 
 def main() -> None:
     rows: dict[str, Any] = {"machine": f"{platform.processor() or platform.machine()}, Python {platform.python_version()}",
-                            "metrics": METRICS, "results_per_question": N_RESULTS, "dicts": {}, "trec_files": {}}  # fmt: skip
+                            "metrics": METRICS, "results_per_question": N_RESULTS, "dicts": {}}  # fmt: skip
     print(f"Metrics from Python dicts ({', '.join(METRICS)}), {N_RESULTS} results per question; medians of {REPEATS}.")
     for n in SIZES:
         row = in_process("measure_dicts", str(n))
@@ -226,26 +233,36 @@ def main() -> None:
               f"{row['goldeval_first_s'] / row['goldeval_s']:.2f}x a warm one)   walk {row['walk_s']:.2f} s   "
               f"pytrec_eval {row['pytrec_eval_s']:.2f} s   {ranx}\n{'':>20}goldeval / walk = {row['goldeval_s'] / row['walk_s']:.2f}x   "
               f"pytrec_eval / goldeval = {row['pytrec_eval_s'] / row['goldeval_s']:.1f}x   max|diff| {row['max_abs_diff_vs_pytrec_eval']:.1e}"
-              f"   peak {row['peak_mb']:,} MB\n{'':>20}the same with a new str per doc id (a run read from a file): goldeval "
+              f"   peak {row['peak_mb']:,} MB\n{'':>20}realistic: a new str per doc id, the qrels' others again (read from files): goldeval "
               f"{row['fresh_goldeval_s']:.2f} s, walk {row['fresh_walk_s']:.2f} s: {row['fresh_goldeval_s'] / row['fresh_walk_s']:.2f}x the walk; "
               f"first call {row['fresh_goldeval_first_s'] / row['fresh_goldeval_s']:.2f}x (peak {row['fresh_peak_mb']:,} MB)", flush=True)  # fmt: skip
-    print("\n`goldeval trec` on TREC files beside pytrec_eval's parse + evaluate (same measures):")
+    for key, full in (("trec_files", False), ("trec_files_full_precision", True)):
+        rows[key] = trec_rows(full)
+    rows["bench_process_peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    print(f"\nwrote {write_results('metrics', rows)}")
+
+
+def trec_rows(full_precision: bool) -> dict[int, dict[str, Any]]:
+    """`goldeval trec` beside pytrec_eval's parse + evaluate on files of 4-decimal scores, or of scores
+    written by Python in full precision (`f"{score}"`: 16 or 17 digits, what a program writes)."""
+    what = "full-precision scores as Python writes them (17 digits)" if full_precision else "scores with 4 decimals"
+    print(f"\n`goldeval trec` on TREC files of {what}, beside pytrec_eval's parse + evaluate (same measures):")
+    out = {}
     for n in SIZES:
         with tempfile.TemporaryDirectory() as tmp:
-            paths = write_trec(*synthetic(n, seed=2), Path(tmp))
+            paths = write_trec(*synthetic(n, seed=2, full_precision=full_precision), Path(tmp))
             ours, theirs = in_process("measure_trec", "goldeval", *paths), in_process("measure_trec", "pytrec", *paths)
         row = {**ours, **{k: v for k, v in theirs.items() if k != "peak_mb"}, "goldeval_peak_mb": ours["peak_mb"],
                "pytrec_peak_mb": theirs["peak_mb"]}  # fmt: skip
         row["ratio"] = row["pytrec_s"] / row["goldeval_s"]
         row["cpu_ratio"] = row["pytrec_cpu_s"] / row["goldeval_cpu_s"]
-        rows["trec_files"][n] = row
+        out[n] = row
         print(f"{n:>9,} questions  goldeval trec {row['goldeval_s']:.2f} s (peak {row['goldeval_peak_mb']:,} MB)   "
               f"parse + pytrec_eval {row['pytrec_s']:.2f} s (peak {row['pytrec_peak_mb']:,} MB)   ratio {row['ratio']:.2f}x"
               f"   (CPU seconds: {row['goldeval_cpu_s']:.2f} against {row['pytrec_cpu_s']:.2f}, {row['cpu_ratio']:.2f}x)\n"
               f"{'':>20}first call in a fresh process: goldeval {row['goldeval_first_s']:.2f} s, pytrec_eval "
               f"{row['pytrec_first_s']:.2f} s: {row['pytrec_first_s'] / row['goldeval_first_s']:.2f}x", flush=True)  # fmt: skip
-    rows["bench_process_peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
-    print(f"\nwrote {write_results('metrics', rows)}")
+    return out
 
 
 if __name__ == "__main__":

@@ -19,7 +19,8 @@ from goldeval.metrics import trec_judge, trec_kernels
 from goldeval.metrics.trec import evaluate_trec_files, parse_measures
 from goldeval.trecio import TrecTable, fields, kernels, read_qrels_table, read_run_table
 from goldeval.trecio import scan as scan_module
-from goldeval.trecio.fields import POW10, words_view
+from goldeval.trecio.fields import words_view
+from goldeval.trecio.numbers import POW10
 
 AWKWARD_RUN = (
     b"\xef\xbb\xbf# a comment line\n"

@@ -3,7 +3,8 @@ scoring"), with a documented tokenizer.
 
 Tokenizer: lower-case; split on runs of two or more word characters (bm25s' default pattern, Unicode
 aware); drop English stopwords (`stopwords=none` keeps them); Snowball English stemming via PyStemmer
-(`stem=none` turns it off). The title, when present, is indexed with the text.
+(`stem=none` turns it off). The title, when present, is indexed with the text. A passage with no
+words has no tokens (length 0 in the average length), as `bm25s.tokenize` + `BM25.index` count it.
 Scoring: Lucene's BM25 variant with k1=1.5, b=0.75 by default (`bm25?k1=1.2&b=0.75`, or
 `--option k1=1.2`; `OPTIONS` declares them).
 Passages with no query term in common score 0 and are not returned.
@@ -62,11 +63,15 @@ class BM25Retriever:
             lower=True, stopwords="english" if stopwords else [], stemmer=_stemmer() if stem else None
         )
         texts = [f"{p.title}\n{p.text}" if p.title else p.text for p in passages]
-        tokens = self._tokenizer.tokenize(texts, update_vocab=True, return_as="tuple", show_progress=False)
+        # allow_empty=False: a passage with no words is no tokens (length 0), as `bm25s.tokenize` +
+        # `BM25.index` count it; the Tokenizer's default makes it one "" token, length 1, which moved
+        # the average length and so every score (issue 23)
+        tokens = self._tokenizer.tokenize(texts, update_vocab=True, return_as="tuple", show_progress=False,
+                                          allow_empty=False)  # fmt: skip
         vocab = self._tokenizer.get_vocab_dict()
         self._postings = Postings.build(tokens.ids, max(vocab.values(), default=-1) + 1, self._ids, k1, b)
         self.index_bytes = self._postings.nbytes
-        self._unk = vocab.get("")
+        self._unk = vocab.get("")  # None now; kept so that a query's "" (a question with no words) never counts
         self.workspace: Path | None = None
         """Where the numba search kernel's compiled code is cached (`build` sets the evaluation's)."""
 

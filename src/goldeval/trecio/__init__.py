@@ -27,9 +27,10 @@ columns bit for bit (tested):
   once it is loaded; `goldeval trec` on files of usual size never waits for it.
 - numpy: whitespace positions -> field starts and ends -> fields per line, one array operation over
   the whole block at a time (numpy's loops release the GIL too).
-Numbers, either way: one with at most 15 digits and no exponent is its integer / 10^k, exact by
-Clinger's fast path (both operands exact, one correctly rounded division); any other goes through
-numpy's string-to-float cast (Python's correctly rounded `float`), so the values are the same.
+Numbers, either way: a decimal (`[+-]digits[.digits][e[+-]digits]`) of at most 19 significant digits,
+all that Python's `repr` writes, is its integer times 10^q, rounded exactly as Python's `float` rounds it
+(`numbers.combine`: Clinger's exact division, else Eisel-Lemire); any other goes through numpy's
+string-to-float cast (Python's correctly rounded `float`), so the values are the same (tested bit for bit).
 Repeated (topic, doc) pairs are found by one small hash table per topic (numba, when a file keeps each
 topic's lines together) or by sorting every pair's key (numpy).
 """

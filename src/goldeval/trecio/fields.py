@@ -1,4 +1,4 @@
-"""Byte-level helpers of the TREC reader: fields of a block of lines, numbers, 64-bit words and hashes.
+"""Byte-level helpers of the TREC reader: fields of a block of lines, 64-bit words and hashes (numbers: `numbers`).
 
 Everything works on uint8 arrays (a memory-mapped file, or a block of it) and arrays of field
 offsets, one numpy operation over every field at a time; nothing makes a Python object per field.
@@ -10,8 +10,6 @@ from collections.abc import Iterator
 
 import numpy as np
 
-POW10 = 10.0 ** np.arange(16)
-"""10^k for k <= 15, each exact: a plain number is its digits (an integer) divided by one of them."""
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 _SEED = np.uint64(0xCBF29CE484222325)
 _LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
@@ -103,61 +101,3 @@ def mix(x: np.ndarray) -> np.ndarray:
 def pair_keys(doc_hash: np.ndarray, topic: np.ndarray) -> np.ndarray:
     """One 64-bit key per (topic code, doc id hash): equal pairs, equal keys."""
     return mix(doc_hash ^ (topic.astype(np.uint64) * _MIX))
-
-
-def _digits(ext: np.ndarray, start: np.ndarray, stop: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Per field: the integer of its digits, digits after the dot, dots, negative, and whether the field
-    is `[+-]digits[.digits]` with 1 to 15 digits in all (then the integer and its float are exact).
-    Column by column over the fields' bytes (`ext` readable 17 bytes past each start), counters in
-    uint8: this loop is the largest part of a scan, so it does as few operations as it can."""
-    n = len(start)
-    length = np.minimum(stop - start, 255).astype(np.uint8)
-    first = ext[start]
-    signed = (first == ord("-")) | (first == ord("+"))
-    mantissa = np.zeros(n, dtype=np.int64)
-    digits = np.zeros(n, dtype=np.uint8)
-    dot_at = np.full(n, 255, dtype=np.uint8)  # column of the (last) dot; 255: none
-    for j in range(int(min(length.max(initial=0), 17))):
-        char = ext[start + j]
-        inside = length > j
-        value = char - 48
-        digit = (value < 10) & inside
-        dot_at[(char == ord(".")) & inside] = j
-        digits += digit
-        np.multiply(mantissa, 10, out=mantissa, where=digit)
-        np.add(mantissa, value, out=mantissa, where=digit, casting="unsafe")
-    has_dot = dot_at < 255
-    after = np.where(has_dot, length - dot_at - 1, 0)  # digits after the dot (all after it are digits if plain)
-    # plain: every byte a digit, one dot at most, the sign first (two dots or another byte leave a gap)
-    plain = (digits + has_dot + signed == length) & (stop - start <= 17) & (digits >= 1) & (digits <= 15)
-    return mantissa, after, has_dot, first == ord("-"), plain
-
-
-def parse_floats(ext: np.ndarray, start: np.ndarray, stop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Scores: (float64 values, which fields are not numbers or are NaN). Up to 15 digits without an
-    exponent: integer / 10^k, exact (both < 2**53, one correctly rounded division: Clinger 1990);
-    anything else: numpy's string cast (Python's correctly rounded `float`)."""
-    mantissa, after, _, negative, plain = _digits(ext, start, stop)
-    values = mantissa / POW10[np.minimum(after, 15)]
-    np.negative(values, out=values, where=negative)
-    bad = np.zeros(len(values), dtype=bool)
-    rest = np.flatnonzero(~plain)
-    if len(rest):
-        width = int((stop[rest] - start[rest]).max())
-        raw = padded(ext, start[rest], stop[rest], width).view(f"S{width}").ravel()
-        try:
-            values[rest] = raw.astype(np.float64)
-        except ValueError:  # find which ones, one by one (only on the error path)
-            for i, text in zip(rest.tolist(), raw.tolist(), strict=True):
-                try:
-                    values[i] = float(text)
-                except ValueError:
-                    bad[i] = True
-        bad[rest] |= np.isnan(values[rest])
-    return values, bad
-
-
-def parse_ints(ext: np.ndarray, start: np.ndarray, stop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Judgments: (int64 values, which fields are not `[+-]digits`, up to 15 digits)."""
-    mantissa, _, has_dot, negative, plain = _digits(ext, start, stop)
-    return np.where(negative, -mantissa, mantissa), ~plain | has_dot

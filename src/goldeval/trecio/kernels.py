@@ -4,9 +4,10 @@ Imported only where numba is installed (`goldeval.jit.available()`); `goldeval.j
 entry points (`split_block`, `repeated_pairs`) and caches their machine code on disk, the helpers
 here are compiled into them. Each kernel computes exactly what its numpy twin in `fields`/`scan`
 computes, bit for bit (tested): the same field rules (C `isspace`), the same 64-bit hash
-(`fields.field_hash`), the same exact parse of plain numbers (integer / 10^k). Anything else (a
-wrong field count, a score with an exponent or over 15 digits, a judgment that is not an integer)
-is left to the numpy code, which owns every error message.
+(`fields.field_hash`), the same decimals (`numbers.decimals`: its digits w and power of ten q; the
+kernel divides where Clinger's step is exact and leaves the rest to `numbers.combine`). Anything else
+(a wrong field count, a score that is not a decimal of at most 19 significant digits, a judgment that
+is not an integer) is left to the numpy code, which owns every error message.
 """
 
 from __future__ import annotations
@@ -14,11 +15,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from goldeval.trecio.numbers import NOT_DECIMAL
+
 SEED = np.uint64(0xCBF29CE484222325)
 MIX = np.uint64(0x9E3779B97F4A7C15)
 SHIFT = np.uint64(29)
 OK, NUMPY = 0, 1
 """split_block's status: columns made, or leave this block to the numpy path."""
+EXACT = np.uint64(1 << 53)
+"""Digits below this, and a power of ten from -22 to 0: float(w) / 10^-q is exact (Clinger 1990)."""
 
 
 @njit(nogil=True)
@@ -66,8 +71,8 @@ def field_hash(w: np.ndarray, start: int, stop: int) -> np.uint64:
 
 @njit(nogil=True)
 def plain_number(a: np.ndarray, start: int, stop: int) -> tuple[bool, int, int, bool, bool]:
-    """`fields._digits` of one field: (plain, integer of its digits, digits after the dot, has a dot,
-    negative). Plain: `[+-]digits[.digits]`, 1 to 15 digits, at most 17 bytes."""
+    """A judgment as `numbers.parse_ints` reads it: (plain, integer of its digits, digits after the
+    dot, has a dot, negative). Plain: `[+-]digits[.digits]`, 1 to 15 digits, at most 17 bytes."""
     if stop - start > 17:
         return False, 0, 0, False, False
     at, negative = start, a[start] == 45
@@ -90,6 +95,51 @@ def plain_number(a: np.ndarray, start: int, stop: int) -> tuple[bool, int, int, 
 
 
 @njit(nogil=True)
+def decimal(a: np.ndarray, start: int, stop: int) -> tuple[bool, np.uint64, int, bool]:
+    """`numbers.decimals` of one field: (plain, w, q, negative), the field w * 10^q. Plain:
+    `[+-]digits[.digits][(e|E)[+-]digits]`, 1 to 19 significant digits, an exponent of 1 to 4 digits
+    (numpy's also stops at 24 bytes; longer ones are read by its string cast, to the same value)."""
+    at, negative = start, a[start] == 45
+    if negative or a[start] == 43:
+        at += 1
+    w, significant, digits, after, dot = np.uint64(0), 0, 0, 0, False
+    while at < stop:
+        c = a[at]
+        if c >= 48 and c <= 57:
+            digits += 1
+            after += dot
+            if significant or c != 48:  # leading zeros are not significant
+                significant += 1
+                w = w * np.uint64(10) + np.uint64(c - 48)
+        elif c == 46 and not dot:
+            dot = True
+        else:
+            break
+        at += 1
+    if digits == 0 or significant > 19:
+        return False, np.uint64(0), 0, False
+    power = 0
+    if at < stop:
+        if a[at] != 101 and a[at] != 69:  # e, E
+            return False, np.uint64(0), 0, False
+        at += 1
+        exp_negative = at < stop and a[at] == 45
+        if at < stop and (a[at] == 45 or a[at] == 43):
+            at += 1
+        if stop - at < 1 or stop - at > 4:
+            return False, np.uint64(0), 0, False
+        while at < stop:
+            c = a[at]
+            if c < 48 or c > 57:
+                return False, np.uint64(0), 0, False
+            power = power * 10 + (c - 48)
+            at += 1
+        if exp_negative:
+            power = -power
+    return True, w, power - after, negative
+
+
+@njit(nogil=True)
 def _same_bytes(w: np.ndarray, s1: int, e1: int, s2: int, e2: int) -> bool:
     """Whether two fields are equal, a word at a time."""
     n = e1 - s1
@@ -107,8 +157,9 @@ def split_block(a: np.ndarray, w: np.ndarray, size: int, base: int, run: bool, p
     `fields.words_view`) in one pass:
     (status, lines, rows, topics, rest, tag start, tag stop, arrays); the arrays: score (run), judgment
     (qrels), doc start and stop (+ base), doc hash, line in the block, first row of each topic, its
-    start and stop, rows whose score is not plain, their start and stop. Those scores are 0 here: the
-    caller parses them with numpy. Bails out (status NUMPY) at the first line it does not take."""
+    start and stop, rows whose score Clinger's step does not give (0 here), their start and stop, digits,
+    power of ten (NOT_DECIMAL: not a decimal) and sign: the caller finishes them with numpy. Bails out
+    (status NUMPY) at the first line it does not take."""
     n_fields, at = (6, 4) if run else (4, 3)  # the value is the 5th field of a run line, the 4th of a qrels line
     cap = size // (2 * n_fields) + 1  # a result line has n_fields fields and as many separators
     value, grade = np.zeros(cap if run else 0, dtype=np.float64), np.zeros(0 if run else cap, dtype=np.int64)
@@ -116,7 +167,9 @@ def split_block(a: np.ndarray, w: np.ndarray, size: int, base: int, run: bool, p
     hashes, line = np.empty(cap, dtype=np.uint64), np.empty(cap, dtype=np.int32)
     topic_at, topic_start, topic_stop = np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64)
     rest, rest_start, rest_stop = np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64)
-    arrays = (value, grade, start, stop, hashes, line, topic_at, topic_start, topic_stop, rest, rest_start, rest_stop)
+    rest_w, rest_q, rest_negative = np.empty(cap, np.uint64), np.empty(cap, np.int64), np.empty(cap, np.bool_)
+    arrays = (value, grade, start, stop, hashes, line, topic_at, topic_start, topic_stop, rest, rest_start, rest_stop,
+              rest_w, rest_q, rest_negative)  # fmt: skip
     fs, fe = np.zeros(6, dtype=np.int64), np.zeros(6, dtype=np.int64)
     pos, lines, rows, topics, n_rest, tag_start, tag_stop = 0, 0, 0, 0, 0, 0, 0
     while pos < size:
@@ -126,17 +179,20 @@ def split_block(a: np.ndarray, w: np.ndarray, size: int, base: int, run: bool, p
             continue
         if (run and count < 6) or (not run and count != 4):
             return NUMPY, lines, rows, topics, n_rest, tag_start, tag_stop, arrays
-        plain, mantissa, after, dot, negative = plain_number(a, fs[at], fe[at])
-        if run and plain:
-            number = mantissa / pow10[after]
-            value[rows] = -number if negative else number
-        elif run:
-            rest[n_rest], rest_start[n_rest], rest_stop[n_rest] = rows, fs[4], fe[4]
-            n_rest += 1
-        elif plain and not dot:
-            grade[rows] = -mantissa if negative else mantissa
+        if run:
+            plain, digits, power, negative = decimal(a, fs[at], fe[at])
+            if plain and digits < EXACT and power <= 0 and power >= -22:
+                number = digits / pow10[-power]
+                value[rows] = -number if negative else number
+            else:
+                rest[n_rest], rest_start[n_rest], rest_stop[n_rest] = rows, fs[at], fe[at]
+                rest_w[n_rest], rest_q[n_rest], rest_negative[n_rest] = digits, power if plain else NOT_DECIMAL, negative
+                n_rest += 1
         else:
-            return NUMPY, lines, rows, topics, n_rest, tag_start, tag_stop, arrays
+            plain, mantissa, _, dot, negative = plain_number(a, fs[at], fe[at])
+            if not plain or dot:
+                return NUMPY, lines, rows, topics, n_rest, tag_start, tag_stop, arrays
+            grade[rows] = -mantissa if negative else mantissa
         if topics == 0 or not _same_bytes(w, fs[0], fe[0], topic_start[topics - 1], topic_stop[topics - 1]):
             topic_at[topics], topic_start[topics], topic_stop[topics] = rows, fs[0], fe[0]
             topics += 1

@@ -23,17 +23,9 @@ import numpy as np
 
 from goldeval import jit
 from goldeval.errors import InputError, InputErrors
-from goldeval.trecio.fields import (
-    POW10,
-    field_hash,
-    padded,
-    parse_floats,
-    parse_ints,
-    split_fields,
-    words,
-    words_view,
-)
+from goldeval.trecio.fields import field_hash, padded, split_fields, words, words_view
 from goldeval.trecio.fields import text as _text
+from goldeval.trecio.numbers import NOT_DECIMAL, POW10, combine, parse_floats, parse_ints
 from goldeval.trecio.repeats import duplicates
 from goldeval.trecio.table import TrecTable
 
@@ -242,17 +234,14 @@ def _split_compiled(kernel: Any, kind: str, ext: np.ndarray, base: int, size: in
     does not take, or a score that is not a number: numpy's code says which and where)."""
     run = kind == "run"
     status, lines, rows, topics, n_rest, tag_start, tag_stop, arrays = kernel(ext, words_view(ext), size, base, run, POW10)
-    value, grade, start, stop, hashes, line, topic_at, topic_start, topic_stop, rest, rest_start, rest_stop = arrays
+    value, grade, start, stop, hashes, line, topic_at, topic_start, topic_stop = arrays[:9]
     if status:
         return None
     block = _Block(base, size, lines)
     if not rows:
         return block
-    if n_rest:  # exponents, long numbers, inf: numpy's correctly rounded parse, for these rows only
-        parsed, bad = parse_floats(ext, rest_start[:n_rest], rest_stop[:n_rest])
-        if bad.any():
-            return None
-        value[rest[:n_rest]] = parsed
+    if n_rest and not _finish_scores(ext, value, *(array[:n_rest] for array in arrays[9:])):
+        return None
     if run:
         block.tag = _text(ext, tag_start, tag_stop)
     at = topic_at[:topics]
@@ -260,6 +249,20 @@ def _split_compiled(kernel: Any, kind: str, ext: np.ndarray, base: int, size: in
     block.columns = {"value": (value if run else grade)[:rows], "start": start[:rows],
                      "stop": stop[:rows], "hash": hashes[:rows], "line": line[:rows]}  # fmt: skip
     return block
+
+
+def _finish_scores(ext: np.ndarray, value: np.ndarray, rows: np.ndarray, start: np.ndarray, stop: np.ndarray,
+                   w: np.ndarray, q: np.ndarray, negative: np.ndarray) -> bool:  # fmt: skip
+    """The scores the kernel left: decimals by `numbers.combine`, the others (inf, over 19 digits...) by
+    numpy's `parse_floats`; False when one is not a number (numpy's path then says which and where)."""
+    decimal = q != NOT_DECIMAL
+    value[rows[decimal]] = combine(w[decimal], q[decimal], negative[decimal])
+    if decimal.all():
+        return True
+    other = ~decimal
+    parsed, bad = parse_floats(ext, start[other], stop[other])
+    value[rows[other]] = parsed
+    return not bad.any()
 
 
 def _split_numpy(kind: str, ext: np.ndarray, base: int, size: int) -> _Block:
