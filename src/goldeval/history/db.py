@@ -137,7 +137,7 @@ class History:
         """Record one run in a single transaction; returns its id."""
         from goldeval.scorecard.io import dumps_strict
 
-        blob = zlib.compress(dumps_strict(card.to_dict()).encode("utf-8"), 6)
+        blob = zlib.compress(dumps_strict(card.to_dict(), indent=None).encode("utf-8"), 6)  # read by goldeval only
         identity = card.identity
         with self.connect(write=True) as conn:
             conn.execute("BEGIN IMMEDIATE")
