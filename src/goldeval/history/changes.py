@@ -77,7 +77,7 @@ def restrict(card: Scorecard, qids: Sequence[str], *, drop: Sequence[Metric] = (
 
     Its golden fingerprint becomes one of the shared questions, so restricted cards of different
     versions compare (and restricted cards of different question sets still refuse to)."""
-    from goldeval.scorecard.curves import flips, metric_curves
+    from goldeval.scorecard.curves import flips, summarise
 
     keep = set(qids)
     out = copy.deepcopy(card)
@@ -87,11 +87,8 @@ def restrict(card: Scorecard, qids: Sequence[str], *, drop: Sequence[Metric] = (
         r.questions = [q for q in r.questions if q.id in keep]
         for q in r.questions:
             q.metrics = {m: v for m, v in q.metrics.items() if m not in drop}
-        answerable = r.answerable
-        r.metrics = {m: sum(q.metrics.get(m, 0.0) for q in answerable) / len(answerable)
-                     for m in r.metrics if m not in drop} if answerable else {}
         r.intervals, r.ranges, r.judged = {}, {}, []  # of the whole set: not of these questions
-        r.curves = metric_curves(r.questions, out.depth)
+        summarise(r, out.metrics, out.depth)
     out.flips = flips(out.retrievers, out.depth)
     out.statistics = None
     digest = fingerprint(sorted((q, labels_of(d)) for q, d in question_digests(out).items()))
