@@ -180,3 +180,26 @@ def test_a_file_written_before_the_rule_loads_with_the_headline_made_again(tmp_p
     path.write_text(json.dumps(old))
     with pytest.raises(InputError, match=r"retrievers\[0\]\.metrics\.hit@5: is 0\.807692 but the mean of its 34"):
         Scorecard.load(path)
+
+
+def test_files_that_disagree_on_which_questions_are_synthetic_are_not_compared() -> None:
+    from goldeval.stats.compare import compare_scorecards
+
+    baseline = card_of(search=BASE)
+    moved = make_golden([(r[0], r[1], r[2], r[3], "synthetic" if r[0] == "h03" else r[4]) for r in golden_rows()])
+    relabelled = evaluate({"search": finder(BASE)}, moved, k=(1, 5))
+    assert relabelled.identity.golden_fingerprint == baseline.identity.golden_fingerprint  # provenance is not in it
+    with pytest.raises(InputError, match=r"disagree on which questions are synthetic \(h03\)"):
+        compare_scorecards([baseline, relabelled])
+
+
+def test_a_generated_set_joined_to_the_hand_written_one_is_scored_beside_it() -> None:
+    # what `goldeval demo` does with a generator configured: one scorecard, the hand-written headline
+    hand = make_golden([r for r in golden_rows() if r[4] != "synthetic"])
+    generated = make_golden([r for r in golden_rows() if r[4] == "synthetic"])
+    joined = hand.joined(generated)
+    assert [q.id for q in joined] == [q.id for q in hand] + SYNTHETIC and len(joined.qrels) == 34
+    r = evaluate({"search": finder(BASE)}, joined, k=(1, 5)).retrievers[0]
+    assert r.metrics[HIT5] == 21 / 26 and (r.synthetic.n, r.synthetic.metrics[HIT5]) == (8, 1.0)
+    with pytest.raises(ValueError, match="question ids in both sets: h00"):
+        hand.joined(make_golden([("h00", "again", {"x.md": 1})]))

@@ -257,6 +257,16 @@ class GoldenSet:
             out.append(q.intent)
         return out
 
+    def joined(self, other: GoldenSet) -> GoldenSet:
+        """This set's questions followed by `other`'s, with both sets' judgments (for example generated
+        questions beside the hand-written ones: `headline_split` keeps them apart in every number).
+        Raises ValueError when a question id is in both."""
+        clash = sorted(self.by_id().keys() & other.by_id().keys())
+        if clash:
+            raise ValueError(f"question ids in both sets: {', '.join(clash[:5])}")
+        return GoldenSet([*self.questions, *other.questions], Qrels([*self.qrels, *other.qrels]), path=self.path,
+                         notes=self.notes, version=self.version, warnings=[*self.warnings, *other.warnings])
+
     @property
     def answerable(self) -> list[Question]:
         return [q for q in self.questions if not q.off_topic]

@@ -366,13 +366,9 @@ def check_same_questions(scorecards: Sequence[Scorecard], labels: Sequence[str])
                 "the golden set changed between the evaluations",
                 value=label, hint="re-run both evaluations on the same golden set",
             )
-        moved = sorted(_headline_ids(scorecards[0]) ^ _headline_ids(sc))
-        if moved:
-            raise InputError(
-                f"{labels[0]} and {label} disagree on which questions are synthetic ({_few(moved)}): "
-                "the golden set's provenance changed between the evaluations",
-                value=label, hint="re-run both evaluations on the same golden set",
-            )
+        if moved := sorted(_headline_ids(scorecards[0]) ^ _headline_ids(sc)):
+            raise InputError(f"{labels[0]} and {label} disagree on which questions are synthetic ({_few(moved)}): the "
+                             "golden set's provenance changed", value=label, hint="re-run both evaluations on the same golden set")
         fp = sc.golden.get("fingerprint")
         if first_fp and fp and fp != first_fp:
             raise InputError(
