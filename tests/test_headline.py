@@ -108,8 +108,9 @@ def test_the_gate_judges_the_headline_not_the_synthetic_questions(tmp_path: Path
     baseline = card_of(search=BASE)
     # worse on all 8 synthetic questions only: pooled, exact McNemar gives p = 2/256 and the gate would fail
     same = card_of(search=SAME_BUT_SYNTHETIC)
-    checks = assert_no_regression(same, baseline, metric="hit@5", resamples=500)
-    assert [(c.result.losses, c.result.n, c.worse) for c in checks] == [(0, 26, False)]
+    report = assert_no_regression(same, baseline, metric="hit@5", resamples=500)
+    assert report is not None and report.gate is not None and report.gate.passed
+    assert [(c.result.losses, c.result.n, c.worse) for c in report.gate.checks] == [(0, 26, False)]
     # worse on 10 headline questions, better on none: the gate fails on them
     worse = card_of(search=set(HAND[:10]) | set(SYNTHETIC) | set(INCIDENT))
     assert worse.retrievers[0].metrics[HIT5] == 11 / 26

@@ -112,12 +112,13 @@ class Flips:
 
 def flipped(cards: Sequence[Scorecard], names: Sequence[Sequence[str]], pairs: Sequence[tuple[str, str]],
             metric: Metric) -> list[Flips]:
-    """For each (candidate, baseline) pair, the answerable questions that flipped on `metric` (a 0/1 metric)."""
+    """For each (candidate, baseline) pair, the headline questions that flipped on `metric` (a 0/1 metric):
+    the questions its verdict counts (synthetic ones are beside, `goldeval.golden.model.headline_split`)."""
     by_system = {s: r for card, systems in zip(cards, names, strict=True) for r, s in zip(card.retrievers, systems, strict=True)}
     out = []
     for a, b in pairs:
-        cand = {q.id: q for q in by_system[a].answerable}
-        base = {q.id: q for q in by_system[b].answerable}
+        cand = {q.id: q for q in by_system[a].headline_questions}
+        base = {q.id: q for q in by_system[b].headline_questions}
         shared = [qid for qid in base if qid in cand]
         found = [cand[q] for q in shared if cand[q].metrics.get(metric, 0.0) > base[q].metrics.get(metric, 0.0)]
         lost = [cand[q] for q in shared if cand[q].metrics.get(metric, 0.0) < base[q].metrics.get(metric, 0.0)]
