@@ -100,22 +100,19 @@ def _scores(questions: list[QuestionResult]) -> np.ndarray:
 def separability(result: RetrieverResult) -> dict[str, Any]:
     """Off-topic separability of one retriever, as plain data (documented in docs/stats.md).
 
-    The answerable side is the headline questions (`RetrieverResult.headline_questions`: synthetic ones,
-    whose copied words score high, are beside it, never in a verdict). Questions whose retriever errored
-    are left out (they say nothing about scores) and counted in `n_errors`; questions that returned
-    nothing count as refused at every threshold.
+    Questions whose retriever errored are left out (they say nothing about scores) and counted in
+    `n_errors`; questions that returned nothing count as refused at every threshold.
     """
-    headline = result.headline_questions
-    ans_ok = [q for q in headline if not q.error]
+    ans_ok = [q for q in result.answerable if not q.error]
     off_ok = [q for q in result.off_topic if not q.error]
     answerable, off_scores = _scores(ans_ok), _scores(off_ok)
     off = [q for q in off_ok if q.top1_score is not None]
     out: dict[str, Any] = {
-        "n_answerable": len(headline),
+        "n_answerable": len(result.answerable),
         "n_off_topic": len(result.off_topic),
         "n_off_topic_empty": len(off_ok) - off_scores.size,
         "n_answerable_empty": len(ans_ok) - answerable.size,
-        "n_errors": len(headline) - len(ans_ok) + len(result.off_topic) - len(off_ok),
+        "n_errors": len(result.answerable) - len(ans_ok) + len(result.off_topic) - len(off_ok),
         "answerable": _summary(answerable),
         "off_topic": _summary(off_scores),
         "overlap": None, "auc": None, "threshold": None, "rejects_answerable": None, "passes_off_topic": None,

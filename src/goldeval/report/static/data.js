@@ -102,13 +102,6 @@
   G.nHeadline = (run) => run.r.n_headline;
   /** The synthetic questions beside the headline: {n, metrics, curves}, as Python wrote them. */
   G.syntheticOf = (run) => (run.r.synthetic && run.r.synthetic.n ? run.r.synthetic : null);
-  G.syntheticValueAt = function syntheticValueAt(run, key, k) {
-    const s = G.syntheticOf(run);
-    if (!s) return null;
-    const curve = (s.curves || {})[key];
-    if (Array.isArray(curve)) return k >= 1 && k <= curve.length ? curve[k - 1] : null;
-    return typeof (s.metrics || {})[key] === 'number' ? s.metrics[key] : null;
-  };
 
   /** Is this question's first correct answer within the top k? (its stored rank, looked up) */
   G.hitAt = (q, k) => !q.off_topic && q.rank !== null && q.rank !== undefined && q.rank <= k;
