@@ -92,7 +92,11 @@ def test_a_goldset_0_1_file_loads_with_its_statistics_and_a_note() -> None:
     assert card.statistics.comparison.systems == ["bm25", "bm25?stem=none"]
     assert card.statistics.resamples == 10_000 and card.statistics.off_topic["retrievers"]
     bm25 = card.retriever("bm25")
-    assert bm25.metrics[Metric("mrr")] == pytest.approx(0.8) and len(bm25.off_topic) == 2
+    # 0.1 pooled its one synthetic question (h09, MRR 1) into 0.8; read back, the headline is the 8
+    # hand-written ones (0.2 + 1 + 0.5 + 0.5 + 1 + 1 + 1 + 1) / 8, with h09 beside (issue 18)
+    assert bm25.metrics[Metric("mrr")] == pytest.approx(6.2 / 8) and len(bm25.off_topic) == 2
+    assert bm25.synthetic.n == 1 and bm25.synthetic.metrics[Metric("mrr")] == pytest.approx(1.0)
+    assert any("pool" in note and "re-run" in note for note in card.notes)
 
 
 def _hand_curve(name: str, questions: list[dict[str, Any]], k: int) -> float:
@@ -117,14 +121,17 @@ def test_a_goldset_0_1_file_gets_curves_at_every_k_from_its_ranks() -> None:
     raw = json.loads(V01.read_text())
     card = Scorecard.load(V01)
     for stored, r in zip(raw["retrievers"], card.retrievers, strict=True):
-        answerable = [q for q in stored["questions"] if not q["off_topic"]]
+        hand = [q for q in stored["questions"] if not q["off_topic"] and q["source"] != "synthetic"]
+        synthetic = [q for q in stored["questions"] if not q["off_topic"] and q["source"] == "synthetic"]
         for name in ("hit", "recall", "precision", "ndcg"):
             assert len(r.curves[name]) == raw["depth"] == 100
-            # at the computed ks: the values goldset 0.1 itself wrote
+            # at the computed ks: the pooled values goldset 0.1 itself wrote, taken apart again
             for k in raw["k"]:
-                assert r.curves[name][k - 1] == pytest.approx(stored["metrics"][f"{name}@{k}"], abs=1e-12)
+                pooled = (len(hand) * r.curves[name][k - 1] + len(synthetic) * r.synthetic.curves[name][k - 1])
+                assert pooled / (len(hand) + len(synthetic)) == pytest.approx(stored["metrics"][f"{name}@{k}"], abs=1e-12)
             for k in (1, 2, 3, 4, 7, 10, 11, 50, 100):
-                assert r.curves[name][k - 1] == pytest.approx(_hand_curve(name, answerable, k), abs=1e-12)
+                assert r.curves[name][k - 1] == pytest.approx(_hand_curve(name, hand, k), abs=1e-12)
+                assert r.synthetic.curves[name][k - 1] == pytest.approx(_hand_curve(name, synthetic, k), abs=1e-12)
     assert set(card.flips) == {"bm25|bm25?stem=none"}
 
 
@@ -132,10 +139,11 @@ def test_goldeval_compare_reads_a_goldset_0_1_file(tmp_path: Path, capsys: pytes
     out = tmp_path / "cmp.json"
     assert main(["compare", str(V01), "--json", str(out), "--resamples", "500"]) == 0
     printed = " ".join(capsys.readouterr().out.split())
-    assert "2 systems on 9 answerable questions" in printed
-    assert "bm25?stem=none and bm25 tie on hit@10: the same value on all 9 questions" in printed  # 0.1 led with hit@10
+    # the file's one synthetic question (h09) is beside the headline, in no verdict (issue 18)
+    assert "2 systems on 8 headline questions (1 synthetic beside, in no verdict)" in printed
+    assert "bm25?stem=none and bm25 tie on hit@10: the same value on all 8 questions" in printed  # 0.1 led with hit@10
     data = json.loads(out.read_text())
-    assert data["systems"] == ["bm25", "bm25?stem=none"] and data["n_questions"] == 9
+    assert data["systems"] == ["bm25", "bm25?stem=none"] and data["n_questions"] == 8 and data["n_beside"] == 1
 
 
 def test_a_goldset_0_1_file_compares_with_a_new_evaluation_of_the_same_golden_set(
@@ -179,7 +187,9 @@ def test_the_serve_payload_reads_a_goldset_0_1_file_with_its_curves() -> None:
     first, second = (f["data"] for f in payload["files"])
     assert first["schema"] == 2 and first["retrievers"][0]["curves"] == second["retrievers"][0]["curves"]
     hit = first["retrievers"][0]["curves"]["hit"]
-    assert hit[0] == pytest.approx(6 / 9) and hit[4] == 1.0  # the file's own hit@1 and hit@5
+    # the file's own hit@1 was 6 of 9 pooled; the 8 hand-written questions hit 5 (h02, h05-h08), h09 beside
+    assert hit[0] == pytest.approx(5 / 8) and hit[4] == 1.0
+    assert first["retrievers"][0]["synthetic"]["curves"]["hit"][0] == 1.0 and first["retrievers"][0]["n_headline"] == 8
     assert json.loads(payload_json(payload)) == json.loads(json.dumps(payload))  # strict JSON for JSON.parse
 
 

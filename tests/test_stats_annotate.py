@@ -29,9 +29,12 @@ def small_corpus() -> Corpus:
 
 
 def small_golden() -> GoldenSet:
-    rows = [(f"q{i}", f"{t} examples", {f"{t}.md": 1}, ("stdlib", "even" if i % 2 == 0 else "odd"),
-             "hand" if i < 6 else "synthetic") for i, t in enumerate(TOPICS)]
+    rows = [(f"q{i}", f"{t} examples", {f"{t}.md": 1}, ("stdlib", "even" if i % 2 == 0 else "odd"), "hand")
+            for i, t in enumerate(TOPICS)]
     rows += [("off1", "weather tomorrow in paris", {}), ("off2", "examples of recipes", {})]
+    # synthetic questions beside the ten hand-written ones: never in the headline or a verdict (issue 18)
+    rows += [(f"s{i}", f"{t} examples", {f"{t}.md": 1}, ("stdlib", "even" if i % 2 == 0 else "odd"), "synthetic")
+             for i, t in enumerate(TOPICS) if i >= 6]
     return make_golden(rows)
 
 
@@ -58,14 +61,14 @@ def test_compare_fills_intervals_and_every_statistic() -> None:
     stats = card.statistics
     assert isinstance(stats, Statistics)
     assert (stats.seed, stats.resamples, stats.confidence, stats.power) == (3, 1000, 0.95, 0.8)
-    assert stats.method == "percentile bootstrap over answerable questions"
+    assert stats.method == "percentile bootstrap over the headline questions"
     assert isinstance(stats.comparison, Comparison) and stats.comparison.systems == ["bm25", "mine"]
     assert stats.comparison.get(HIT1, "mine", "bm25").losses == 5
     by_tag = stats.breakdown["retrievers"]["mine"]["by_tag"]
     assert set(by_tag) == {"even", "odd", "stdlib"} and by_tag["even"]["metrics"]["hit@1"] == 1.0
     # misses are counted at the headline k (hit@5): csv.md comes second, a hit at k = 5
     assert card.headline[0] == HIT5
-    assert sum(stats.diagnosis_counts["mine"].values()) == 4
+    assert sum(stats.diagnosis_counts["mine"].values()) == 6  # q3, q5, q7, q9 and the synthetic s7, s9
     assert stats.off_topic["retrievers"]["mine"]["n_off_topic"] == 2
 
 
@@ -127,12 +130,14 @@ def test_a_small_gap_between_sources_is_not_flagged() -> None:
 def test_provenance_kind_of_a_golden_question_reaches_the_breakdown() -> None:
     card = compared((1,), resamples=200)
     mine = card.retriever("mine")
-    assert [q.source for q in mine.answerable] == ["hand"] * 6 + ["synthetic"] * 4
+    assert [q.source for q in mine.answerable] == ["hand"] * 10 + ["synthetic"] * 4
     assert card.statistics is not None
     by_source = card.statistics.breakdown["retrievers"]["mine"]["by_source"]
-    # hand: q0..q5, the even ones hit at 1 (3 of 6); synthetic: q6..q9, q6 and q8 hit (2 of 4)
+    # hand: q0..q9, the even ones hit at 1 (5 of 10); synthetic: s6..s9, s6 and s8 hit (2 of 4)
     assert by_source["hand"]["metrics"]["hit@1"] == 0.5 and by_source["synthetic"]["metrics"]["hit@1"] == 0.5
-    assert (by_source["hand"]["n"], by_source["synthetic"]["n"]) == (6, 4)
+    assert (by_source["hand"]["n"], by_source["synthetic"]["n"]) == (10, 4)
+    assert card.statistics.comparison is not None
+    assert (card.statistics.comparison.n_questions, card.statistics.comparison.n_beside) == (10, 4)
 
 
 def test_table_metrics_lead_with_the_headline_then_the_usual_rows() -> None:
@@ -151,7 +156,7 @@ def test_renderers_show_verdicts_counts_and_details() -> None:
     text = console.export_text()
     verdict = "bm25 leads mine on hit@5: finds 4 that mine misses and misses 0 that it finds, of 10 questions"
     assert verdict in text
-    assert "mine: 4 miss(es)" in text and "Can a score threshold catch off-topic questions?" in text
+    assert "mine: 6 miss(es)" in text and "Can a score threshold catch off-topic questions?" in text
     assert "By tag" not in text and "Hand-written vs synthetic" in text
     console = Console(record=True, width=200)
     render_stats(card, console, details=True)
@@ -162,7 +167,7 @@ def test_renderers_show_verdicts_counts_and_details() -> None:
                          "of the 100 asked; hit@5, recall@5, precision@5, ndcg@5: n/a, past what it returned; raise "
                          "the retriever's own k_\n\n| retriever | questions | hit@5 | mrr | ndcg@5 | hit@1 |")
     assert "| `mine` | 10 + 2 off-topic | n/a | 0.550 (" in md
-    assert "_(low–high): 95% percentile bootstrap over answerable questions, 500 resamples, seed 0._" in md
+    assert "_(low–high): 95% percentile bootstrap over the headline questions, 500 resamples, seed 0._" in md
     assert verdict in md
     assert "<details><summary>Every miss with its evidence</summary>" in md
 

@@ -104,7 +104,7 @@ def test_a_set_too_small_for_an_interval_says_so() -> None:
     assert all(not r.intervals for r in scorecard.retrievers)
     text = flat(shown(scorecard, 80))
     assert "1.00–1.00" not in text and "(low–high)" not in text
-    assert "No intervals: 9 answerable question(s) are too few for one (goldeval gives intervals from 10)" in text
+    assert "No intervals: 9 headline question(s) are too few for one (goldeval gives intervals from 10)" in text
     markdown = scorecard_markdown(scorecard)
     assert "too few for one" in markdown and "–" not in markdown.split("**Comparison**")[0]
 

@@ -98,4 +98,5 @@ def test_the_example_suite_passes_and_fails_when_search_breaks(tmp_path: Path) -
                             capture_output=True, text=True, timeout=300)
     assert failed.returncode == 1, failed.stdout
     assert "RegressionError: retrieval got worse than the baseline on hit@3 beyond noise" in failed.stdout
-    assert "finds 9 that results/search misses and misses 0 that it finds, of 9 questions" in failed.stdout
+    # the 8 hand-written questions: the synthetic h09 is beside the headline, in no gate (issue 18)
+    assert "finds 8 that results/search misses and misses 0 that it finds, of 8 questions" in failed.stdout

@@ -52,8 +52,9 @@ def _pytrec(qrels: Path, run: Path) -> dict[str, dict[str, float]]:
 
 
 def _assert_same(retriever: dict, trec: dict[str, dict[str, float]], pytrec: dict[str, dict[str, float]]) -> None:
-    answerable = [q for q in retriever["questions"] if not q["off_topic"]]
-    assert set(trec["map"]) - {"all"} == {q["id"] for q in answerable}  # off-topic questions are not topics
+    # off-topic questions are not topics, nor synthetic ones (beside the headline, issue 18 item 3)
+    answerable = [q for q in retriever["questions"] if q["headline"]]
+    assert set(trec["map"]) - {"all"} == {q["id"] for q in answerable}
     for metric, measure in MAPPED.items():
         assert trec[measure]["all"] == pytest.approx(retriever["metrics"][metric], abs=5e-5), metric
         for q in answerable:
@@ -72,6 +73,7 @@ def test_eval_exports_qrels_and_a_full_depth_run_that_give_back_its_numbers(
                  str(tmp_path / "ws"), "--json", str(results), "--qrels", str(qrels), "--run", str(run)]) == 0
     err = capsys.readouterr().err
     assert "goldeval: TREC export: 3 off-topic question(s) left out (o01, o02, o09)" in err
+    assert "goldeval: TREC export: 1 synthetic question(s) left out (h09)" in err
     assert " o09 " not in qrels.read_text()
     data = json.loads(results.read_text())
     (retriever,) = data["retrievers"]
@@ -95,8 +97,9 @@ def test_golden_export_leaves_off_topic_judgments_out_and_gives_back_hit_at_5(
     capsys.readouterr()
     assert main(["golden", "export", str(golden), "--qrels", str(exported)]) == 0
     captured = capsys.readouterr()
-    assert f"wrote {exported}: 11 judgments of 9 question(s)" in captured.out
+    assert f"wrote {exported}: 10 judgments of 8 question(s)" in captured.out  # h09 is synthetic: beside
     assert "3 off-topic question(s) left out (o01, o02, o09): TREC has no intent" in captured.err
+    assert "1 synthetic question(s) left out (h09)" in captured.err
     assert exported.read_text() == (tmp_path / "eval.qrels").read_text()  # whole documents: the same judgments
     (retriever,) = json.loads(results.read_text())["retrievers"]
     _assert_same(retriever, _trec(capsys, exported, run), _pytrec(exported, run))

@@ -36,7 +36,7 @@ from goldeval.retrievers.base import BuildContext, Retriever, build_retriever, c
 from goldeval.retrievers.function import DEFAULT_TIMEOUT, FunctionRetriever
 from goldeval.run import Run
 from goldeval.runstore import RunStore, StoredRun, cacheable, questions_fingerprint, run_key
-from goldeval.scorecard.curves import flips, metric_curves
+from goldeval.scorecard.curves import flips, summarise
 from goldeval.scorecard.depth import returned_of
 from goldeval.scorecard.model import RetrieverResult, RunIdentity, Scorecard
 from goldeval.scorecard.scoring import score_run
@@ -153,7 +153,7 @@ def evaluate(
             result.config = {**config, "depth": depth}
             result.returned = returned_of([q.returned for q in result.questions if q.returned is not None], asked=depth,
                                           kind=config.get("kind"), n_passages=len(passages))
-            result.curves = metric_curves(result.questions, depth)
+            summarise(result, metric_list, depth)  # means and curves over the headline, synthetic beside
             results.append(result)
     finally:
         _close_built(ctx)

@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
             console.print(line, highlight=False, markup=False)
         console.print()
     every = [s for systems in system_names(cards, labels) for s in systems]  # unpaired ones too: one column each
-    console.print(systems_table(cards, every, shown, comparison.n_questions))
+    console.print(systems_table(cards, every, shown, comparison.questions_text()))
     render_comparison(comparison, console, metrics=shown, details=args.details)
     if report.gate is None:
         return EXIT_OK

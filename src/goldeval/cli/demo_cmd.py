@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from goldeval.store.workspace import default_workspace
-from goldeval.textsafe import safe_console
 
 if TYPE_CHECKING:
     from goldeval.corpus.model import Corpus
@@ -68,41 +67,39 @@ def run(args: argparse.Namespace) -> int:
     golden.path = "demo_golden.jsonl (shipped with goldeval)"  # not this machine's site-packages path
     print(f"goldeval: demo corpus: {len(corpus)} stdlib modules; golden set: {len(golden.answerable)} "
           f"answerable + {len(golden.off_topic)} off-topic questions", file=sys.stderr)
+    evaluated = _with_generated(args, corpus, golden)
     card = compare(evaluate(
         args.retriever or default_retrievers(),
-        golden,
+        evaluated,
         corpus=corpus,
         k=parse_ks(args.k),
         workspace=args.workspace,
         progress=True,  # a bar on a terminal, periodic lines in a log (goldeval.progress)
         cache=not args.no_cache,
-    ), passages=corpus.passages(), workspace=None if args.no_cache else args.workspace)
+    ), passages=corpus.passages(), golden=evaluated if evaluated is not golden else None,
+        workspace=None if args.no_cache else args.workspace)
     card.golden["shipped"] = True  # inside goldeval, not a file of the user's: pages offer no command that edits it
     if args.json:
         card.save(args.json)
     render(card, show_misses=not args.no_misses)
-    _synthetic_beside(args, corpus, golden, [str(r.config.get("spec") or r.name) for r in card.retrievers])
+    if evaluated is golden:
+        from goldeval.synth.demo import ENABLE_HINT
+
+        print(f"\ngoldeval: {ENABLE_HINT}", file=sys.stderr)
     print(f"goldeval: demo finished in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     return 0
 
 
-def _synthetic_beside(args: argparse.Namespace, corpus: Corpus, golden: GoldenSet, specs: list[str]) -> None:
-    """With a question generator configured, score a generated set apart from the hand-written one (never
-    pooled) and show how much easier it is; without one, say how to enable it. Nothing is fabricated."""
-
-    from goldeval.cli.eval_cmd import parse_ks
-    from goldeval.evaluation import evaluate
-    from goldeval.report.sections import render_leakage
-    from goldeval.report.terminal import render_table
-    from goldeval.synth.demo import ENABLE_HINT, demo_synthetic
+def _with_generated(args: argparse.Namespace, corpus: Corpus, golden: GoldenSet) -> GoldenSet:
+    """With a question generator configured, the shipped set with generated questions beside it: one
+    scorecard whose headline and verdicts are the hand-written questions', the generated ones shown beside
+    (`goldeval.golden.model.headline_split`), with their leakage. Without one, the shipped set as it is
+    (and the hint on how to add one). Nothing is fabricated."""
+    from goldeval.synth.demo import demo_synthetic
 
     generated = demo_synthetic(corpus, golden, workspace=args.workspace, backend=args.synth_backend)
     if generated is None:
-        print(f"\ngoldeval: {ENABLE_HINT}", file=sys.stderr)
-        return
-    console = safe_console()
-    card = evaluate(specs, generated.golden, corpus=corpus, k=parse_ks(args.k), workspace=args.workspace)
-    console.print(f"\n[bold]Generated questions[/bold] ({len(generated.golden)}, unreviewed, from "
-                  f"{generated.path}), scored apart from the hand-written set:")
-    render_table(card, console)
-    render_leakage(generated.leakage.to_dict(), console)
+        return golden
+    print(f"goldeval: {len(generated.golden)} generated questions (unreviewed, from {generated.path}) are "
+          "scored beside the hand-written ones, never pooled in", file=sys.stderr)
+    return golden.joined(generated.golden)

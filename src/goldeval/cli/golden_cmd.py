@@ -111,6 +111,7 @@ def run_import(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     from goldeval.golden import load_golden, write_trec_qrels, write_trec_topics
+    from goldeval.golden.model import headline_split
 
     for path in (args.qrels, args.topics):
         if path is not None:
@@ -119,8 +120,13 @@ def run_export(args: argparse.Namespace) -> int:
     left_out = write_trec_qrels(golden, args.qrels)
     if args.topics is not None:
         write_trec_topics(golden, args.topics)
-    written = sum(len(golden.grades(q.id)) for q in golden.answerable)
-    print(f"wrote {args.qrels}: {written} judgments of {len(golden.answerable)} question(s)")
+    headline, beside = headline_split(golden)
+    written = sum(len(golden.grades(q.id)) for q in headline)
+    print(f"wrote {args.qrels}: {written} judgments of {len(headline)} question(s)")
+    if beside:  # as `goldeval eval` reports them: beside the headline, never pooled into it
+        print(f"goldeval: {args.qrels}: {len(beside)} synthetic question(s) left out ({', '.join(q.id for q in beside[:5])}"
+              + (f" and {len(beside) - 5} more" if len(beside) > 5 else "")
+              + "): `goldeval eval` reports them beside the headline, never pooled in", file=sys.stderr)
     if left_out:  # TREC files have no comment lines (trec_eval refuses them): said here, on stderr
         print(f"goldeval: {args.qrels}: {len(left_out)} off-topic question(s) left out ({', '.join(left_out[:5])}"
               + (f" and {len(left_out) - 5} more" if len(left_out) > 5 else "")

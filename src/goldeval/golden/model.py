@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, TypeVar
 
 from goldeval.fingerprint import fingerprint as content_fingerprint
 from goldeval.types import DocId, QuestionId
@@ -39,6 +39,39 @@ def implied_intent(grades: Iterable[int]) -> Intent:
 
 PROVENANCE_KINDS = ("hand", "synthetic", "log", "incident")
 """Who or what wrote a question: a person, a language model, a production search log, an incident."""
+
+BESIDE_KINDS = ("synthetic",)
+"""Provenance kinds reported beside the headline, never in it: a question a model wrote while reading its
+answer borrows the answer's words and flatters search (docs/synthetic.md)."""
+
+
+class Sourced(Protocol):
+    """Anything with a provenance kind and an intent: a `Question`, a scored `QuestionResult`."""
+
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def off_topic(self) -> bool: ...
+
+
+S = TypeVar("S", bound=Sourced)
+
+
+def headline_split(items: Iterable[S]) -> tuple[list[S], list[S]]:
+    """(headline, beside): which answerable questions make the headline, and which are reported beside it.
+
+    The one rule for every number a reader acts on (means, intervals, curves, flips, paired verdicts,
+    gates; issue 18): hand-written, production-log and incident questions make the headline; synthetic
+    ones are reported beside it, never pooled into it. A set with no answerable question but synthetic
+    ones has nothing else to report: its synthetic questions are the headline, and nothing is beside.
+    Off-topic questions are in neither (they are counted apart). Order is kept.
+    """
+    answerable = [q for q in items if not q.off_topic]
+    headline = [q for q in answerable if q.source not in BESIDE_KINDS]
+    if not headline:
+        return answerable, []
+    return headline, [q for q in answerable if q.source in BESIDE_KINDS]
 
 
 @dataclass(frozen=True)
@@ -223,6 +256,16 @@ class GoldenSet:
         if q.intent != implied_intent(grades.values()):
             out.append(q.intent)
         return out
+
+    def joined(self, other: GoldenSet) -> GoldenSet:
+        """This set's questions followed by `other`'s, with both sets' judgments (for example generated
+        questions beside the hand-written ones: `headline_split` keeps them apart in every number).
+        Raises ValueError when a question id is in both."""
+        clash = sorted(self.by_id().keys() & other.by_id().keys())
+        if clash:
+            raise ValueError(f"question ids in both sets: {', '.join(clash[:5])}")
+        return GoldenSet([*self.questions, *other.questions], Qrels([*self.qrels, *other.qrels]), path=self.path,
+                         notes=self.notes, version=self.version, warnings=[*self.warnings, *other.warnings])
 
     @property
     def answerable(self) -> list[Question]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from goldeval.corpus.files import read_input_text
 from goldeval.errors import InputError, InputErrors
 from goldeval.golden.io import atomic_write_text
-from goldeval.golden.model import GoldenSet, Qrels, Question
+from goldeval.golden.model import GoldenSet, Qrels, Question, headline_split
 from goldeval.golden.validate import nothing_relevant_warning
 from goldeval.types import DocId, QuestionId
 
@@ -101,15 +101,18 @@ def load_trec_golden(qrels_path: str | Path, topics_path: str | Path, *, field: 
 
 
 def write_trec_qrels(golden: GoldenSet, path: str | Path) -> list[QuestionId]:
-    """Write `qid 0 docno rel` lines for every judgment of the answerable questions, grade 0 and below
+    """Write `qid 0 docno rel` lines for every judgment of the headline questions, grade 0 and below
     included, atomically; return the off-topic questions left out.
 
     TREC has no notion of intent: an off-topic question's judged-not-relevant documents would come back
     as an answerable topic that scores 0, so `trec_eval` would average it in where `goldeval eval`
-    never does (issue 18). Its grades stay in the golden set; the caller says what was left out.
+    never does (issue 18). Nor of provenance: synthetic questions, which `goldeval eval` reports beside
+    the headline (`headline_split`), are left out too, so the file gives back the headline numbers. Their
+    grades stay in the golden set; the caller says what was left out.
     """
-    judged = {q.id: golden.grades(q.id) for q in golden.answerable}
-    check_trec_ids([(q.id, list(judged[q.id]), q.line) for q in golden.answerable], path, source=golden.path)
+    headline = headline_split(golden)[0]
+    judged = {q.id: golden.grades(q.id) for q in headline}
+    check_trec_ids([(q.id, list(judged[q.id]), q.line) for q in headline], path, source=golden.path)
     atomic_write_text(path, qrels_text(judged))
     return [q.id for q in golden.off_topic]
 

@@ -77,7 +77,7 @@ def restrict(card: Scorecard, qids: Sequence[str], *, drop: Sequence[Metric] = (
 
     Its golden fingerprint becomes one of the shared questions, so restricted cards of different
     versions compare (and restricted cards of different question sets still refuse to)."""
-    from goldeval.scorecard.curves import flips, metric_curves
+    from goldeval.scorecard.curves import flips, summarise
 
     keep = set(qids)
     out = copy.deepcopy(card)
@@ -87,11 +87,8 @@ def restrict(card: Scorecard, qids: Sequence[str], *, drop: Sequence[Metric] = (
         r.questions = [q for q in r.questions if q.id in keep]
         for q in r.questions:
             q.metrics = {m: v for m, v in q.metrics.items() if m not in drop}
-        answerable = r.answerable
-        r.metrics = {m: sum(q.metrics.get(m, 0.0) for q in answerable) / len(answerable)
-                     for m in r.metrics if m not in drop} if answerable else {}
         r.intervals, r.ranges, r.judged = {}, {}, []  # of the whole set: not of these questions
-        r.curves = metric_curves(r.questions, out.depth)
+        summarise(r, out.metrics, out.depth)
     out.flips = flips(out.retrievers, out.depth)
     out.statistics = None
     digest = fingerprint(sorted((q, labels_of(d)) for q, d in question_digests(out).items()))
@@ -115,12 +112,13 @@ class Flips:
 
 def flipped(cards: Sequence[Scorecard], names: Sequence[Sequence[str]], pairs: Sequence[tuple[str, str]],
             metric: Metric) -> list[Flips]:
-    """For each (candidate, baseline) pair, the answerable questions that flipped on `metric` (a 0/1 metric)."""
+    """For each (candidate, baseline) pair, the headline questions that flipped on `metric` (a 0/1 metric):
+    the questions its verdict counts (synthetic ones are beside, `goldeval.golden.model.headline_split`)."""
     by_system = {s: r for card, systems in zip(cards, names, strict=True) for r, s in zip(card.retrievers, systems, strict=True)}
     out = []
     for a, b in pairs:
-        cand = {q.id: q for q in by_system[a].answerable}
-        base = {q.id: q for q in by_system[b].answerable}
+        cand = {q.id: q for q in by_system[a].headline_questions}
+        base = {q.id: q for q in by_system[b].headline_questions}
         shared = [qid for qid in base if qid in cand]
         found = [cand[q] for q in shared if cand[q].metrics.get(metric, 0.0) > base[q].metrics.get(metric, 0.0)]
         lost = [cand[q] for q in shared if cand[q].metrics.get(metric, 0.0) < base[q].metrics.get(metric, 0.0)]

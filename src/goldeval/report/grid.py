@@ -55,13 +55,19 @@ class MetricGrid:
     """A rich renderable: `console.print(MetricGrid(names, results, metrics))`."""
 
     def __init__(self, names: Sequence[str], results: Sequence[RetrieverResult], metrics: Sequence[Metric], *,
-                 counts: bool = True, mark_best: bool = True) -> None:
+                 counts: bool = True, mark_best: bool = True, synthetic: bool = False) -> None:
+        """`synthetic`: the values of the synthetic questions beside the headline (`RetrieverResult.synthetic`)
+        instead of the headline's."""
         self.names, self.results, self.metrics = list(names), list(results), list(metrics)
-        self.counts, self.mark_best = counts, mark_best
+        self.counts, self.mark_best, self.synthetic = counts, mark_best, synthetic
+
+    def _values(self, r: RetrieverResult) -> dict[Metric, float]:
+        return r.synthetic.metrics if self.synthetic else r.metrics
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Table]:
         first = max(len("questions"), *(len(str(m)) for m in self.metrics)) if self.metrics else len("questions")
-        layout = plan(self.names, first, options.max_width, intervals=any(r.intervals for r in self.results))
+        intervals = not self.synthetic and any(r.intervals for r in self.results)
+        layout = plan(self.names, first, options.max_width, intervals=intervals)
         for group in layout.groups:
             yield self._table(group, layout, first)
 
@@ -72,20 +78,25 @@ class MetricGrid:
             table.add_column(escape(break_name(self.names[i], layout.widths[i])), justify="right", no_wrap=True,
                              min_width=layout.widths[i])
         if self.counts:
-            table.add_row("questions", *[f"{len(self.results[i].answerable)}" for i in group], style="dim")
+            sizes = [r.synthetic.n if self.synthetic else len(r.headline_questions) for r in self.results]
+            table.add_row("questions", *[f"{sizes[i]}" for i in group], style="dim")
         several = self.mark_best and len(self.results) > 1
         for m in self.metrics:
-            best = max((r.metrics.get(m, 0.0) for r in self.results if m not in r.unmeasurable), default=0.0)
-            table.add_row(str(m), *[cell(self.results[i], m, bold=several and self.results[i].metrics.get(m) == best,
-                                         stacked=layout.stacked) for i in group])
+            best = max((self._values(r).get(m, 0.0) for r in self.results if m not in r.unmeasurable), default=0.0)
+            table.add_row(str(m), *[cell(self.results[i], m, bold=several and self._values(self.results[i]).get(m) == best,
+                                         stacked=layout.stacked, synthetic=self.synthetic) for i in group])
         return table
 
 
-def cell(r: RetrieverResult, metric: Metric, *, bold: bool = False, stacked: bool = False) -> str:
+def cell(r: RetrieverResult, metric: Metric, *, bold: bool = False, stacked: bool = False,
+         synthetic: bool = False) -> str:
     """`0.812 (0.71–0.90)` in rich markup; `-` when the metric was not computed; `n/a` when its cut-off is
-    past what the retriever returned (`goldeval.scorecard.depth`)."""
+    past what the retriever returned (`goldeval.scorecard.depth`). `synthetic`: the value of the synthetic
+    questions beside the headline (no interval)."""
     if metric in r.unmeasurable:
         return UNMEASURED
+    if synthetic:
+        return format_cell(r.synthetic.metrics.get(metric), None, bold=bold, stacked=stacked)
     return format_cell(r.metrics.get(metric), r.intervals.get(metric), bold=bold, stacked=stacked)
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from goldeval.metrics.definitions import Metric
 from goldeval.report.grid import UNMEASURED
-from goldeval.report.terminal import table_metrics, title_lines
+from goldeval.report.terminal import headline_line, synthetic_title, table_metrics, title_lines
 from goldeval.scorecard.model import Scorecard
 from goldeval.scorecard.statistics import Comparison
 from goldeval.stats.diagnosis import CAUSES
@@ -41,12 +41,20 @@ def scorecard_markdown(card: Scorecard, *, title: str = "goldeval scorecard") ->
     columns = table_metrics(card)
     rows = []
     for r in card.retrievers:
-        cells: list[object] = [md_code(r.name), f"{len(r.answerable)} + {len(r.off_topic)} off-topic"]
+        cells: list[object] = [md_code(r.name), f"{len(r.headline_questions)} + {len(r.off_topic)} off-topic"]
         for m in columns:
             value, ci = r.metrics.get(m), r.intervals.get(m)
             cells.append(UNMEASURED if m in r.unmeasurable else "-" if value is None else f"{value:.3f}" + (f" ({ci[0]:.2f}–{ci[1]:.2f})" if ci else ""))
         rows.append(cells)
     lines += _table(["retriever", "questions", *(str(m) for m in columns)], rows, right_from=2)
+    if (line := headline_line(card)) is not None:
+        lines += ["", f"_{line}_"]
+    if (beside := synthetic_title(card)) is not None:  # always, not only when they score higher (issue 18)
+        synthetic = [[md_code(r.name), str(r.synthetic.n),
+                      *("-" if (v := r.synthetic.metrics.get(m)) is None else f"{v:.3f}" for m in card.headline)]
+                     for r in card.retrievers]
+        lines += ["", f"**{beside}**", "", *_table(["retriever", "questions", *(str(m) for m in card.headline)],
+                                                  synthetic, right_from=1)]
     from goldeval.report.judged import judged_lines
 
     lines += [f"_{line}_" for line in judged_lines(card, markdown=True)]  # judged@k, ranges, label fixes
@@ -54,9 +62,9 @@ def scorecard_markdown(card: Scorecard, *, title: str = "goldeval scorecard") ->
     if stats is not None and any(r.intervals for r in card.retrievers):
         lines += ["", f"_(low–high): {round(stats.confidence * 100)}% {stats.method}, "
                       f"{stats.resamples} resamples, seed {stats.seed}._"]
-    small = [r for r in card.retrievers if r.answerable and not r.intervals]
+    small = [r for r in card.retrievers if r.headline_questions and not r.intervals]
     if stats is not None and stats.min_questions and small:
-        lines += ["", f"_No intervals: {len(small[0].answerable)} answerable question(s) are too few for one "
+        lines += ["", f"_No intervals: {len(small[0].headline_questions)} headline question(s) are too few for one "
                       f"(goldeval gives intervals from {stats.min_questions})._"]
     if stats is not None:
         if stats.comparison:
@@ -79,7 +87,7 @@ def comparison_lines(comparison: Comparison, *, metrics: Sequence[Metric]) -> li
     if not results:
         return []
     holm = " Holm-corrected over the pairs of each metric." if comparison.correction == "holm" else ""
-    lines = [f"**Comparison** over {comparison.n_questions} answerable questions.{holm}", ""]
+    lines = [f"**Comparison** over {comparison.questions_text()}.{holm}", ""]
     for r in results:
         if r.metric in metrics:
             lines.append(f"- **{md_text(r.verdict)}**" if r.significant else f"- {md_text(r.verdict)}")

@@ -30,12 +30,15 @@ def static_text(name: str) -> str:
 def results_payload(
     sources: Sequence[str | Path | Mapping[str, Any]], names: Sequence[str] | None = None
 ) -> dict[str, Any]:
-    """The JSON the page reads: `{"files": [{"name": ..., "data": <scorecard dict>}, ...]}`.
+    """The JSON the page reads: `{"files": [{"name": ..., "data": <scorecard dict>}, ...], "differences": ...}`.
 
     Each source is a results file path (read and checked with `Scorecard.load`) or a scorecard dict
     (`Scorecard.to_dict()`); both go through `Scorecard` so the page always sees the documented keys.
     Several sources are several result files: the page can compare retrievers across them.
+    `differences["i|j"]` is B − A for the page's runs i (A) and j (B), numbered file by file in retriever
+    order (`goldeval.scorecard.curves.differences`): the Compare tab shows them, computing nothing.
     """
+    from goldeval.scorecard.curves import differences
     from goldeval.scorecard.model import Scorecard
 
     if not sources:
@@ -43,6 +46,7 @@ def results_payload(
     if names is not None and len(names) != len(sources):
         raise ValueError("names must match sources one to one")
     files: list[dict[str, Any]] = []
+    cards: list[Scorecard] = []
     for i, source in enumerate(sources):
         if isinstance(source, Mapping):
             card = Scorecard.from_dict(dict(source))
@@ -51,13 +55,16 @@ def results_payload(
             card = Scorecard.load(source)
             default = Path(source).name
         files.append({"name": names[i] if names else default, "data": page_dict(card)})
+        cards.append(card)
     seen: dict[str, int] = {}
     for f in files:
         name = str(f["name"])
         seen[name] = seen.get(name, 0) + 1
         if seen[name] > 1:
             f["name"] = f"{name} ({seen[name]})"
-    return {"files": files}
+    runs = [r for card in cards for r in card.retrievers]
+    return {"files": files, "differences": {f"{i}|{j}": differences(a, b) for i, a in enumerate(runs)
+                                            for j, b in enumerate(runs) if i != j}}
 
 
 def page_dict(card: Scorecard) -> dict[str, Any]:

@@ -56,11 +56,12 @@ def render_leakage(leakage: Mapping[str, Any], console: Console) -> None:
         _say(console, "  " + line)
 
 
-def systems_table(cards: Sequence[Scorecard], systems: Sequence[str], metrics: Sequence[Metric], n: int) -> Group:
+def systems_table(cards: Sequence[Scorecard], systems: Sequence[str], metrics: Sequence[Metric],
+                  questions: str) -> Group:
     """Metrics as rows, compared systems as columns: mean and interval, as stored in the scorecards,
-    laid out for the width there is (`report.grid`)."""
+    laid out for the width there is (`report.grid`); `questions` says on what (`Comparison.questions_text`)."""
     results = [r for card in cards for r in card.retrievers]
-    title = Text(f"{len(systems)} systems on {n} answerable questions")
+    title = Text(f"{len(systems)} systems on {questions}")
     return Group(title, MetricGrid(systems, results, metrics, counts=False, mark_best=False))
 
 

@@ -45,6 +45,37 @@ def render_table(card: Scorecard, console: Console) -> None:
     console.print(MetricGrid([r.name for r in card.retrievers], card.retrievers, table_metrics(card)))
     for line in table_notes(card):
         say(console, line, "dim")
+    if (beside := synthetic_title(card)) is not None:
+        say(console, beside, "bold")
+        console.print(MetricGrid([r.name for r in card.retrievers], card.retrievers, card.headline, synthetic=True,
+                                 mark_best=False))
+
+
+def headline_line(card: Scorecard) -> str | None:
+    """What the headline is made of, when it is not every answerable question (or is all synthetic)."""
+    if not card.retrievers:
+        return None
+    r = card.retrievers[0]
+    headline = r.headline_questions
+    kinds = sorted({q.source for q in headline})
+    if not r.synthetic.n and kinds != ["synthetic"]:
+        return None
+    counts = ", ".join(f"{sum(1 for q in headline if q.source == k)} {KIND_WORDS.get(k, k)}" for k in kinds)
+    if r.synthetic.n:
+        return (f"Headline and verdicts: the {len(headline)} non-synthetic answerable questions ({counts}); the "
+                f"{r.synthetic.n} synthetic ones are shown beside them, never pooled in (they flatter search).")
+    return (f"Headline: {len(headline)} synthetic questions, the set has no other: synthetic questions flatter "
+            "search, so read these numbers as an upper bound.")
+
+
+KIND_WORDS = {"hand": "hand-written", "synthetic": "synthetic", "log": "from a search log", "incident": "from incidents"}
+"""How each provenance kind is named in the scorecard's sentences."""
+
+
+def synthetic_title(card: Scorecard) -> str | None:
+    """The title of the table of synthetic questions beside the headline; None when there are none beside."""
+    n = max((r.synthetic.n for r in card.retrievers), default=0)
+    return f"Beside the headline: the {n} synthetic questions (never pooled in)" if n else None
 
 
 def title_lines(card: Scorecard) -> list[str]:
@@ -75,18 +106,20 @@ def returned_line(r: RetrieverResult, got: Returned) -> str:
 def table_notes(card: Scorecard) -> list[str]:
     """The lines under the table: errors, off-topic questions, what the intervals are or why none."""
     notes = [_errors_line(r) for r in card.retrievers if r.n_errors]
+    if (line := headline_line(card)) is not None:
+        notes.append(line)
     first = card.retrievers[0]
     if first.off_topic:
         notes.append(f"{len(first.off_topic)} off-topic question(s) (no expected answer) are counted apart, "
                      "never averaged in as zeros.")
     stats = card.statistics
-    small = [r for r in card.retrievers if r.answerable and not r.intervals]
+    small = [r for r in card.retrievers if r.headline_questions and not r.intervals]
     if stats is not None and stats.min_questions and small:
-        n = len(small[0].answerable)
-        notes.append(f"No intervals: {n} answerable question(s) are too few for one (goldeval gives intervals "
+        n = len(small[0].headline_questions)
+        notes.append(f"No intervals: {n} headline question(s) are too few for one (goldeval gives intervals "
                      f"from {stats.min_questions}); read the values as counts of questions, not estimates.")
     if any(r.intervals for r in card.retrievers):
-        notes.append("(low–high): 95% bootstrap interval over the answerable questions; best value in green.")
+        notes.append("(low–high): 95% bootstrap interval over the headline questions; best value in green.")
     from goldeval.report.judged import judged_lines
 
     notes.extend(judged_lines(card))  # judged@k, metric ranges, label fixes since the last version

@@ -1,4 +1,4 @@
-"""Metrics at every k from 1 to the depth, and flips between retrievers, from the stored ranks.
+"""Metrics at every k from 1 to the depth, flips and differences between retrievers, from the stored ranks.
 
 hit@k, recall@k, precision@k and nDCG@k depend only on where the relevant answers landed and on
 their grades (trec_eval's definitions), and a QuestionResult keeps exactly that: each expected id's
@@ -6,17 +6,22 @@ rank within the depth. So the curves are computed by the one metric engine
 (`goldeval.metrics.compute.evaluate_ranked`) from a ranking rebuilt with the relevant ids at their
 ranks, for new scorecards and for files read back alike. The page looks these values up; it has no
 formula of its own.
+
+`summarise` is the one place a retriever's means and curves are made from its questions: over the
+headline questions (`goldeval.golden.model.headline_split`), with the synthetic ones beside, for new
+scorecards, files read back and restricted copies alike.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from goldeval.metrics.compute import evaluate_ranked
 from goldeval.metrics.definitions import Metric
-from goldeval.scorecard.model import CURVE_METRICS, QuestionResult, RetrieverResult
+from goldeval.scorecard.model import CURVE_METRICS, Beside, QuestionResult, RetrieverResult
 
 _FILLER = "\x00unjudged:"
 
@@ -42,8 +47,37 @@ def metric_curves(questions: Sequence[QuestionResult], depth: int) -> dict[str, 
     return {name: [float(values[Metric(name, k)].mean()) for k in range(1, depth + 1)] for name in CURVE_METRICS}
 
 
+def mean_values(questions: Sequence[QuestionResult], metrics: Sequence[Metric]) -> dict[Metric, float]:
+    """Each metric's mean over `questions` ({} without any: nothing to average, never a zero)."""
+    if not questions:
+        return {}
+    return {m: float(np.mean([q.metrics.get(m, 0.0) for q in questions])) for m in metrics}
+
+
+def summarise(r: RetrieverResult, metrics: Sequence[Metric], depth: int) -> None:
+    """Set `r.metrics` and `r.curves` over its headline questions and `r.synthetic` over those beside."""
+    headline, beside = r.headline_questions, r.synthetic_questions
+    r.metrics = mean_values(headline, metrics)
+    r.curves = metric_curves(headline, depth)
+    r.synthetic = Beside(len(beside), mean_values(beside, metrics), metric_curves(beside, depth)) if beside else Beside()
+
+
+def differences(a: RetrieverResult, b: RetrieverResult) -> dict[str, Any]:
+    """B minus A on every curve at k = 1..depth (`curves`) and on every metric without a cut-off
+    (`metrics`: MRR, MAP, ...), each over its own headline questions: what the page's Compare tab shows."""
+    curves = {name: [float(y - x) for x, y in zip(a.curves[name], b.curves[name], strict=False)]
+              for name in CURVE_METRICS if name in a.curves and name in b.curves}
+    fixed = {str(m): float(b.metrics[m] - a.metrics[m]) for m in a.metrics if m.k is None and m in b.metrics}
+    return {"curves": curves, "metrics": fixed}
+
+
+def pair_differences(retrievers: Sequence[RetrieverResult]) -> dict[str, dict[str, Any]]:
+    """`"A|B"` -> `differences(A, B)` for every ordered pair of retrievers of one scorecard."""
+    return {f"{a.name}|{b.name}": differences(a, b) for a in retrievers for b in retrievers if a is not b}
+
+
 def flips(retrievers: Sequence[RetrieverResult], depth: int) -> dict[str, dict[str, list[int]]]:
-    """For every pair (A before B) and every k = 1..depth: answerable questions A hits and B misses
+    """For every pair (A before B) and every k = 1..depth: headline questions A hits and B misses
     within the top k (`a_only`), and the reverse (`b_only`). Pairs scored on other questions are skipped."""
     out: dict[str, dict[str, list[int]]] = {}
     ks = np.arange(1, depth + 1)
@@ -64,6 +98,6 @@ def flips(retrievers: Sequence[RetrieverResult], depth: int) -> dict[str, dict[s
 
 
 def _ranks(r: RetrieverResult) -> dict[str, int]:
-    """Answerable question -> rank of its first correct result (beyond any depth when missed)."""
+    """Headline question -> rank of its first correct result (beyond any depth when missed)."""
     never = np.iinfo(np.int64).max
-    return {q.id: q.rank if q.rank is not None else never for q in r.answerable}
+    return {q.id: q.rank if q.rank is not None else never for q in r.headline_questions}

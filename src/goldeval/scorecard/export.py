@@ -11,6 +11,8 @@ What TREC files cannot hold is left out and said (they have no comment syntax: t
 line that is not a judgment or a result):
 - off-topic questions: TREC has no intent, and their judged-not-relevant ids would read back as an
   answerable topic scoring 0 (`golden.answerable` decides, as everywhere);
+- synthetic questions beside the headline (`RetrieverResult.headline_questions`): TREC has no
+  provenance, and trec_eval would pool them into the numbers the headline keeps them out of;
 - a question whose retriever returned nothing or errored has no line in the run: `goldeval trec -c`
   (trec_eval -c) scores it 0 as the evaluation does; without -c it is skipped;
 - where the retriever's scores would not give back the scored order under trec_eval's rule (score
@@ -45,9 +47,9 @@ def run_text(ranking: Mapping[str, Sequence[tuple[str, float]]], tag: str, path:
 
 
 def write_qrels(card: Scorecard, path: str | Path) -> list[str]:
-    """Write the evaluation's qrels (its answerable questions at its level); return what was left out."""
+    """Write the evaluation's qrels (its headline questions at its level); return what was left out."""
     first = card.retrievers[0]
-    judged = {q.id: first.scored[q.id][0] for q in first.answerable if q.id in first.scored}
+    judged = {q.id: first.scored[q.id][0] for q in first.headline_questions if q.id in first.scored}
     check_trec_ids([(qid, list(grades), None) for qid, grades in judged.items()], path)
     write_atomic(path, qrels_text(judged))
     return left_out(card)
@@ -55,11 +57,12 @@ def write_qrels(card: Scorecard, path: str | Path) -> list[str]:
 
 def write_run(result: RetrieverResult, path: str | Path) -> list[str]:
     """Write one retriever's full-depth ranking as scored; return what the file cannot say."""
-    ranking = {q.id: result.scored[q.id][1] for q in result.answerable if q.id in result.scored and result.scored[q.id][1]}
+    headline = result.headline_questions
+    ranking = {q.id: result.scored[q.id][1] for q in headline if q.id in result.scored and result.scored[q.id][1]}
     text, rescored = run_text(ranking, result.name, path)
     write_atomic(path, text)
     notes = []
-    empty = [q.id for q in result.answerable if not ranking.get(q.id)]
+    empty = [q.id for q in headline if not ranking.get(q.id)]
     if empty:
         notes.append(f"{len(empty)} question(s) with no result ({_few(empty)}) have no line in {path}: "
                      "`goldeval trec -c` scores them 0, as the evaluation does")
@@ -70,12 +73,16 @@ def write_run(result: RetrieverResult, path: str | Path) -> list[str]:
 
 
 def left_out(card: Scorecard) -> list[str]:
-    """What TREC files of this evaluation cannot hold: its off-topic questions."""
+    """What TREC files of this evaluation cannot hold: its off-topic questions and the synthetic ones
+    beside its headline."""
     off = [q.id for q in card.retrievers[0].off_topic] if card.retrievers else []
-    if not off:
-        return []
-    return [f"{len(off)} off-topic question(s) left out ({_few(off)}): TREC has no intent, and the evaluation "
-            "never averages them in"]
+    beside = [q.id for q in card.retrievers[0].synthetic_questions] if card.retrievers else []
+    notes = [f"{len(off)} off-topic question(s) left out ({_few(off)}): TREC has no intent, and the evaluation "
+             "never averages them in"] if off else []
+    if beside:
+        notes.append(f"{len(beside)} synthetic question(s) left out ({_few(beside)}): the evaluation reports them "
+                     "beside the headline, never pooled in")
+    return notes
 
 
 def run_paths(path: Path, names: Sequence[str]) -> list[Path]:

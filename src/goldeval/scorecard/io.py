@@ -2,7 +2,11 @@
 
 Reading validates every field it uses and names the first bad one by its JSON path, so a truncated
 or edited file is one clear error, never a traceback. Aggregates are recomputed from the per-question
-values and a file whose stored aggregate disagrees (an edited `mrr: 7.5`) is refused; so is one whose
+values (over the headline questions, `goldeval.scorecard.curves.summarise`; a file written before the
+headline left synthetic questions out, without `n_headline`, is checked against its pooled mean and then
+summarised by the one rule) and a file whose stored aggregate disagrees (an edited `mrr: 7.5`) is
+refused; so is one whose hit marks the level rule denies (`goldeval.scorecard.scoring.hit_marks`, which
+fills them in an older file), and one whose
 values contradict each other (`scorecard.checks`: values outside [0, 1], a hit@k its rank denies,
 retrievers of one file on different questions). Curves and flips are recomputed from the stored
 ranks, so a 0.1 file gets them too. Only a regular file is read (a FIFO would block), and JSON nested
@@ -22,8 +26,10 @@ from goldeval.errors import InputError
 from goldeval.metrics.definitions import Metric, headline_metrics, parse_metric
 from goldeval.metrics.judged import has_range
 from goldeval.scorecard.checks import BadField, check_scorecard
+from goldeval.scorecard.curves import flips, mean_values, pair_differences, summarise
 from goldeval.scorecard.depth import returned_from_dict
-from goldeval.scorecard.model import Hit, QuestionResult, RetrieverResult, RunIdentity, Scorecard
+from goldeval.scorecard.model import COUNTED, Hit, QuestionResult, RetrieverResult, RunIdentity, Scorecard
+from goldeval.scorecard.scoring import question_marks
 from goldeval.scorecard.statistics import Statistics
 from goldeval.store.atomic import write_atomic
 from goldeval.textsafe import redact
@@ -55,39 +61,49 @@ def scorecard_to_dict(card: Scorecard) -> dict[str, Any]:
         "depth": card.depth,
         "metric_names": [str(m) for m in card.metrics],
         "headline": [str(m) for m in card.headline],
+        "headline_k": card.headline_k,
         "golden": card.golden,
         "corpus": card.corpus,
-        "retrievers": [_retriever_to_dict(r) for r in card.retrievers],
+        "retrievers": [_retriever_to_dict(r, card.level) for r in card.retrievers],
         "flips": card.flips,
+        "differences": pair_differences(card.retrievers),
         "snippets": card.snippets,
         "statistics": card.statistics.to_dict() if card.statistics else None,
         "notes": card.notes,
     }
 
 
-def _retriever_to_dict(r: RetrieverResult) -> dict[str, Any]:
+def _retriever_to_dict(r: RetrieverResult, level: str) -> dict[str, Any]:
+    headline = r.headline_questions
+    in_headline = {q.id for q in headline}
     return {
         "name": r.name,
         "config": r.config,
         "n_answerable": len(r.answerable),
+        "n_headline": len(headline),
+        "headline_sources": sorted({q.source for q in headline}),
         "n_off_topic": len(r.off_topic),
         "n_errors": r.n_errors,
         "metrics": {str(m): v for m, v in r.metrics.items()},
         "intervals": {str(m): list(v) for m, v in r.intervals.items()},
         "curves": r.curves,
+        "synthetic": {"n": r.synthetic.n, "metrics": {str(m): v for m, v in r.synthetic.metrics.items()},
+                      "curves": r.synthetic.curves},
         "seconds": round(r.seconds, 3),
         "judged": r.judged,
         "ranges": {str(m): list(v) for m, v in r.ranges.items()},
         "returned": r.returned.to_dict(r.metrics) if r.returned else None,
-        "questions": [_question_to_dict(q) for q in r.questions],
+        "questions": [_question_to_dict(q, q.id in in_headline, level) for q in r.questions],
     }
 
 
-def _question_to_dict(q: QuestionResult) -> dict[str, Any]:
+def _question_to_dict(q: QuestionResult, headline: bool, level: str) -> dict[str, Any]:
+    marks = [(h.counted, h.grade) if h.counted else mark for h, mark in zip(q.top, question_marks(q, level), strict=True)]
     return {
         "id": q.id, "question": q.question, "expected": q.expected, "nonrelevant": q.nonrelevant,
-        "off_topic": q.off_topic, "rank": q.rank, "ranks": q.ranks,
-        "top": [{"id": h.id, "doc": h.doc, "score": h.score} for h in q.top],
+        "off_topic": q.off_topic, "headline": headline, "rank": q.rank, "ranks": q.ranks,
+        "top": [{"id": h.id, "doc": h.doc, "score": h.score, "counted": counted, "grade": grade}
+                for h, (counted, grade) in zip(q.top, marks, strict=True)],
         "top1_score": q.top1_score,
         "metrics": {str(m): v for m, v in q.metrics.items()},
         "tags": q.tags, "source": q.source, "error": q.error, "diagnosis": q.diagnosis, "returned": q.returned,
@@ -164,6 +180,9 @@ def _read(data: dict[str, Any], schema: int) -> Scorecard:
     k = [_int(x, f"k[{i}]") for i, x in enumerate(_get(data, "k", list, []))]
     depth = _int(data.get("depth", 0), "depth")
     retrievers = [_retriever(r, f"retrievers[{i}]", depth) for i, r in enumerate(_get(data, "retrievers", list))]
+    level = str(data.get("level", "doc"))
+    for i, r in enumerate(retrievers):
+        _check_marks(r, level, f"retrievers[{i}]")
     headline = [_metric(m, "headline") for m in _get(data, "headline", list, [])]
     notes = [str(n) for n in _get(data, "notes", list, [])]
     if schema == 1:
@@ -182,14 +201,19 @@ def _read(data: dict[str, Any], schema: int) -> Scorecard:
     card = Scorecard(
         retrievers=retrievers, metrics=metrics, k=k, depth=depth,
         headline=headline or headline_metrics(metrics, k),
-        level=str(data.get("level", "doc")), identity=identity,
+        level=level, identity=identity,
         golden=dict(_get(data, "golden", dict, {})), corpus=dict(_get(data, "corpus", dict, {})),
         snippets=dict(_get(data, "snippets", dict, {})), statistics=stats, notes=notes,
     )
-    from goldeval.scorecard.curves import flips, metric_curves
-
     for r in card.retrievers:
-        r.curves = metric_curves(r.questions, depth)
+        summarise(r, list(r.metrics), depth)  # the stored means were checked: made again by the one rule
+    pooled = [r for r, d in zip(card.retrievers, data["retrievers"], strict=True) if r.synthetic.n and "n_headline" not in d]
+    if pooled:
+        r = pooled[0]
+        card.notes.append(f"written before synthetic questions were kept out of the headline: the means are made "
+                          f"again over the {len(r.headline_questions)} non-synthetic questions, with the "
+                          f"{r.synthetic.n} synthetic ones beside; the file's intervals and verdicts still pool "
+                          "all of them (re-run the evaluation for new ones)")
     card.flips = flips(card.retrievers, depth)
     return card
 
@@ -236,7 +260,8 @@ def _retriever(data: Any, where: str, depth: int) -> RetrieverResult:
     except ValueError as exc:
         path, _, message = str(exc).partition(": ")
         raise _Bad(path, message) from None
-    _check_aggregates(result, where)
+    # a file written before the headline left synthetic questions out (no `n_headline`) pooled them
+    _check_aggregates(result, where, result.headline_questions if "n_headline" in data else result.answerable)
     return result
 
 
@@ -256,19 +281,29 @@ def _ranges(data: Mapping[str, Any], where: str) -> dict[Metric, tuple[float, fl
     return out
 
 
-def _check_aggregates(r: RetrieverResult, where: str) -> None:
+def _check_aggregates(r: RetrieverResult, where: str, questions: list[QuestionResult]) -> None:
     """Each stored mean must equal the mean of the per-question values it summarises."""
-    answerable = r.answerable
     for metric, stored in r.metrics.items():
-        if not answerable:
+        if not questions:
             raise _Bad(f"{where}.metrics.{metric}", "a mean without any answerable question")
-        values = [q.metrics.get(metric) for q in answerable]
-        if any(v is None for v in values):
+        if any(metric not in q.metrics for q in questions):
             raise _Bad(f"{where}.metrics.{metric}", "some questions have no value for it")
-        mean = math.fsum(v for v in values if v is not None) / len(values)
+        mean = mean_values(questions, [metric])[metric]
         if abs(mean - stored) > AGGREGATE_TOLERANCE:
             raise _Bad(f"{where}.metrics.{metric}",
-                       f"is {stored:g} but the mean of its {len(values)} questions is {mean:.6g}")
+                       f"is {stored:g} but the mean of its {len(questions)} questions is {mean:.6g}")
+
+
+def _check_marks(r: RetrieverResult, level: str, where: str) -> None:
+    """Each kept result's mark (`counted`, `grade`) by the one level rule: filled where an older file has
+    none, refused where a stored one disagrees (an edited file)."""
+    for i, q in enumerate(r.questions):
+        marks = question_marks(q, level)
+        for j, (h, (counted, grade)) in enumerate(zip(q.top, marks, strict=True)):
+            if h.counted and (h.counted, h.grade) != (counted, grade):
+                raise _Bad(f"{where}.questions[{i}].top[{j}].counted",
+                           f"is {h.counted!r} (grade {h.grade}) but the {level}-level rule gives {counted!r} (grade {grade})")
+            h.counted, h.grade = counted, grade
 
 
 def _question(data: Any, where: str) -> QuestionResult:
@@ -288,7 +323,11 @@ def _question(data: Any, where: str) -> QuestionResult:
     for i, h in enumerate(_get(data, "top", list, [], where=where)):
         if not isinstance(h, dict) or not isinstance(h.get("id"), str):
             raise _Bad(f"{where}.top[{i}]", "must be an object with an `id`")
-        top.append(Hit(h["id"], _float(h.get("score", 0.0), f"{where}.top[{i}].score"), str(h.get("doc", h["id"]))))
+        counted, grade = h.get("counted") or "", h.get("grade")
+        if counted and counted not in COUNTED:
+            raise _Bad(f"{where}.top[{i}].counted", f"must be one of {', '.join(COUNTED)}, not {counted!r}")
+        top.append(Hit(h["id"], _float(h.get("score", 0.0), f"{where}.top[{i}].score"), str(h.get("doc", h["id"])),
+                       str(counted), None if grade is None else _int(grade, f"{where}.top[{i}].grade")))
     error = data.get("error")
     returned = data.get("returned")
     if returned is not None and (isinstance(returned, bool) or not isinstance(returned, int) or returned < 0):

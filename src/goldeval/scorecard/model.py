@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from goldeval.golden.model import headline_split
 from goldeval.metrics.definitions import Metric
 from goldeval.scorecard.depth import Returned, unmeasurable
 from goldeval.scorecard.statistics import Statistics
@@ -19,13 +20,34 @@ CURVE_METRICS = ("hit", "recall", "precision", "ndcg")
 """The metrics written for every k from 1 to the depth (the page's k slider looks them up)."""
 
 
+COUNTED = ("relevant", "repeat", "nonrelevant", "unjudged")
+"""What a retrieved result counted for (`Hit.counted`), by the level rule of `goldeval.scorecard.scoring`:
+an expected answer (with its grade), a repeat of an id already counted (a later chunk of a document at
+doc level: not relevant, never counted twice), judged not relevant, or nobody judged it."""
+
+
 @dataclass
 class Hit:
-    """One retrieved result: the passage id, its document, its score."""
+    """One retrieved result: the passage id, its document, its score, and what it counted for."""
 
     id: str
     score: float
     doc: str
+    counted: str = ""
+    """One of `COUNTED`; empty on a hit made by hand, until the results JSON's writer or reader marks it
+    (`goldeval.scorecard.scoring.mark_hits`)."""
+    grade: int | None = None
+    """The grade it counted with when `counted` is `relevant`; else None."""
+
+
+@dataclass
+class Beside:
+    """The synthetic questions' numbers, reported beside the headline and never pooled into it."""
+
+    n: int = 0
+    metrics: dict[Metric, float] = field(default_factory=dict)
+    """Mean over the synthetic answerable questions; empty when there are none beside the headline."""
+    curves: dict[str, list[float]] = field(default_factory=dict)
 
 
 @dataclass
@@ -70,11 +92,12 @@ class RetrieverResult:
     name: str
     questions: list[QuestionResult]
     metrics: dict[Metric, float]
-    """Mean over answerable questions (off-topic ones are counted apart, never averaged in as zeros)."""
+    """Mean over the headline questions (`headline_questions`: answerable, hand-written, log and incident;
+    synthetic ones are `synthetic`, beside; off-topic ones are counted apart, never averaged in as zeros)."""
     intervals: dict[Metric, tuple[float, float]] = field(default_factory=dict)
     """Metric -> (low, high) confidence interval; filled by `goldeval.compare`."""
     curves: dict[str, list[float]] = field(default_factory=dict)
-    """`hit`, `recall`, `precision`, `ndcg` -> mean over answerable questions at k = 1..depth."""
+    """`hit`, `recall`, `precision`, `ndcg` -> mean over the headline questions at k = 1..depth."""
     config: dict[str, Any] = field(default_factory=dict)
     """The retriever's resolved configuration (spec, kind, model, options, backend, depth)."""
     seconds: float = 0.0
@@ -91,6 +114,8 @@ class RetrieverResult:
     with TREC-writable ids (`scorecard.export`: `goldeval eval --run/--qrels`)."""
     returned: Returned | None = None
     """How many results came back per question against the depth asked (`goldeval.scorecard.depth`)."""
+    synthetic: Beside = field(default_factory=Beside)
+    """The synthetic questions' means and curves, beside the headline (`goldeval.golden.model.headline_split`)."""
 
     @property
     def unmeasurable(self) -> list[Metric]:
@@ -100,6 +125,16 @@ class RetrieverResult:
     @property
     def answerable(self) -> list[QuestionResult]:
         return [q for q in self.questions if not q.off_topic]
+
+    @property
+    def headline_questions(self) -> list[QuestionResult]:
+        """The questions the headline, the intervals and every verdict are made of (`headline_split`)."""
+        return headline_split(self.questions)[0]
+
+    @property
+    def synthetic_questions(self) -> list[QuestionResult]:
+        """The synthetic answerable questions reported beside the headline (none in an all-synthetic set)."""
+        return headline_split(self.questions)[1]
 
     @property
     def off_topic(self) -> list[QuestionResult]:

@@ -5,14 +5,15 @@ At `doc` level a retrieved chunk counts for its document: the first chunk of an 
 hit, and later chunks of a document already seen count as non-relevant, so no document is counted twice.
 At `chunk` level an expected chunk id must itself be retrieved; an expected id without `#` (a whole
 document) is satisfied by any of its chunks, once. Off-topic questions keep their top results (their
-top-1 score is what separability reads) and no metrics.
+top-1 score is what separability reads) and no metrics. Each kept result says what it counted for
+(`hit_marks`), so no reader (the page included) needs a level rule of its own.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
-from goldeval.golden.model import GoldenSet, Question
+from goldeval.golden.model import GoldenSet, Question, headline_split
 from goldeval.ids import DocumentOf
 from goldeval.metrics.compute import evaluate_ranked
 from goldeval.metrics.definitions import Metric
@@ -28,14 +29,16 @@ def score_run(
     name: str, run: Run, golden: GoldenSet, metrics: list[Metric], level: str,
     document_of: DocumentOf, keep: int, seconds: float,
 ) -> RetrieverResult:
-    """`run` scored on every question of `golden`; `keep` results per question are kept for the report."""
+    """`run` scored on every question of `golden`; `keep` results per question are kept for the report.
+
+    The means and curves are left to `goldeval.scorecard.curves.summarise` (over the headline questions)."""
     rankings: dict[str, list[str]] = {}
     qrels: dict[str, dict[str, int]] = {}
     per_q: list[tuple[Question, dict[str, int], dict[str, int | None]]] = []
     for q in golden:
         judged = _judged_at_level(golden.grades(q.id), level, document_of)
         expected = {e: g for e, g in judged.items() if g > 0}
-        keys = _ranking_keys(run.results.get(q.id, []), expected, level, document_of)
+        keys = _ranking_keys([(pid, document_of(pid)) for pid, _ in run.results.get(q.id, [])], expected, level)
         rankings[q.id] = keys
         qrels[q.id] = judged
         ranks: dict[str, int | None] = {e: None for e in expected}
@@ -44,6 +47,7 @@ def score_run(
                 ranks[key] = position
         per_q.append((q, judged, ranks))
     answerable = [q.id for q in golden if not q.off_topic]
+    headline = [q.id for q in headline_split(golden)[0]]
     values = evaluate_ranked(qrels, rankings, metrics, qids=answerable) if answerable else {}
     scored = {qid: (qrels[qid], _as_written(rankings[qid], run.results.get(qid, []), qrels[qid])) for qid in answerable}
     row = {qid: i for i, qid in enumerate(answerable)}
@@ -51,6 +55,7 @@ def score_run(
     for q, judged, ranks in per_q:
         found = [r for r in ranks.values() if r is not None]
         hits = run.results.get(q.id, [])[:keep]
+        marks = hit_marks([(pid, document_of(pid)) for pid, _ in hits], judged, level)
         questions.append(QuestionResult(
             id=q.id,
             question=q.question,
@@ -59,18 +64,40 @@ def score_run(
             off_topic=q.off_topic,
             rank=min(found) if found and not q.off_topic else None,
             ranks=ranks,
-            top=[Hit(pid, float(score), document_of(pid)) for pid, score in hits],
+            top=[Hit(pid, float(score), document_of(pid), counted, grade)
+                 for (pid, score), (counted, grade) in zip(hits, marks, strict=True)],
             metrics={} if q.off_topic else {m: float(values[m][row[q.id]]) for m in metrics},
             tags=list(q.tags),
             source=q.source,
             error=run.errors.get(q.id),
             returned=None if q.id in run.errors else len(run.results.get(q.id, [])),
         ))
-    # with no answerable question there is nothing to average: no value, never a zero
-    means = {m: float(values[m].mean()) for m in metrics} if answerable else {}
-    judged_at, ranges = judged_coverage(qrels, rankings, answerable, metrics, keep)  # judged@k, best/worst case
-    return RetrieverResult(name=name, questions=questions, metrics=means, seconds=seconds, judged=judged_at,
+    # judged@k and the best/worst case, over the questions the headline is made of
+    judged_at, ranges = judged_coverage(qrels, rankings, headline, metrics, keep)
+    return RetrieverResult(name=name, questions=questions, metrics={}, seconds=seconds, judged=judged_at,
                            ranges=ranges, scored=scored)
+
+
+def hit_marks(hits: Sequence[tuple[str, str]], judged: Mapping[str, int], level: str) -> list[tuple[str, int | None]]:
+    """What each retrieved (id, document), in rank order, counted for: (`relevant`, grade), (`repeat`, None)
+    for an id counted already (a later chunk of a document at doc level), (`nonrelevant`, None) or
+    (`unjudged`, None). `judged` holds this level's judged ids -> grade, as the metrics saw them."""
+    expected = {e: g for e, g in judged.items() if g > 0}
+    out: list[tuple[str, int | None]] = []
+    for key in _ranking_keys(hits, expected, level):
+        if key.startswith(REPEAT):
+            out.append(("repeat", None))
+        elif key in expected:
+            out.append(("relevant", expected[key]))
+        else:
+            out.append(("nonrelevant" if key in judged else "unjudged", None))
+    return out
+
+
+def question_marks(q: QuestionResult, level: str) -> list[tuple[str, int | None]]:
+    """`hit_marks` of a scored question's kept results, from what it stores (expected, nonrelevant, top)."""
+    judged = {**{e: 0 for e in q.nonrelevant}, **q.expected}
+    return hit_marks([(h.id, h.doc) for h in q.top], judged, level)
 
 
 def _judged_at_level(grades: Mapping[str, int], level: str, document_of: DocumentOf) -> dict[str, int]:
@@ -85,13 +112,12 @@ def _judged_at_level(grades: Mapping[str, int], level: str, document_of: Documen
     return out
 
 
-def _ranking_keys(hits: list[tuple[str, float]], expected: Mapping[str, int], level: str,
-                  document_of: DocumentOf) -> list[str]:
-    """The key each result position counts for; a key seen before becomes a never-relevant placeholder."""
+def _ranking_keys(hits: Sequence[tuple[str, str]], expected: Mapping[str, int], level: str) -> list[str]:
+    """The key each retrieved (id, document) counts for; a key seen before becomes a never-relevant
+    placeholder (`REPEAT`), so no document or chunk is counted twice."""
     keys: list[str] = []
     seen: set[str] = set()
-    for position, (pid, _) in enumerate(hits):
-        doc = document_of(pid)
+    for position, (pid, doc) in enumerate(hits):
         if level == "doc":
             key = doc
         else:

@@ -66,6 +66,15 @@ class Comparison:
     """System -> compared questions on which its retriever errored (they score 0: the numbers are off)."""
     notes: list[str] = field(default_factory=list)
     """What the reader must know about how systems were paired (e.g. questions left out)."""
+    n_beside: int = 0
+    """Synthetic questions reported beside the headline and left out of every verdict
+    (`goldeval.golden.model.headline_split`)."""
+
+    def questions_text(self) -> str:
+        """`33 answerable questions`, or `25 headline questions (8 synthetic beside, in no verdict)`."""
+        if not self.n_beside:
+            return f"{self.n_questions} answerable questions"
+        return f"{self.n_questions} headline questions ({self.n_beside} synthetic beside, in no verdict)"
 
     def for_metric(self, metric: Metric) -> list[MetricComparison]:
         return [r for r in self.results if r.metric == metric]

@@ -1,7 +1,8 @@
 """`compare`: the statistics step after `evaluate`, as ranx keeps `evaluate` and `compare` apart.
 
 Returns a copy of the scorecard with (documented in docs/stats.md):
-- `RetrieverResult.intervals[metric] = (low, high)`: percentile bootstrap over answerable questions;
+- `RetrieverResult.intervals[metric] = (low, high)`: percentile bootstrap over the headline questions
+  (`goldeval.golden.model.headline_split`: synthetic ones are beside, never in it);
 - `QuestionResult.diagnosis` for every miss at the headline k;
 - `Scorecard.statistics`: how the numbers were made (method, confidence, resamples, seed, power), the
   comparison of the retrievers when there are two or more, the breakdown by tag and by source,
@@ -29,7 +30,7 @@ from goldeval.stats.diagnosis import diagnose_scorecard
 from goldeval.stats.offtopic import off_topic_report
 from goldeval.stats.stored import read_stats, stats_key, write_stats
 
-METHOD = "percentile bootstrap over answerable questions"
+METHOD = "percentile bootstrap over the headline questions"
 MAX_RESAMPLES = 1_000_000
 """More resamples than this buys no precision a golden set can use, and costs memory and minutes."""
 
@@ -108,7 +109,7 @@ def check_settings(*, resamples: int, confidence: float, power: float) -> None:
 
 def fill_intervals(scorecard: Scorecard, *, seed: int = 0, resamples: int = 10_000, confidence: float = 0.95) -> None:
     """Set `intervals[metric] = (low, high)` on every retriever (empty with fewer than
-    `MIN_INTERVAL_QUESTIONS` answerable questions: too few for an interval).
+    `MIN_INTERVAL_QUESTIONS` headline questions: too few for an interval).
 
     All retrievers share one set of resampled questions (one matrix product), so their intervals line
     up question for question and the resampling is done once.
@@ -117,16 +118,16 @@ def fill_intervals(scorecard: Scorecard, *, seed: int = 0, resamples: int = 10_0
         r.intervals = {}
     groups: dict[tuple[str, ...], list[RetrieverResult]] = {}
     for r in scorecard.retrievers:
-        if len(r.answerable) >= MIN_INTERVAL_QUESTIONS:
-            groups.setdefault(tuple(q.id for q in r.answerable), []).append(r)
+        if len(r.headline_questions) >= MIN_INTERVAL_QUESTIONS:
+            groups.setdefault(tuple(q.id for q in r.headline_questions), []).append(r)
     for retrievers in groups.values():
         columns = [(r, m) for r in retrievers for m in ([m for m in scorecard.metrics if m in r.metrics] or list(r.metrics))]
         if not columns:
             continue
-        n = len(retrievers[0].answerable)
+        n = len(retrievers[0].headline_questions)
         values = np.empty((n, len(columns)))
         for j, (r, m) in enumerate(columns):
-            values[:, j] = [q.metrics.get(m, 0.0) for q in r.answerable]
+            values[:, j] = [q.metrics.get(m, 0.0) for q in r.headline_questions]
         ci = bootstrap_intervals(values, resamples=resamples, seed=seed, confidence=confidence, stream=0)
         for j, (r, m) in enumerate(columns):
             r.intervals[m] = (float(ci[0, j]), float(ci[1, j]))

@@ -221,7 +221,8 @@ def compare_scorecards(
     """
     labels = list(labels) if labels is not None else [f"#{i + 1}" for i in range(len(scorecards))]
     check_same_questions(scorecards, labels)
-    qids = [q.id for q in scorecards[0].retrievers[0].answerable] if scorecards[0].retrievers else []
+    # the headline questions (goldeval.golden.model.headline_split): synthetic ones never make a verdict
+    qids = [q.id for q in scorecards[0].retrievers[0].headline_questions] if scorecards[0].retrievers else []
     values: dict[str, dict[Metric, np.ndarray]] = {}
     n_errors: dict[str, int] = {}
     common = _common_metrics(scorecards, metrics)
@@ -234,12 +235,13 @@ def compare_scorecards(
         for r, system in zip(sc.retrievers, systems, strict=True):
             if wanted is not None and system not in wanted:
                 continue
-            by_id = {q.id: q for q in r.answerable}
+            by_id = {q.id: q for q in r.headline_questions}
             values[system] = {m: np.array([by_id[q].metrics.get(m, 0.0) for q in qids]) for m in common}
-            n_errors[system] = sum(1 for q in r.answerable if q.error)
+            n_errors[system] = sum(1 for q in r.headline_questions if q.error)
     comparison = compare_values(values, metrics=common, pairs=pairs if len(scorecards) > 1 else None, seed=seed,
                                 resamples=resamples, confidence=confidence, power=power)
     comparison.n_errors = n_errors
+    comparison.n_beside = len(scorecards[0].retrievers[0].synthetic_questions) if scorecards[0].retrievers else 0
     comparison.notes.extend(notes)
     return comparison
 
@@ -364,6 +366,9 @@ def check_same_questions(scorecards: Sequence[Scorecard], labels: Sequence[str])
                 "the golden set changed between the evaluations",
                 value=label, hint="re-run both evaluations on the same golden set",
             )
+        if moved := sorted(_headline_ids(scorecards[0]) ^ _headline_ids(sc)):
+            raise InputError(f"{labels[0]} and {label} disagree on which questions are synthetic ({_few(moved)}): the "
+                             "golden set's provenance changed", value=label, hint="re-run both evaluations on the same golden set")
         fp = sc.golden.get("fingerprint")
         if first_fp and fp and fp != first_fp:
             raise InputError(
@@ -373,7 +378,7 @@ def check_same_questions(scorecards: Sequence[Scorecard], labels: Sequence[str])
             )
     for label, sc in zip(labels, scorecards, strict=True):
         for r in sc.retrievers[1:]:
-            if {(q.id, q.off_topic) for q in r.questions} != {(q.id, q.off_topic) for q in sc.retrievers[0].questions}:
+            if {(q.id, q.off_topic, q.source) for q in r.questions} != {(q.id, q.off_topic, q.source) for q in sc.retrievers[0].questions}:
                 raise InputError(f"retrievers of {label} were scored on different questions", value=r.name)
 
 
@@ -383,6 +388,10 @@ def _question_ids(sc: Scorecard) -> set[str]:
 
 def _answerable_ids(sc: Scorecard) -> set[str]:
     return {q.id for r in sc.retrievers for q in r.answerable}
+
+
+def _headline_ids(sc: Scorecard) -> set[str]:
+    return {q.id for r in sc.retrievers for q in r.headline_questions}
 
 
 def _few(ids: list[str], limit: int = 10) -> str:

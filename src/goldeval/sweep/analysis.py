@@ -64,7 +64,8 @@ def _values(cell: CellResult, metric: Metric) -> np.ndarray:
     card = cell.scorecard
     if card is None or not card.retrievers:
         raise ValueError(f"{cell.label} has no scorecard to test")
-    return np.array([q.metrics.get(metric, 0.0) for q in card.retrievers[0].answerable], dtype=np.float64)
+    # the headline questions, as every verdict (goldeval.golden.model.headline_split)
+    return np.array([q.metrics.get(metric, 0.0) for q in card.retrievers[0].headline_questions], dtype=np.float64)
 
 
 def _verdict(diff: float, ci: Sequence[float], p_holm: float, within: bool, confidence: float) -> str:

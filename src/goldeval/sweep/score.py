@@ -18,7 +18,7 @@ from goldeval.evaluation import evaluate
 from goldeval.retrievers.base import BuildContext, build_retriever
 from goldeval.runstore import model_key
 from goldeval.scorecard.model import Scorecard
-from goldeval.stats.annotate import fill_intervals
+from goldeval.stats.annotate import METHOD, fill_intervals
 from goldeval.sweep.analysis import heatmaps, pareto_fronts, rank_cells, test_against_best
 from goldeval.sweep.cost import Cost, add, add_latencies, measure_latency, percentile
 from goldeval.sweep.grid import Cell
@@ -27,7 +27,7 @@ from goldeval.sweep.model import CellResult, SweepResult
 from goldeval.sweep.plan import Plan
 from goldeval.sweep.stages import CachedRetriever
 
-INTERVAL_METHOD = "percentile bootstrap over answerable questions"
+INTERVAL_METHOD = METHOD
 
 
 @dataclass

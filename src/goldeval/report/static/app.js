@@ -124,7 +124,9 @@
 
   function runSubtitle(run) {
     const r = run.r;
-    const parts = [`${G.nAnswerable(run)} answerable`, `${r.n_off_topic ?? 0} off-topic`];
+    const beside = G.syntheticOf(run);
+    const parts = beside ? [`${G.nHeadline(run)} headline`, `${beside.n} synthetic beside`, `${r.n_off_topic ?? 0} off-topic`]
+      : [`${G.nAnswerable(run)} answerable`, `${r.n_off_topic ?? 0} off-topic`];
     if (r.n_errors) parts.push(G.plural(r.n_errors, 'error'));
     return parts.join(' · ');
   }
@@ -143,13 +145,13 @@
       const run = state.runs[Number(cell.dataset.run)];
       const m = G.METRICS.find((x) => x.key === cell.dataset.metric);
       const value = G.valueAt(run, m.key, k);
-      const n = G.nAnswerable(run);
+      const n = G.nHeadline(run);
       cell.dataset.value = value === null ? '' : String(value);
       cell.classList.toggle('active', run.index === state.active);
       cell.classList.toggle('best', value !== null && value === best[m.key]);
       cell.querySelector('.mc-label').textContent = m.label(k);
       cell.querySelector('.val').textContent = f3(value);
-      const hits = m.key === 'hit' ? G.answerable(run).filter((q) => G.hitAt(q, k)).length : null;
+      const hits = m.key === 'hit' ? G.headlineQuestions(run).filter((q) => G.hitAt(q, k)).length : null;
       cell.querySelector('.cnt').textContent = hits === null ? '' : `${hits}/${n}`;
       cell.querySelector('.fill').style.width = `${Math.max(0, Math.min(1, value || 0)) * 100}%`;
       const name = G.jsonName(m, k);
@@ -180,6 +182,13 @@
       const value = (run.r.metrics || {})[name];
       box.append(i ? ' · ' : '', el('span', { class: 'hl-metric', dataset: { metric: name } }, `${name} `, el('strong', { class: 'num', text: f3(typeof value === 'number' ? value : null) })));
     });
+    const beside = G.syntheticOf(run);
+    if (beside) {  // always beside the headline, never pooled into it (goldeval.golden.model.headline_split)
+      box.append(el('div', { class: 'hl-beside', id: 'headline-synthetic' }, el('span', { class: 'hl-label', text: `Synthetic, beside (${beside.n})` }), ' ',
+        names.map((name, i) => [i ? ' · ' : '', el('span', { class: 'hl-metric', dataset: { metric: name } }, `${name} `,
+          el('strong', { class: 'num', text: f3(typeof beside.metrics[name] === 'number' ? beside.metrics[name] : null) }))]),
+        el('span', { class: 'muted small', text: ' — synthetic questions flatter search: never pooled into the headline or a verdict' })));
+    }
     const list = clear($('headline-verdicts'));
     const st = G.statistics(run);
     const rows = st && st.comparison ? (st.comparison.results || []).filter((r) => r.metric === names[0] && (r.a === run.r.name || r.b === run.r.name)) : [];
@@ -187,11 +196,12 @@
     for (const r of rows.slice(0, 3)) list.append(el('li', { class: r.significant ? 'sig' : '', text: r.verdict }));
     if (rows.length > 3) list.append(el('li', { class: 'muted', text: `${rows.length - 3} more on ${names[0]} in the Compare tab` }));
     const k = state.k;
-    const hits = G.answerable(run).filter((q) => G.hitAt(q, k)).length;
-    const n = G.nAnswerable(run);
+    const hits = G.headlineQuestions(run).filter((q) => G.hitAt(q, k)).length;
+    const n = G.nHeadline(run);
     const withCI = state.runs.some((r) => Object.keys(r.r.intervals || {}).length);
-    $('scorecard-sub').textContent = `At k = ${k}, ${run.label} puts a correct answer in the top ${k} for ${hits} of ${n} answerable questions. ` +
-      'Means over answerable questions; off-topic questions are counted apart, never averaged in as zeros.' +
+    const what = beside ? 'headline questions (hand-written, log and incident; the synthetic ones are beside)' : 'answerable questions';
+    $('scorecard-sub').textContent = `At k = ${k}, ${run.label} puts a correct answer in the top ${k} for ${hits} of ${n} ${what}. ` +
+      `Means over ${what}; off-topic questions are counted apart, never averaged in as zeros.` +
       (withCI ? ` Whiskers: ${ciMethod(run)}.` : '');
   }
 
@@ -294,6 +304,7 @@
     const runs = G.buildRuns(payload.files);
     if (!runs.length) { fail('the results contain no retriever'); return false; }
     state.files = payload.files;
+    state.payload = payload;
     state.runs = runs;
     state.version = payload.version || null;
     state.rowsShown = null;

@@ -9,7 +9,12 @@
  * - off-topic separability (AUC, Youden's J threshold, the count of mistakes at every candidate cut, the
  *   verdict): `statistics.off_topic.retrievers[name]` (goldeval.stats.offtopic);
  * - paired tests and verdicts: `statistics.comparison`; breakdowns: `statistics.breakdown`;
- *   miss causes: each question's `diagnosis`, made at the k it names.
+ *   miss causes: each question's `diagnosis`, made at the k it names;
+ * - which questions make the headline (hand-written, log, incident; synthetic ones beside): each question's
+ *   `headline`, the retriever's `n_headline` and `synthetic` (goldeval.golden.model.headline_split);
+ * - what each retrieved result counted for (relevant with a grade, a repeat, judged not relevant, unjudged):
+ *   its `counted` and `grade` (goldeval.scorecard.scoring.hit_marks: no level rule here);
+ * - the k the page opens at: `headline_k`; B − A on the Compare tab: the payload's `differences`.
  */
 'use strict';
 (function (G) {
@@ -92,6 +97,11 @@
 
   G.answerable = (run) => run.questions.filter((q) => !q.off_topic);
   G.nAnswerable = (run) => (typeof run.r.n_answerable === 'number' ? run.r.n_answerable : G.answerable(run).length);
+  /** The questions the headline and every verdict are made of (each question's `headline`, from Python). */
+  G.headlineQuestions = (run) => run.questions.filter((q) => q.headline === true);
+  G.nHeadline = (run) => run.r.n_headline;
+  /** The synthetic questions beside the headline: {n, metrics, curves}, as Python wrote them. */
+  G.syntheticOf = (run) => (run.r.synthetic && run.r.synthetic.n ? run.r.synthetic : null);
 
   /** Is this question's first correct answer within the top k? (its stored rank, looked up) */
   G.hitAt = (q, k) => !q.off_topic && q.rank !== null && q.rank !== undefined && q.rank <= k;
@@ -132,13 +142,8 @@
   /** The headline metric names of a file (chosen once, in Python, for every view). */
   G.headlineOf = (file) => (Array.isArray(file.data.headline) ? file.data.headline : []);
 
-  /** The page opens at the k of the first headline metric (the one rule for every view). */
-  G.startK = function startK(file) {
-    const withK = G.headlineOf(file).map(G.parseMetric).find((m) => m.k);
-    if (withK) return withK.k;
-    const ks = file.data.k || [];
-    return ks.length ? ks[ks.length - 1] : 5;
-  };
+  /** The page opens at the headline k, as Python wrote it (`Scorecard.headline_k`, the one rule). */
+  G.startK = (file) => file.data.headline_k;
 
   /** k buttons: the common cut-offs, the computed ones and the headline k, up to the depth. */
   G.kButtons = function kButtons(maxK, file) {
@@ -157,9 +162,19 @@
   /** How an id is shown: the document at doc level, the chunk id at chunk level. */
   G.displayId = (hit, run) => (run.file.data.level === 'chunk' || hit.doc === hit.id ? hit.id : hit.doc);
 
-  G.isExpected = function isExpected(q, hit) {
-    const exp = q.expected || {};
-    return (exp[hit.id] || 0) > 0 || (exp[hit.doc] || 0) > 0;
+  /** What a retrieved result counted for, as the metrics counted it: `relevant` (with `hit.grade`),
+   * `repeat` (an id counted already: not relevant, never counted twice), `nonrelevant` or `unjudged`. */
+  G.counted = (hit) => hit.counted;
+  G.isRelevant = (hit) => hit.counted === 'relevant';
+
+  /** B − A for two runs (by their index in the payload), as Python computed it: a curve point or a
+   * whole-ranking metric; null when the payload has none. */
+  G.differenceAt = function differenceAt(payload, a, b, key, k) {
+    const d = ((payload && payload.differences) || {})[`${a.index}|${b.index}`];
+    if (!d) return null;
+    const curve = (d.curves || {})[key];
+    if (Array.isArray(curve)) return k >= 1 && k <= curve.length ? curve[k - 1] : null;
+    return typeof (d.metrics || {})[key] === 'number' ? d.metrics[key] : null;
   };
 
   /** How many results per question the file keeps (`top`): the largest computed k. */

@@ -21,8 +21,8 @@
   /** The passage a fix names: the document at doc level, the chunk at chunk level (as the results rank). */
   const keyOf = (hit, run) => (run.file.data.level === 'chunk' ? hit.id : hit.doc || hit.id);
 
-  /** Judged (relevant, or judged not relevant) in the golden set the results were scored with. */
-  G.isJudged = (q, hit) => G.isExpected(q, hit) || (q.nonrelevant || []).includes(hit.id) || (q.nonrelevant || []).includes(hit.doc);
+  /** Judged (relevant, or judged not relevant) in the golden set the results were scored with: Python's mark. */
+  G.isJudged = (hit) => G.counted(hit) !== 'unjudged';
 
   G.SHIPPED = 'This golden set ships with goldeval and is not edited from here: judge and fix labels in your own set (goldeval eval --golden FILE, then goldeval pool or goldeval serve with --golden FILE).';
 
@@ -31,7 +31,7 @@
     if (q.off_topic || G.hitAt(q, k)) return null;
     const section = el('div', { class: 'd-section fixes', id: 'fixes' }, el('h4', { text: 'Is this miss a labelling error?' }));
     const top = (q.top || []).slice(0, k);
-    const unjudged = top.filter((hit) => !G.isJudged(q, hit));
+    const unjudged = top.filter((hit) => !G.isJudged(hit));
     const golden = (run.file.data.golden || {}).path || 'GOLDEN.jsonl';
     if ((run.file.data.golden || {}).shipped) {  // the demo's set lives inside goldeval: no command edits it
       if (unjudged.length) section.append(el('p', { class: 'small' }, `Unjudged in the top ${top.length}: ${unjudged.length} (goldeval counts a passage nobody judged as not relevant). `));
@@ -61,7 +61,8 @@
     const send = (action) => post({ ...action, question: q.id, reason: reason.value }, draft);
     const recorded = (action, doc) => done.some((c) => c.action === action && (doc === undefined || c.doc === doc));
     section.append(el('label', { class: 'fix-reason' }, el('span', { class: 'muted small', text: `Reason (written to ${fixes.golden} and its changelog, by ${fixes.judge})` }), reason));
-    const candidates = top.filter((hit) => !G.isExpected(q, hit));
+    // an expected result, or a repeat of one counted already, is no candidate for "also answers"
+    const candidates = top.filter((hit) => !['relevant', 'repeat'].includes(G.counted(hit)));
     const seen = new Set();
     const rows = candidates.filter((hit) => { const key = keyOf(hit, run); if (seen.has(key)) return false; seen.add(key); return true; })
       .map((hit) => fixRow(keyOf(hit, run), `#${(q.top || []).indexOf(hit) + 1}`, 'also answers', recorded('also_answers', keyOf(hit, run)),

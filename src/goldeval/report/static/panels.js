@@ -39,7 +39,8 @@
       return;
     }
     if (a === b) body.append(el('p', { class: 'box warn', text: 'A and B are the same retriever: pick two different ones.' }));
-    const shared = a.questions.filter((q) => !q.off_topic && b.byId.has(q.id) && !b.byId.get(q.id).off_topic);
+    // the headline questions of both (synthetic ones are beside, in no comparison: Python's rule, looked up)
+    const shared = G.headlineQuestions(a).filter((q) => b.byId.has(q.id) && b.byId.get(q.id).headline === true);
     const side = (hitA, hitB, at) => shared.filter((q) => G.hitAt(q, at) === hitA && G.hitAt(b.byId.get(q.id), at) === hitB);
     const aOnly = side(true, false, k); const bOnly = side(false, true, k);
     const both = side(true, true, k).length; const neither = side(false, false, k).length;
@@ -47,7 +48,7 @@
     const nA = flips ? flips.aOnly : aOnly.length; const nB = flips ? flips.bOnly : bOnly.length;
     const summary = clear($('cmp-summary'));
     summary.append(`At k = ${k}: `, el('strong', { class: 'num', dataset: { count: 'a-only' }, text: `A finds ${nA}` }), ` that B misses, `,
-      el('strong', { class: 'num', dataset: { count: 'b-only' }, text: `B finds ${nB}` }), ` that A misses; both find ${both}, both miss ${neither} (${shared.length} shared answerable questions).`);
+      el('strong', { class: 'num', dataset: { count: 'b-only' }, text: `B finds ${nB}` }), ` that A misses; both find ${both}, both miss ${neither} (${shared.length} shared ${G.syntheticOf(a) ? 'headline' : 'answerable'} questions).`);
     const onlyA = a.questions.filter((q) => !b.byId.has(q.id)).length;
     const onlyB = b.questions.filter((q) => !a.byId.has(q.id)).length;
     if (onlyA || onlyB) body.append(el('p', { class: 'box warn', text: `The two sets of questions differ (${onlyA} only in A, ${onlyB} only in B): only the ${shared.length} shared answerable questions are compared.` }));
@@ -100,12 +101,13 @@
     if (row) row.scrollIntoView({ block: 'center' });
   }
 
+  /** Means of A and B and B − A, each looked up: B − A is Python's (the payload's `differences`). */
   function compareMetrics(a, b, k) {
     const rows = G.METRICS.map((m) => {
       const va = G.valueAt(a, m.key, k); const vb = G.valueAt(b, m.key, k);
-      const d = va === null || vb === null ? null : vb - va;
-      return el('tr', {}, el('th', { text: m.label(k) }), el('td', { class: 'num', text: f3(va) }), el('td', { class: 'num', text: f3(vb) }),
-        el('td', { class: `num ${d > 0 ? 'up' : d < 0 ? 'down' : ''}`, text: d === null ? '—' : `${d > 0 ? '+' : d < 0 ? '−' : '±'}${Math.abs(d).toFixed(3)}` }));
+      const d = G.differenceAt(S().payload, a, b, m.key, k);
+      return el('tr', { dataset: { metric: m.key } }, el('th', { text: m.label(k) }), el('td', { class: 'num', text: f3(va) }), el('td', { class: 'num', text: f3(vb) }),
+        el('td', { class: `num diff ${d > 0 ? 'up' : d < 0 ? 'down' : ''}`, text: d === null ? '—' : `${d > 0 ? '+' : d < 0 ? '−' : '±'}${f3(Math.abs(d))}` }));
     });
     const note = a.file !== b.file ? ' (each over the questions of its own file)' : '';
     return el('div', { class: 'kv-wrap' }, el('table', { class: 'cmp-table' },

@@ -173,7 +173,7 @@
     const first = (q.top || [])[0];
     const firstCell = first
       ? el('td', { class: 'c-first' }, el('div', { class: 'first' },
-        el('span', { class: `fid${G.isExpected(q, first) ? ' ok' : ''}`, text: G.displayId(first, run), title: G.displayId(first, run) }),
+        el('span', { class: `fid${G.isRelevant(first) ? ' ok' : ''}`, dataset: { counted: G.counted(first) }, text: G.displayId(first, run), title: G.displayId(first, run) }),
         el('span', { class: 'score num', text: G.fscore(first.score) })))
       : el('td', { class: 'c-first muted', text: q.error ? 'error' : 'nothing retrieved' });
     let rankText = '—';
@@ -294,13 +294,16 @@
     shown.forEach((hit, i) => {
       if (i === k) list.append(el('li', { class: 'cutoff', text: `cut-off k = ${k}` }));
       const snip = run.snippets[hit.id] || run.snippets[hit.doc] || {};
-      const ok = G.isExpected(q, hit);
-      list.append(el('li', { class: `hitrow${ok ? ' ok' : ''}${i >= k ? ' below' : ''}` },
+      // what the result counted for, as Python's metrics counted it (hit.counted): looked up, no level rule here
+      const counted = G.counted(hit);
+      const ok = counted === 'relevant';
+      list.append(el('li', { class: `hitrow${ok ? ' ok' : ''}${i >= k ? ' below' : ''}`, dataset: { counted, grade: hit.grade ?? '' } },
         el('div', { class: 'hr-top' },
           el('span', { class: 'hr-rank num', text: String(i + 1) }),
           el('span', { class: 'mono hr-id', text: hit.id, title: hit.doc && hit.doc !== hit.id ? `document ${hit.doc}` : hit.id }),
-          ok ? el('span', { class: 'ok-badge', text: 'expected' }) : null,
-          !ok && !q.off_topic && !G.isJudged(q, hit) ? el('span', { class: 'unjudged-badge', text: 'unjudged', title: 'nobody has judged this passage for this question: counted as not relevant' }) : null,
+          ok ? el('span', { class: 'ok-badge', text: hit.grade > 1 ? `expected, grade ${hit.grade}` : 'expected' }) : null,
+          counted === 'repeat' ? el('span', { class: 'repeat-badge', text: 'repeat', title: 'its document (or chunk) was counted already higher up: not counted again, so not relevant here' }) : null,
+          counted === 'unjudged' && !q.off_topic ? el('span', { class: 'unjudged-badge', text: 'unjudged', title: 'nobody has judged this passage for this question: counted as not relevant' }) : null,
           el('span', { class: 'score num', text: G.fscore(hit.score) })),
         snip.title ? el('div', { class: 'hr-title', text: snip.title }) : null,
         snip.text ? el('div', { class: 'hr-text', text: snip.text }) : null));
