@@ -59,7 +59,7 @@ class SweepCache:
 
         passages = list(corpus.passages(parse_chunk_spec(spec)))
         rows = [[p.id, p.doc_id, p.text, p.title, p.start, p.end] for p in passages]
-        self._write(path, {"format": FORMAT, "corpus": fingerprint, "chunking": spec, "passages": rows})
+        self._write(path, {"format": FORMAT, "corpus": corpus_key, "chunking": spec, "passages": rows})
         return passages, False
 
     # --- runs ------------------------------------------------------------------------------------
