@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from goldeval.cli import main
+from hang_guard import HANG_GUARD, wait_until
 from synth_fixtures import passage_of, question_for, write_corpus, write_golden
 from synth_llm_server import error_body, fake_llm
 
@@ -152,13 +153,11 @@ def test_resume_after_ctrl_c_repeats_no_call(tmp_path: Path) -> None:
         first = subprocess.Popen([sys.executable, "-m", "goldeval", *args], env=env, cwd=tmp_path,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for _ in range(3):
-            assert llm.answered.acquire(timeout=60), "the first run did not get three replies"
-        deadline = 600
-        while llm.requests < 4 and deadline:  # the fourth request is held by the server
-            deadline -= 1
-            __import__("time").sleep(0.05)
+            assert llm.answered.acquire(timeout=HANG_GUARD), "the first run did not get three replies"
+        # the fourth request is held by the server: waited for, not assumed after a while (issue 17)
+        wait_until(lambda: llm.requests >= 4, "the fourth request", proc=first)
         first.send_signal(signal.SIGINT)
-        out, err = first.communicate(timeout=60)
+        out, err = first.communicate(timeout=HANG_GUARD)
         assert first.returncode == 130, err
         assert "interrupted: every reply received so far is cached" in err
         assert llm.requests == 4 and llm.successes == 3

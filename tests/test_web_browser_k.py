@@ -25,6 +25,7 @@ from browser_fixtures import (  # noqa: F401 - fixtures
     serving,
     set_k,
     shown_metrics,
+    wait_until,
 )
 
 pytestmark = pytest.mark.browser
@@ -214,6 +215,10 @@ def _boxes(page: Any, selector: str) -> list[dict[str, float]]:  # noqa: F811
         " return {x: r.left, right: r.right, w: r.width, top: r.top, bottom: r.bottom, sw: e.scrollWidth, cw: e.clientWidth}; })")
 
 
+DRAWER_STILL = "document.getElementById('details').getAnimations().length === 0"
+"""The details drawer is not moving (its 160 ms slide has ended, or never started)."""
+
+
 def test_390_px_wide_nothing_is_cut_off_and_the_details_are_reachable(browser: Any, served_url: str) -> None:  # noqa: F811
     context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2)
     pg = context.new_page()
@@ -236,14 +241,14 @@ def test_390_px_wide_nothing_is_cut_off_and_the_details_are_reachable(browser: A
         assert controls["bottom"] - controls["top"] <= 0.15 * 844  # sticky controls stay small
         screenshot(pg, "web-390-top.png")
         pg.evaluate("window.scrollTo(0, document.getElementById('q-table').getBoundingClientRect().top + window.scrollY + 300)")
-        pg.wait_for_timeout(200)
-        assert _boxes(pg, "#controls")[0]["top"] == 0  # still on screen after scrolling
+        assert _boxes(pg, "#controls")[0]["top"] == 0  # still on screen after scrolling (scrollTo is synchronous)
         head = _boxes(pg, "#q-table th")[0]
         assert abs(head["top"] - _boxes(pg, "#controls")[0]["bottom"]) < 2  # sticky table headers below them
         row = pg.locator("#q-body tr").nth(12)
         row.scroll_into_view_if_needed()
         row.click()
-        pg.wait_for_timeout(300)  # the drawer slides in
+        # the drawer has slid in: waited for, not assumed after a fixed 300 ms (issue 17)
+        wait_until(pg, "!!document.querySelector('#details.open') && " + DRAWER_STILL)
         details = _boxes(pg, "#details")[0]
         assert details["x"] >= 0 and details["right"] <= 390 and details["top"] >= 0 and details["top"] < 844
         close = _boxes(pg, "#details .close")[0]
@@ -253,8 +258,7 @@ def test_390_px_wide_nothing_is_cut_off_and_the_details_are_reachable(browser: A
         assert on_top  # the panel is over the rows, not below all of them
         screenshot(pg, "web-390-details.png")
         pg.click("#details .close")
-        pg.wait_for_timeout(300)
-        assert pg.locator("#details.open").count() == 0
+        wait_until(pg, "!document.querySelector('#details.open') && " + DRAWER_STILL)
         for tab in ("compare", "offtopic", "breakdown"):
             pg.click(f'#tabs [data-tab="{tab}"]')
             assert pg.evaluate("document.documentElement.scrollWidth") <= 390, tab

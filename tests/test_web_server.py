@@ -7,7 +7,6 @@ import json
 import re
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from goldeval.errors import InputError
 from goldeval.report.page import SCRIPTS, payload_json, results_payload, static_text
 from goldeval.scorecard import Scorecard
 from goldeval.web.server import CSP, make_server, start_in_thread
+from hang_guard import HANG_GUARD
 
 
 @pytest.fixture(scope="module")
@@ -199,13 +199,9 @@ def test_serve_cli_prints_the_address_and_serves(results_file: Path) -> None:  #
         line = proc.stdout.readline()
         match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
         assert match, line
-        conn = http.client.HTTPConnection("127.0.0.1", int(match.group(1)), timeout=5)
-        for _ in range(50):
-            try:
-                conn.request("GET", "/results.json")
-                break
-            except ConnectionRefusedError:
-                time.sleep(0.1)
+        # the address is printed once the socket listens: no retries after sleeps (issue 17)
+        conn = http.client.HTTPConnection("127.0.0.1", int(match.group(1)), timeout=HANG_GUARD)
+        conn.request("GET", "/results.json")
         response = conn.getresponse()
         assert response.status == 200
         assert json.loads(response.read())["files"][0]["name"] == "results.json"

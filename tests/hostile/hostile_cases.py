@@ -41,11 +41,14 @@ QUESTIONS = [
     {"id": "q5", "question": "let the dough rise", "expected": ["cooking/bread.md"], "tags": ["food"]},
     {"id": "q6", "question": "what is the capital of peru", "expected": []},
 ]
-SEARCH_MODULE = '''\
+HANGS_ENTERED = "hangs.entered"
+"""The file `search:hangs` writes in the current folder once it is entered (the run is inside its search)."""
+SEARCH_MODULE = f'''\
 """Search functions for the catalogue: each misbehaves in one way."""
 import sys, time
 
 DOCS = ["git/stash.md", "git/branch.md", "git/rebase.md", "cooking/pasta.md", "cooking/bread.md"]
+ENTERED = {HANGS_ENTERED!r}
 
 def good(question, k):
     words = set(question.split())
@@ -67,6 +70,7 @@ def unknown(question, k):
     return ["no/such/doc.md", "git/stash.md#99"]
 
 def hangs(question, k):
+    open(ENTERED, "w").close()  # the sign a test waits for before it signals: goldeval is inside the search
     time.sleep(600)
 
 def swallows(question, k):

@@ -12,15 +12,15 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import psycopg
 import pytest
-from hostile_cases import EVAL, Outcome, assert_clean, assert_refused
+from hostile_cases import EVAL, HANGS_ENTERED, Outcome, assert_clean, assert_refused
 
+from hang_guard import HANG_GUARD, wait_until
 from pg_fixtures import Embedded, eval_schemas, snapshot
 
 pytestmark = pytest.mark.postgres
@@ -40,7 +40,7 @@ def _leave_one(dsn: str, data: Embedded, tmp_path: Path) -> str:
     before = set(eval_schemas(dsn))
     vectors = tmp_path / "two.npy"
     np.save(vectors, data.vectors[:2])
-    done = subprocess.run([sys.executable, "-c", KILLED, dsn, str(vectors)], capture_output=True, timeout=600)
+    done = subprocess.run([sys.executable, "-c", KILLED, dsn, str(vectors)], capture_output=True, timeout=HANG_GUARD)
     assert done.returncode == -signal.SIGKILL, done.stderr
     (left,) = set(eval_schemas(dsn)) - before
     return left
@@ -52,18 +52,16 @@ def test_a_signal_during_a_pgvector_evaluation_drops_its_schema(inputs: Path, pr
                                                                 signum: signal.Signals) -> None:
     before = snapshot(production_dsn)
     args = [*EVAL, "--retriever", "dense:minilm", "--backend", "pgvector", "--dsn", production_dsn,
-            "--retriever", "search:hangs", "--timeout", "300"]
+            "--retriever", "search:hangs", "--timeout", str(HANG_GUARD)]
     proc = subprocess.Popen([sys.executable, "-m", "goldeval", *args], cwd=inputs, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "GOLDEVAL_NO_HISTORY": "1", "PYTHONPATH": str(inputs)})
     try:
-        deadline = time.monotonic() + 120
-        while not eval_schemas(production_dsn):  # the index is built: the schema exists
-            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-            time.sleep(0.1)
-        time.sleep(1.0)  # well into the evaluation: searching, or waiting on the hanging function
+        # not a sleep (issue 17): the run says it is inside the hanging function, after dense's searches
+        wait_until((inputs / HANGS_ENTERED).exists, "the run is inside the hanging search function", proc=proc)
+        assert eval_schemas(production_dsn), "the eval schema is gone before the signal: nothing left to test"
         proc.send_signal(signum)
-        out, err = proc.communicate(timeout=60)
+        out, err = proc.communicate(timeout=HANG_GUARD)
     finally:
         if proc.poll() is None:
             proc.kill()

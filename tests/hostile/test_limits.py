@@ -19,9 +19,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hostile_cases import EVAL, Outcome, assert_clean, assert_refused, leftovers, write_jsonl
+from hostile_cases import EVAL, HANGS_ENTERED, Outcome, assert_clean, assert_refused, leftovers, write_jsonl
 
 from goldeval.errors import InputError
+from hang_guard import HANG_GUARD, wait_until
 
 
 def test_search_functions_have_a_time_limit_by_default(inputs: Path) -> None:
@@ -183,12 +184,18 @@ def test_resamples_are_bounded_in_the_api_too() -> None:
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=lambda s: s.name)
 def test_a_signal_mid_evaluation_ends_cleanly_with_its_code(inputs: Path, signum: signal.Signals) -> None:
     (inputs / "results.json").write_text("previous\n", encoding="utf-8")
-    proc = subprocess.Popen([sys.executable, "-m", "goldeval", *EVAL, "--retriever", "search:hangs", "--timeout", "300",
-                             "--json", "results.json"], cwd=inputs, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env={**os.environ, "GOLDEVAL_NO_HISTORY": "1", "PYTHONPATH": str(inputs)})
-    time.sleep(3)  # imported, loaded, and inside the hanging search function
-    proc.send_signal(signum)
-    out, err = proc.communicate(timeout=60)
+    proc = subprocess.Popen([sys.executable, "-m", "goldeval", *EVAL, "--retriever", "search:hangs", "--timeout",
+                             str(HANG_GUARD), "--json", "results.json"], cwd=inputs, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "GOLDEVAL_NO_HISTORY": "1", "PYTHONPATH": str(inputs)})
+    try:
+        # not a sleep: on a loaded machine 3 s did not reach goldeval's handlers (issue 17, exit -15)
+        wait_until((inputs / HANGS_ENTERED).exists, "the run is inside the hanging search function", proc=proc)
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=HANG_GUARD)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
     assert_clean(Outcome(proc.returncode, out, err), 128 + signum)
     assert (inputs / "results.json").read_text(encoding="utf-8") == "previous\n"
     assert leftovers(inputs) == []
