@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from hang_guard import HANG_GUARD
+
 
 @dataclass
 class Seen:
@@ -100,9 +102,17 @@ def _handler(llm: FakeLLM) -> type[BaseHTTPRequestHandler]:
                 llm.max_in_flight = max(llm.max_in_flight, llm.in_flight)
                 failure = llm.failures.pop(0) if llm.failures else None
                 hold = llm.hold_after is not None and llm.successes >= llm.hold_after
+            self.counted = True
             try:
                 self._answer(path, headers, body, failure, hold)
             finally:
+                self._uncount()
+
+        def _uncount(self) -> None:
+            """Out of `in_flight` before the answer is written: the client may send its next request
+            the moment it has read this one, and counting after the write saw one too many (issue 17)."""
+            if self.counted:
+                self.counted = False
                 with llm.lock:
                     llm.in_flight -= 1
 
@@ -117,7 +127,7 @@ def _handler(llm: FakeLLM) -> type[BaseHTTPRequestHandler]:
             if failure is not None:
                 return self._send(*failure)
             if hold:
-                llm.release.wait(30)
+                llm.release.wait(HANG_GUARD)
                 return self._send(503, {}, json.dumps({"error": {"message": "held"}}))
             if llm.delay:
                 time.sleep(llm.delay)
@@ -129,6 +139,7 @@ def _handler(llm: FakeLLM) -> type[BaseHTTPRequestHandler]:
 
         def _send(self, status: int, headers: dict[str, str], text: str) -> None:
             data = text.encode("utf-8")
+            self._uncount()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))

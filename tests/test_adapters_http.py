@@ -24,6 +24,7 @@ from goldeval.ids import doc_part
 from goldeval.retrievers.adapters.http import HttpRetriever, select
 from goldeval.retrievers.base import BuildContext
 from goldeval.retrievers.bm25 import build as build_bm25
+from hang_guard import HANG_GUARD
 from network_guard import refuse_network
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "data"
@@ -41,9 +42,24 @@ class Service:
         self.bm25 = build_bm25("", BuildContext(passages=self.corpus.passages()))
         self.chunked = build_bm25("", BuildContext(passages=self.corpus.passages(CHUNKING)))
         self.requests: list[dict[str, Any]] = []
-        self.hold = 0.0  # seconds each GET stays in flight, to see how many overlap
+        self.gather = 1
+        """GETs held until this many are in flight at once (or HANG_GUARD passes), to see how many overlap."""
         self.in_flight = self.most_in_flight = 0
-        self.lock = threading.Lock()
+        self.changed = threading.Condition()
+
+    def enter(self) -> None:
+        """A GET arrived: counted, then held until `gather` of them are in flight at once, once per test."""
+        with self.changed:
+            self.in_flight += 1
+            self.most_in_flight = max(self.most_in_flight, self.in_flight)
+            self.changed.notify_all()
+            self.changed.wait_for(lambda: self.most_in_flight >= self.gather, timeout=HANG_GUARD)
+
+    def leave(self) -> None:
+        """A GET is answered: uncounted before its answer is written, since the client may send the next
+        request the moment it has read the answer (counting after the write saw 2 at concurrency 1)."""
+        with self.changed:
+            self.in_flight -= 1
 
     def search(self, question: str, k: int) -> list[tuple[str, float]]:
         run = self.bm25.search({"q": question}, top_k=k)
@@ -64,6 +80,9 @@ def service() -> Iterator[tuple[str, Service]]:
 
         def _answer(self, code: int, body: Any, raw: bool = False) -> None:
             data = body if raw else json.dumps(body).encode()
+            if getattr(self, "counted", False):  # a GET that state.enter() counted
+                self.counted = False
+                state.leave()
             self.send_response(code)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
@@ -90,16 +109,10 @@ def service() -> Iterator[tuple[str, Service]]:
                 self._answer(200, {"hits": [{"doc": doc_part(c), "score": s} for c, s in state.chunks(question)]})
                 return
             state.requests.append({"method": "GET", "q": question, "k": k})
-            with state.lock:
-                state.in_flight += 1
-                state.most_in_flight = max(state.most_in_flight, state.in_flight)
-            time.sleep(state.hold)
-            try:
-                if not self._misbehave(question):
-                    self._answer(200, {"results": [{"id": d, "score": s} for d, s in state.search(question, k)]})
-            finally:
-                with state.lock:
-                    state.in_flight -= 1
+            state.enter()
+            self.counted = True
+            if not self._misbehave(question):
+                self._answer(200, {"results": [{"id": d, "score": s} for d, s in state.search(question, k)]})
 
         def do_POST(self) -> None:  # noqa: N802
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -167,11 +180,13 @@ def test_a_service_over_chunks_scores_as_the_same_chunks_from_a_function(service
 def test_requests_overlap_up_to_the_concurrency_with_the_same_results(service, concurrency: int) -> None:
     base, state = service
     spec = base + "/search?q={question}&k={k}" + f"#concurrency={concurrency}"
-    state.hold, state.most_in_flight = 0.05, 0
+    # the first requests wait until `concurrency` are in flight: all the adapter's workers are then
+    # blocked in a request, so the count is what the adapter sends at once, however slow the machine
+    state.gather, state.most_in_flight = concurrency, 0
     try:
         card = goldeval.evaluate(spec, golden(), k=(1, 3))
     finally:
-        state.hold = 0.0
+        state.gather = 1
     reference = goldeval.evaluate("bm25", golden(), corpus=state.corpus, k=(1, 3)).retrievers[0]
     ours = card.retrievers[0]
     assert state.most_in_flight == concurrency  # 4 at once, never more; or one after another
