@@ -17,8 +17,10 @@ from typing import Any
 
 import pytest
 
+import hang_guard
 from goldeval.corpus.model import Corpus, Document
 from goldeval.golden.model import GoldenSet, Qrels, Question
+from hang_guard import HANG_GUARD, HANG_GUARD_MS
 
 REPO = Path(__file__).resolve().parents[1]
 ARTIFACTS = REPO / "test-artifacts"
@@ -166,7 +168,7 @@ def served_url(results_file: Path) -> Iterator[str]:
     yield server.url
     server.shutdown()
     server.server_close()
-    thread.join(timeout=5)
+    thread.join(timeout=HANG_GUARD)
 
 
 _CHROMIUM: dict[str, Any] = {"users": 0}
@@ -195,13 +197,22 @@ def browser() -> Iterator[Any]:
             _CHROMIUM.pop("playwright").stop()
 
 
-@pytest.fixture()
-def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1440, "height": 900})
+def new_page(browser: Any, **context_options: Any) -> tuple[Any, Any]:
+    """A fresh browser context (Playwright's `new_context` options) and a page in it that keeps the
+    page's script errors in `page.page_errors`. Every wait and action in it is bounded by HANG_GUARD, not
+    Playwright's 30 s: a limit guards against a hang and never decides a pass (issue 17)."""
+    context = browser.new_context(**context_options)
+    context.set_default_timeout(HANG_GUARD_MS)
     pg = context.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda exc: errors.append(str(exc)))
     pg.page_errors = errors
+    return context, pg
+
+
+@pytest.fixture()
+def page(browser: Any) -> Iterator[Any]:
+    context, pg = new_page(browser, viewport={"width": 1440, "height": 900})
     yield pg
     context.close()
 
@@ -226,21 +237,18 @@ def serving(payload_or_source: Any, **options: Any) -> Iterator[str]:
     finally:
         srv.shutdown()
         srv.server_close()
-        thread.join(timeout=5)
+        thread.join(timeout=HANG_GUARD)
 
 
 def open_page(page: Any, url: str) -> None:
     page.goto(url)
-    page.wait_for_selector("body[data-ready=true]", timeout=10_000)
+    page.wait_for_selector("body[data-ready=true]")
 
 
-def wait_until(page: Any, expression: str, seconds: float = 15) -> None:
-    """Poll a JS expression (wait_for_function would need 'unsafe-eval', which the page's CSP forbids)."""
-    for _ in range(int(seconds * 10)):
-        if page.evaluate(expression):
-            return
-        page.wait_for_timeout(100)
-    raise AssertionError(f"still false after {seconds} s: {expression}")
+def wait_until(page: Any, expression: str) -> None:
+    """Poll a JS expression until it is true (wait_for_function would need 'unsafe-eval', which the page's
+    CSP forbids), for at most HANG_GUARD seconds."""
+    hang_guard.wait_until(lambda: page.evaluate(expression), f"true in the page: {expression}", poll=0.1)
 
 
 def set_k(page: Any, k: int) -> None:

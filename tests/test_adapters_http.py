@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 import urllib.parse
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -46,6 +45,8 @@ class Service:
         """GETs held until this many are in flight at once (or HANG_GUARD passes), to see how many overlap."""
         self.in_flight = self.most_in_flight = 0
         self.changed = threading.Condition()
+        self.released = threading.Event()
+        """Set when a test is done waiting for the `slow` question."""
 
     def enter(self) -> None:
         """A GET arrived: counted, then held until `gather` of them are in flight at once, once per test."""
@@ -92,8 +93,8 @@ def service() -> Iterator[tuple[str, Service]]:
         def _misbehave(self, question: str) -> bool:
             if "boom" in question:
                 self._answer(500, {"error": "index shard down"})
-            elif "slow" in question:
-                time.sleep(2)
+            elif "slow" in question:  # answers only once the test is done with it: past any time limit
+                state.released.wait(HANG_GUARD)
                 self._answer(200, {"results": []})
             elif "garbage" in question:
                 self._answer(200, b"<html>oops</html>", raw=True)
@@ -212,7 +213,7 @@ def test_post_with_a_body_template_selectors_and_a_header_from_the_environment(s
 
 
 def test_each_failing_question_is_an_error_of_its_own(service) -> None:
-    base, _ = service
+    base, state = service
     rows = [{"id": "ok", "question": "stash my uncommitted changes", "expected": ["git/git-stash.md"]},
             {"id": "boom", "question": "boom", "expected": ["git/git-stash.md"]},
             {"id": "slow", "question": "slow", "expected": ["git/git-stash.md"]},
@@ -220,14 +221,17 @@ def test_each_failing_question_is_an_error_of_its_own(service) -> None:
     from golden_factory import make_golden
 
     golden_set = make_golden([(r["id"], r["question"], {r["expected"][0]: 1}) for r in rows])
-    started = time.monotonic()
-    card = goldeval.evaluate(HttpRetriever(base + "/search?q={question}&k={k}", timeout=0.5, name="svc"), golden_set,
-                             k=(1,))
-    assert time.monotonic() - started < 10
+    # 5 s: ample for the questions that answer on a loaded machine; `slow` never answers in time, so the
+    # error is the cut-off and no clock is read (issue 17)
+    try:
+        card = goldeval.evaluate(HttpRetriever(base + "/search?q={question}&k={k}", timeout=5, name="svc"),
+                                 golden_set, k=(1,))
+    finally:
+        state.released.set()
     errors = {q.id: q.error for q in card.retrievers[0].questions}
     assert errors["ok"] is None and card.retrievers[0].questions[0].rank == 1
     assert errors["boom"].startswith("ValueError: HTTP 500 Internal Server Error: {\"error\": \"index shard down\"}")
-    assert "within 0.5 s" in errors["slow"] or "timed out after 0.5 s" in errors["slow"]
+    assert "within 5 s" in errors["slow"] or "timed out after 5 s" in errors["slow"]
     assert errors["garbage"] == "ValueError: the answer is not JSON: b'<html>oops</html>'"
 
 

@@ -11,6 +11,7 @@ import pytest
 from goldeval.store.atomic import write_atomic
 from goldeval.store.cache import EmbeddingCache, read_entry, text_hash
 from goldeval.store.workspace import Workspace
+from hang_guard import HANG_GUARD
 
 
 class CountingEncoder:
@@ -130,7 +131,7 @@ def test_two_processes_at_once_do_not_corrupt_the_cache(tmp_path: Path) -> None:
     for p in procs:
         p.start()
     for p in procs:
-        p.join(timeout=60)
+        p.join(timeout=HANG_GUARD)
     assert [p.exitcode for p in procs] == [0, 0, 0]
     cache = EmbeddingCache(Workspace(tmp_path), "shared-model")
     assert cache.entries()

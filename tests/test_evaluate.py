@@ -116,12 +116,10 @@ def test_a_search_function_past_its_time_limit_is_cut_off() -> None:
 
     def slow(question: str, k: int) -> list[str]:
         if question == "where is a":
-            time.sleep(2)
+            time.sleep(600)  # far past the limit: waiting it out would be a hang, so no clock is read (issue 17)
         return RESULTS[question][:k]
 
-    started = time.perf_counter()
     card = evaluate(FunctionRetriever(slow, timeout=0.2), golden_abc(), k=(1,))
-    assert time.perf_counter() - started < 1.8
     by_id = {q.id: q for q in card.retrievers[0].questions}
     assert "timed out" in (by_id["q1"].error or "")
     assert by_id["q2"].rank == 1

@@ -17,6 +17,7 @@ from goldeval.synth.review import ReviewSession
 from goldeval.web.pool import PoolStore, make_pool_server
 from goldeval.web.review import ReviewServer, make_review_server, start_in_thread
 from goldeval.web.server import CSP
+from hang_guard import HANG_GUARD
 from test_pool_edits import GOLDEN, _card
 from test_review_session import make_candidates
 
@@ -32,11 +33,11 @@ def running(server: ReviewServer) -> Iterator[ReviewServer]:
     finally:
         server.shutdown()
         server.server_close()
-        thread.join(timeout=5)
+        thread.join(timeout=HANG_GUARD)
 
 
 def get(server: ReviewServer, path: str) -> tuple[int, dict[str, str], bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=10)
+    conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=HANG_GUARD)
     conn.request("GET", path)
     response = conn.getresponse()
     body = response.read()

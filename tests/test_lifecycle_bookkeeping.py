@@ -17,6 +17,7 @@ from goldeval.golden.changelog import read_changes
 from goldeval.history.db import History
 from goldeval.synth.review import ReviewSession
 from goldeval.web.review import TOKEN_HEADER, make_review_server, start_in_thread
+from hang_guard import HANG_GUARD
 from synth_fixtures import write_corpus, write_golden
 
 REPO = Path(__file__).resolve().parents[1]
@@ -58,7 +59,7 @@ def test_a_run_made_before_its_set_was_frozen_belongs_to_that_version(project: P
 
 
 def _post(server: Any, path: str, body: Any, token: str) -> int:
-    conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=10)
+    conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=HANG_GUARD)
     conn.request("POST", path, body=json.dumps(body).encode(),
                  headers={"Content-Type": "application/json", TOKEN_HEADER: token})
     status = conn.getresponse().status
@@ -67,7 +68,7 @@ def _post(server: Any, path: str, body: Any, token: str) -> int:
 
 
 def _token(server: Any) -> str:
-    conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=10)
+    conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=HANG_GUARD)
     conn.request("GET", "/")
     html = conn.getresponse().read().decode()
     conn.close()
@@ -95,7 +96,7 @@ def test_questions_accepted_in_review_reach_the_changelog_and_the_scorecard(
     finally:
         server.shutdown()
         server.server_close()
-        thread.join(timeout=5)
+        thread.join(timeout=HANG_GUARD)
     changes = read_changes(golden)
     assert [(c.action, c.question, c.by, c.version) for c in changes] == [
         ("added", ids[0], "cy", 1), ("added", ids[1], "cy", 1), ("added", ids[2], "cy", 1),

@@ -21,11 +21,12 @@ from goldeval.report.page import results_payload
 from goldeval.synth.leakage import FIGURES
 from goldeval.synth.summary import LABELS, format_figure
 from goldeval.web.server import make_server, start_in_thread
+from hang_guard import HANG_GUARD
 from lifecycle_fixtures import World, card_of, world  # noqa: F401 - fixture
 
 
 def request(server: Any, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> tuple[int, bytes]:
-    conn = http.client.HTTPConnection(*server.server_address[:2], timeout=10)
+    conn = http.client.HTTPConnection(*server.server_address[:2], timeout=HANG_GUARD)
     data = json.dumps(body).encode() if body is not None and not isinstance(body, bytes) else body
     conn.request(method, path, body=data, headers=headers or {})
     response = conn.getresponse()

@@ -29,6 +29,7 @@ from goldeval.report.markdown import scorecard_markdown
 from goldeval.scorecard.model import Scorecard
 from goldeval.web.pool import PoolStore, make_pool_server
 from goldeval.web.review import start_in_thread
+from hang_guard import HANG_GUARD
 
 pytestmark = [pytest.mark.browser, pytest.mark.models]
 
@@ -63,7 +64,7 @@ def judged_setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[di
     yield {"golden": golden_path, "card": card, "pool": pool, "url": server.url, "corpus": corpus, "ws": tmp_path / "ws"}
     server.shutdown()
     server.server_close()
-    thread.join(timeout=5)
+    thread.join(timeout=HANG_GUARD)
 
 
 def _check_pool(pool: Pool, card: Scorecard) -> None:

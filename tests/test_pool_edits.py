@@ -23,6 +23,7 @@ from goldeval.judging.prelabel import parse_reply
 from goldeval.scorecard.model import Hit, QuestionResult, RetrieverResult, Scorecard
 from goldeval.web.pool import PoolStore, make_pool_server
 from goldeval.web.review import start_in_thread
+from hang_guard import HANG_GUARD
 
 REPO = Path(__file__).resolve().parents[1]
 GOLDEN = REPO / "examples" / "data" / "golden_example.jsonl"
@@ -134,7 +135,7 @@ def test_page_server_refuses_writes_without_its_token(golden_path: Path) -> None
     finally:
         server.shutdown()
         server.server_close()
-        thread.join(timeout=5)
+        thread.join(timeout=HANG_GUARD)
 
 
 def test_pool_command_lists_candidates_from_files(golden_path: Path, tmp_path: Path,

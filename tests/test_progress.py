@@ -14,6 +14,7 @@ import pytest
 
 from goldeval.progress import ProgressLog, duration, progress_bar, progress_callback
 from goldeval.retrievers.encoders.function import FunctionEncoder
+from hang_guard import HANG_GUARD
 
 
 class Clock:
@@ -96,12 +97,12 @@ def test_eval_prints_progress_lines_when_stderr_is_a_pipe(tmp_path: Path) -> Non
     done = subprocess.run(
         [sys.executable, "-m", "goldeval", "eval", "--corpus", str(examples / "corpus"), "--golden",
          str(examples / "golden_example.jsonl"), "--no-stats", "--json", str(tmp_path / "r.json")],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=HANG_GUARD)
     assert done.returncode == 0, done.stderr
     assert "goldeval: searching (bm25): 11 questions in " in done.stderr
     assert json.loads((tmp_path / "r.json").read_text())["retrievers"][0]["name"] == "bm25"
     quiet = subprocess.run(
         [sys.executable, "-m", "goldeval", "eval", "--corpus", str(examples / "corpus"), "--golden",
          str(examples / "golden_example.jsonl"), "--no-stats", "--quiet"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=HANG_GUARD)
     assert "searching" not in quiet.stderr

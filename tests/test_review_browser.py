@@ -14,6 +14,7 @@ from browser_fixtures import browser, page, screenshot  # noqa: F401 - pytest fi
 from goldeval.synth.candidates import read_candidates, write_candidates
 from goldeval.synth.review import ReviewSession
 from goldeval.web.review import make_review_server, start_in_thread
+from hang_guard import HANG_GUARD
 from test_review_session import make_candidates
 
 pytestmark = pytest.mark.browser
@@ -33,19 +34,19 @@ def review_url(tmp_path: Path) -> Iterator[tuple[str, Path, Path, list[dict[str,
     yield server.url, candidates, golden, records
     server.shutdown()
     server.server_close()
-    thread.join(timeout=5)
+    thread.join(timeout=HANG_GUARD)
 
 
 def saved(pg: Any, count: int) -> None:
     """Wait until the page has saved `count` actions (a selector: the page's CSP forbids eval)."""
-    pg.wait_for_selector(f'body[data-saved="{count}"]', state="attached", timeout=15000)
+    pg.wait_for_selector(f'body[data-saved="{count}"]', state="attached")
 
 
 def test_keyboard_review_writes_only_accepted_questions(page: Any, review_url: Any) -> None:  # noqa: F811
     url, candidates, golden, records = review_url
     first, hostile, third = records
     page.goto(url)
-    page.wait_for_selector("#main:not([hidden])", timeout=15000)
+    page.wait_for_selector("#main:not([hidden])")
     assert page.text_content("#question") == first["question"]
     assert page.locator("#source-text mark").count() > 0  # the question's words, marked in its passage
     assert page.text_content("#position") == "question 1 of 3"
@@ -111,7 +112,7 @@ def log_review(tmp_path: Path) -> Iterator[tuple[str, Path, list[dict[str, Any]]
     yield server.url, golden, records
     server.shutdown()
     server.server_close()
-    thread.join(timeout=5)
+    thread.join(timeout=HANG_GUARD)
 
 
 def searched(p: dict[str, Any]) -> str:
@@ -130,7 +131,7 @@ def test_a_log_question_shows_where_it_was_searched_not_an_empty_passage(page: A
     p = logged["provenance"]
     assert p["kind"] == "log" and not logged["expected"] and p["negative_feedback"] and p["first_seen"] != p["last_seen"]
     page.goto(url)
-    page.wait_for_selector("#main:not([hidden])", timeout=15000)
+    page.wait_for_selector("#main:not([hidden])")
     assert page.is_visible("#source-box") and page.is_hidden("#log-box")  # the generated question: its passage
     page.keyboard.press("j")
     assert page.text_content("#question") == logged["question"]
@@ -142,7 +143,7 @@ def test_a_log_question_shows_where_it_was_searched_not_an_empty_passage(page: A
     assert page.text_content("#log-coverage") == (f"Closest golden question: {p['nearest_question']} "
                                                   f"(cosine similarity {p['coverage']:.2f}).")
     page.keyboard.press("a")  # no expected document yet: refused, and said why
-    page.wait_for_selector("#error:not([hidden])", timeout=15000)
+    page.wait_for_selector("#error:not([hidden])")
     assert "has no expected document yet" in page.text_content("#error")
     page.fill("#add-doc", "git/git-tga.md")  # a typo, taken out again: nothing locks a log question's documents
     page.press("#add-doc", "Enter")

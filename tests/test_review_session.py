@@ -16,6 +16,7 @@ from goldeval.golden.io import load_golden
 from goldeval.synth.candidates import read_candidates
 from goldeval.synth.review import ReviewSession
 from goldeval.web.review import TOKEN_HEADER, make_review_server, start_in_thread
+from hang_guard import HANG_GUARD
 from synth_fixtures import write_corpus, write_golden
 
 HAND_LINES = ['# my own comment line, kept as written\n',
@@ -127,11 +128,11 @@ def served(tmp_path: Path) -> Iterator[tuple[Any, ReviewSession]]:
     yield server, session
     server.shutdown()
     server.server_close()
-    thread.join(timeout=5)
+    thread.join(timeout=HANG_GUARD)
 
 
 def request(server: Any, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> tuple[int, str]:
-    conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=10)
+    conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=HANG_GUARD)
     data = json.dumps(body).encode() if body is not None else None
     conn.request(method, path, body=data, headers={"Content-Type": "application/json", **(headers or {})})
     response = conn.getresponse()
@@ -168,7 +169,7 @@ def test_a_content_length_that_is_no_number_is_answered_not_dropped(served: tupl
     """Regression: `int()` of the header raised inside the handler: no answer, a traceback on stderr."""
     server, session = served
     qid = session.records[0]["id"]
-    conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=10)
+    conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=HANG_GUARD)
     conn.putrequest("POST", f"/api/items/{qid}")
     for name, value in (("Content-Type", "application/json"), (TOKEN_HEADER, token_of(server)), ("Content-Length", "ten")):
         conn.putheader(name, value)

@@ -18,6 +18,7 @@ from goldeval.retrievers.encoders.registry import load_encoder
 from goldeval.store.cache import EmbeddingCache, read_entry
 from goldeval.store.workspace import Workspace
 from goldeval.sweep import Grid, RayExecutor, Settings, SweepResult, sweep
+from hang_guard import HANG_GUARD
 from sweep_fixtures import tiny_corpus, tiny_golden, write_inputs
 
 GRID = Grid(chunking=("none", "120:30"), retriever=("bm25", "hybrid"), model=("wordllama", "minilm-l3"),
@@ -99,7 +100,7 @@ def test_ray_address_joins_a_running_cluster(single: tuple[SweepResult, Path], t
                    "--fusion", "norm", "--weight", "0.3", "--rerank", "0,5", "--reranker", "dense:minilm-l3",
                    "--k", "1,3,5", "--headline", "ndcg@5", "--resamples", "500", "--workspace", str(tmp_path / "ws"),
                    "--ray-address", address, "--json", str(out), "--no-history", "--quiet"]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=HANG_GUARD)
         assert done.returncode == 0, done.stderr[-2000:]
         assert f"the Ray cluster at {address}" in done.stderr
     finally:

@@ -14,6 +14,7 @@ from goldeval.cli import main
 from goldeval.golden.io import load_golden
 from goldeval.synth.candidates import read_candidates, write_candidates
 from goldeval.synth.demo import ENABLE_HINT, ENV_BACKEND, demo_synthetic
+from hang_guard import HANG_GUARD
 from synth_fixtures import question_for, write_corpus, write_golden
 
 REPO = Path(__file__).resolve().parents[1]
@@ -105,7 +106,7 @@ def test_help_explains_the_command(command: str, capsys: pytest.CaptureFixture[s
 
 def test_the_example_runs_offline() -> None:
     done = subprocess.run([sys.executable, str(REPO / "examples" / "synth_offline.py")], capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=HANG_GUARD)
     assert done.returncode == 0, done.stderr
     assert "leakage" in done.stdout and "synthetic" in done.stdout and "reviewed golden set: 1 question" in done.stdout
 

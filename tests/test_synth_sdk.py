@@ -165,13 +165,13 @@ def test_resume_after_ctrl_c_repeats_no_call(tmp_path: Path) -> None:
         llm.hold_after = None
         before = llm.requests
         second = subprocess.run([sys.executable, "-m", "goldeval", *args], env=env, cwd=tmp_path,
-                                capture_output=True, text=True, timeout=120)
+                                capture_output=True, text=True, timeout=HANG_GUARD)
         assert second.returncode == 0, second.stderr
         assert llm.requests - before == n - 3  # the three replies already received cost nothing
         assert "4 call(s) to make, 3 reply(ies) cached" in second.stderr
         before = llm.requests
         third = subprocess.run([sys.executable, "-m", "goldeval", *args], env=env, cwd=tmp_path,
-                               capture_output=True, text=True, timeout=120)
+                               capture_output=True, text=True, timeout=HANG_GUARD)
         assert third.returncode == 0 and llm.requests == before  # a full re-run is free
     assert len(read_out(tmp_path)) == n
     assert_key_nowhere(tmp_path, out, err, second.stdout, second.stderr, third.stdout, third.stderr)

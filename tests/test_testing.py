@@ -14,6 +14,7 @@ from golden_factory import make_golden
 from goldeval.corpus.model import Corpus, Document
 from goldeval.errors import InputError
 from goldeval.testing import RegressionError, assert_no_regression
+from hang_guard import HANG_GUARD
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "pytest_gate"
@@ -86,7 +87,7 @@ def test_the_example_suite_passes_and_fails_when_search_breaks(tmp_path: Path) -
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     env.pop("GOLDEVAL_UPDATE_BASELINE", None)
     passed = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(EXAMPLE)],
-                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=HANG_GUARD)
     assert passed.returncode == 0, passed.stdout + passed.stderr
     # the same suite after a bug that inverts the filter: the search finds nothing
     source = (EXAMPLE / "test_search_quality.py").read_text()
@@ -95,7 +96,7 @@ def test_the_example_suite_passes_and_fails_when_search_breaks(tmp_path: Path) -
     (tmp_path / "test_broken_search.py").write_text(broken)
     failed = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_broken_search.py"],
                             cwd=tmp_path, env={**env, "SEARCH_BASELINE": str(EXAMPLE / "search_baseline.json")},
-                            capture_output=True, text=True, timeout=300)
+                            capture_output=True, text=True, timeout=HANG_GUARD)
     assert failed.returncode == 1, failed.stdout
     assert "RegressionError: retrieval got worse than the baseline on hit@3 beyond noise" in failed.stdout
     # the 8 hand-written questions: the synthetic h09 is beside the headline, in no gate (issue 18)

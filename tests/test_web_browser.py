@@ -19,6 +19,7 @@ from browser_fixtures import (  # noqa: F401 - fixtures
     XSS_TITLE,
     bare,
     browser,
+    new_page,
     open_page,
     page,
     results_file,
@@ -246,12 +247,10 @@ def report_file(tmp_path: Path, scorecard_dict: dict[str, Any]) -> Path:  # noqa
 
 
 def test_static_report_works_from_file_with_no_network(browser: Any, report_file: Path, scorecard_dict: dict[str, Any]) -> None:  # noqa: F811
-    context = browser.new_context(offline=True, viewport={"width": 1280, "height": 900})
+    context, pg = new_page(browser, offline=True, viewport={"width": 1280, "height": 900})
     requests: list[str] = []
     context.route("**/*", lambda route: route.abort() if not route.request.url.startswith("file:") else route.continue_())
-    pg = context.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    errors = pg.page_errors
     pg.on("request", lambda req: requests.append(req.url))
     try:
         open_page(pg, report_file.as_uri())
@@ -333,7 +332,7 @@ def test_an_open_page_follows_a_rerun_of_its_results_file(page: Any, tmp_path: P
         assert "reloaded" in page.locator("#live").inner_text()
         # a broken write keeps the last good results on screen, and says so
         path.write_text("{ not json", encoding="utf-8")
-        page.wait_for_selector("#live.warn", timeout=15_000)
+        page.wait_for_selector("#live.warn")
         assert "could not reload the results" in page.locator("#live").inner_text()
         assert shown_metrics(page)[(0, "hit")][1] == f"{rerun['retrievers'][0]['metrics']['hit@1']:.3f}"
         assert page.page_errors == []

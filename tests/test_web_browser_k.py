@@ -15,6 +15,7 @@ import pytest
 from browser_fixtures import (  # noqa: F401 - fixtures
     browser,
     evaluate_tiny,
+    new_page,
     open_page,
     page,
     results_file,
@@ -220,10 +221,8 @@ DRAWER_STILL = "document.getElementById('details').getAnimations().length === 0"
 
 
 def test_390_px_wide_nothing_is_cut_off_and_the_details_are_reachable(browser: Any, served_url: str) -> None:  # noqa: F811
-    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2)
-    pg = context.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    context, pg = new_page(browser, viewport={"width": 390, "height": 844}, device_scale_factor=2)
+    errors = pg.page_errors
     try:
         open_page(pg, served_url)
         assert pg.evaluate("document.documentElement.scrollWidth") <= 390  # no sideways scrolling
@@ -269,8 +268,7 @@ def test_390_px_wide_nothing_is_cut_off_and_the_details_are_reachable(browser: A
 
 
 def test_1280_px_screenshot(browser: Any, served_url: str) -> None:  # noqa: F811
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    pg = context.new_page()
+    context, pg = new_page(browser, viewport={"width": 1280, "height": 900})
     try:
         open_page(pg, served_url)
         pg.click('#k-buttons button[data-k="1"]')

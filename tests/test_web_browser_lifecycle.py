@@ -12,7 +12,17 @@ from typing import Any
 
 import pytest
 
-from browser_fixtures import ARTIFACTS, browser, open_page, page, screenshot, serving, set_k, wait_until  # noqa: F401 - fixtures
+from browser_fixtures import (  # noqa: F401 - fixtures
+    ARTIFACTS,
+    browser,
+    new_page,
+    open_page,
+    page,
+    screenshot,
+    serving,
+    set_k,
+    wait_until,
+)
 from goldeval.golden.changelog import read_changes
 from goldeval.golden.io import load_golden
 from goldeval.report.lifecycle import leakage_view
@@ -29,11 +39,7 @@ def served(results: Path, **options: Any) -> AbstractContextManager[str]:
 
 @contextmanager
 def narrow(browser: Any) -> Iterator[Any]:  # noqa: F811
-    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2)
-    pg = context.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
-    pg.page_errors = errors
+    context, pg = new_page(browser, viewport={"width": 390, "height": 844}, device_scale_factor=2)
     try:
         yield pg
     finally:

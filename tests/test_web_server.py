@@ -29,13 +29,13 @@ def server(results_file: Path) -> Iterator[Any]:  # noqa: F811
     yield srv
     srv.shutdown()
     srv.server_close()
-    thread.join(timeout=5)
+    thread.join(timeout=HANG_GUARD)
 
 
 def get(srv: Any, path: str, method: str = "GET", host_header: str | None = None) -> tuple[int, dict[str, str], bytes]:
     """Send `path` byte for byte (http.client does not normalise it, unlike a browser)."""
     host, port = srv.server_address[:2]
-    conn = http.client.HTTPConnection(host, port, timeout=5)
+    conn = http.client.HTTPConnection(host, port, timeout=HANG_GUARD)
     try:
         conn.putrequest(method, path, skip_host=host_header is not None, skip_accept_encoding=True)
         if host_header is not None:
@@ -207,7 +207,7 @@ def test_serve_cli_prints_the_address_and_serves(results_file: Path) -> None:  #
         assert json.loads(response.read())["files"][0]["name"] == "results.json"
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        proc.wait(timeout=HANG_GUARD)
 
 
 def test_results_files_are_reread_when_they_change(tmp_path: Path, scorecard_dict: dict[str, Any]) -> None:  # noqa: F811
@@ -235,7 +235,7 @@ def test_results_files_are_reread_when_they_change(tmp_path: Path, scorecard_dic
     finally:
         srv.shutdown()
         srv.server_close()
-        thread.join(timeout=5)
+        thread.join(timeout=HANG_GUARD)
 
 
 def test_a_fixed_payload_has_a_fixed_version(results_file: Path) -> None:  # noqa: F811
@@ -246,7 +246,7 @@ def test_a_fixed_payload_has_a_fixed_version(results_file: Path) -> None:  # noq
     finally:
         srv.shutdown()
         srv.server_close()
-        thread.join(timeout=5)
+        thread.join(timeout=HANG_GUARD)
 
 
 GOLDSET_01 = Path(__file__).parent / "data" / "goldset-0.1-results.json"

@@ -24,7 +24,9 @@ import pytest
 
 from goldeval.cli import main
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: pg_fixtures, shared with the other suites
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: pg_fixtures, hang_guard, shared with the other suites
+
+from hang_guard import HANG_GUARD  # noqa: E402 - found through the line above
 
 DOCS = {
     "git/stash.md": "# Stash\n\nPut uncommitted changes aside with git stash and restore them later.\n",
@@ -150,9 +152,9 @@ def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., Outcome]:
     return run
 
 
-def run_process(args: Sequence[str], *, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120,
+def run_process(args: Sequence[str], *, cwd: Path, env: dict[str, str] | None = None, timeout: float = HANG_GUARD,
                 preexec: Callable[[], None] | None = None, user: int | None = None) -> Outcome:
-    """Run `python -m goldeval ARGS` as a process of its own."""
+    """Run `python -m goldeval ARGS` as a process of its own (HANG_GUARD: a limit against a hang only)."""
     full_env = {**os.environ, "GOLDEVAL_NO_HISTORY": "1", **(env or {})}
     full_env.pop("GOLDEVAL_DEBUG", None)
     done = subprocess.run([sys.executable, "-m", "goldeval", *map(str, args)], cwd=cwd, env=full_env,

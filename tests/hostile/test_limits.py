@@ -37,10 +37,9 @@ def test_search_functions_have_a_time_limit_by_default(inputs: Path) -> None:
 @pytest.mark.parametrize("function", ["hangs", "swallows"])
 def test_a_hanging_search_function_is_cut_off_and_the_run_goes_on(inputs: Path, cli: Callable[..., Outcome],
                                                                  function: str) -> None:
-    # `swallows` catches Exception around its sleep: the deadline is not an Exception, so it still ends
-    started = time.monotonic()
+    # `swallows` catches Exception around its sleep: the deadline is not an Exception, so it still ends.
+    # The functions sleep 600 s a question: "timed out" on all six is the cut-off, no clock is read (issue 17)
     outcome = cli(*EVAL, "--retriever", f"search:{function}", "--retriever", "bm25", "--timeout", "0.3")
-    assert time.monotonic() - started < 15
     assert_clean(outcome, 3, "failed on 6 questions", "timed out after 0.3 s (raise it with --timeout SECONDS)")
 
 
@@ -57,7 +56,7 @@ def test_the_time_limit_holds_off_the_main_thread_too(inputs: Path) -> None:
     worker = threading.Thread(target=lambda: done.update(card=evaluate(
         FunctionRetriever(hangs, timeout=0.2), load_golden(inputs / "golden.jsonl"))))
     worker.start()
-    worker.join(30)
+    worker.join(HANG_GUARD)
     assert not worker.is_alive()
     assert all("timed out" in (q.error or "") for q in done["card"].retrievers[0].questions)  # type: ignore[attr-defined]
 
@@ -206,6 +205,6 @@ def test_a_reader_that_closes_the_pipe_early_is_not_an_error(inputs: Path) -> No
     # which means a failed gate here)
     done = subprocess.run(f"{sys.executable} -m goldeval eval --corpus docs --golden golden.jsonl --quiet | true; "
                           "exit ${PIPESTATUS[0]}", shell=True, executable="/bin/bash", cwd=inputs,
-                          capture_output=True, text=True, timeout=120, env={**os.environ, "GOLDEVAL_NO_HISTORY": "1"})
+                          capture_output=True, text=True, timeout=HANG_GUARD, env={**os.environ, "GOLDEVAL_NO_HISTORY": "1"})
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""

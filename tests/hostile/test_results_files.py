@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 from hostile_cases import Outcome, assert_clean, assert_refused
 
+from hang_guard import HANG_GUARD
+
 Edit = Callable[[dict[str, Any]], Any]
 
 
@@ -196,7 +198,7 @@ def _files(url: str) -> Any:
 
 
 def _get(url: str) -> bytes:
-    with urllib.request.urlopen(url, timeout=10) as response:
+    with urllib.request.urlopen(url, timeout=HANG_GUARD) as response:
         assert response.status == 200
         body: bytes = response.read()
         return body
