@@ -28,7 +28,11 @@ import numpy as np
 from goldeval.corpus.model import Corpus, Passage
 from goldeval.run import Run
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cranfield"
+_ROOT = Path(__file__).resolve().parents[1]
+DATA = next((p for p in (_ROOT / "cranfield", _ROOT.parent / "shared" / "data" / "cranfield") if p.is_dir()),
+            _ROOT / "cranfield")
+"""The Cranfield folder: `cranfield/` in the repository root, where the README has a user put it (it is not
+shipped), else the development workspace's copy beside the repository."""
 METRICS = ["ndcg@10", "map", "recall@100"]
 DEPTH = 1000
 RETRIEVERS = [
