@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from goldeval.golden.masking import PLACEHOLDERS, mask, patterns
+from hang_guard import HANG_GUARD
 
 # (pattern name, text, what it becomes): hand-written, each a format seen in real logs
 MASKED: list[tuple[str, str, str]] = [
@@ -100,6 +101,6 @@ def test_adversarial_lines_are_masked_in_one_pass() -> None:
     code = ("from goldeval.golden.masking import mask\n"
             f"for t in [{', '.join(ADVERSARIAL)}]:\n"
             "    print(len(mask(t)[0]) <= len(t))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=900)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_GUARD)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True"] * len(ADVERSARIAL)

@@ -24,6 +24,7 @@ import pytest
 from goldeval.ranking import ranked
 from goldeval.retrievers.backends.index import ExactIndex
 from goldeval.store.pg_local import new_data_folder
+from hang_guard import HANG_GUARD
 
 try:  # tests/ is on sys.path in pytest's default import mode; a package if tests/__init__.py exists
     from pg_fixtures import Embedded, as_literal
@@ -46,8 +47,8 @@ def emulator() -> list[str]:
 def _run_instruction(tmp_path: Path, name: str, instruction: str) -> int:
     source = tmp_path / f"{name}.c"
     source.write_text(f'int main(void) {{ __asm__ volatile("{instruction}"); return 0; }}\n', encoding="utf-8")
-    subprocess.run(["gcc", "-O0", "-o", tmp_path / name, source], check=True, timeout=600)
-    return subprocess.run([*emulator(), tmp_path / name], capture_output=True, timeout=600).returncode
+    subprocess.run(["gcc", "-O0", "-o", tmp_path / name, source], check=True, timeout=HANG_GUARD)
+    return subprocess.run([*emulator(), tmp_path / name], capture_output=True, timeout=HANG_GUARD).returncode
 
 
 def test_the_emulated_cpu_refuses_avx512_and_runs_avx2_fma(tmp_path: Path) -> None:
