@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -96,9 +96,8 @@ class Matrix:
         self.corpus = load_corpus(self.folder)
         self.passages = [p.id for p in self.corpus.passages(parse_chunk_spec(CHUNKING))]
         questions = read_golden(GOLDEN["doc"])
-        bm25 = BM25Retriever(self.corpus.passages(parse_chunk_spec(CHUNKING)))
-        bm25.workspace = tmp / "ws"  # its compiled kernel is kept where the evaluations below look for it
-        self.bm25 = bm25.search({q.id: q.text for q in questions}, top_k=DEPTH).results
+        search = BM25Retriever(self.corpus.passages(parse_chunk_spec(CHUNKING))).search
+        self.bm25 = search({q.id: q.text for q in questions}, top_k=DEPTH).results
         self.refs = {level: reference(level, self.bm25) for level in LEVELS}
         self.cache: dict[tuple[str, str], Outcome] = {}
 
@@ -236,8 +235,13 @@ def cells(check: str, paths: list[str]) -> list[Any]:
 
 
 @pytest.fixture(scope="module")
-def matrix(tmp_path_factory: pytest.TempPathFactory) -> Matrix:
-    return Matrix(tmp_path_factory.mktemp("matrix"))
+def matrix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Matrix]:
+    """goldeval's numpy kernels (GOLDEVAL_NUMBA=0): the matrix holds paths equal, tests/test_bm25_search.py
+    holds the numba kernels equal to these, and compiling them into a fresh workspace would cost more
+    than every cell here."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GOLDEVAL_NUMBA", "0")
+        yield Matrix(tmp_path_factory.mktemp("matrix"))
 
 
 @pytest.fixture(scope="module")
