@@ -269,10 +269,13 @@ def finite(values: Mapping[str, float]) -> bool:
 
 
 def read_page(page: Any, ref: Reference) -> dict[str, Any]:
-    """What the page shows for its one retriever: each row's rank, the metric table at every k of K, and
-    for each question at k = max(K) its own values and which of its results are marked expected."""
+    """What the page shows for its one retriever: each row's rank, the metric table at every k of K, the
+    synthetic questions' headline beside it, and for each question at k = max(K) its own values, where each
+    expected answer landed and which of its results are marked expected."""
     from browser_fixtures import set_k, shown_metrics
 
+    beside = page.locator("#headline-synthetic .hl-metric").evaluate_all(
+        "ms => ms.map(m => [m.dataset.metric, m.querySelector('strong').textContent])")
     rows = page.locator("#q-body tr").evaluate_all(
         "rs => rs.map(r => [r.dataset.qid, r.querySelector('td.rank').textContent])")
     ranks = {qid: None if text.startswith(">") else int(text) for qid, text in rows if text != "—"}
@@ -298,4 +301,5 @@ def read_page(page: Any, ref: Reference) -> dict[str, Any]:
         if scores.count():
             pairs = (part.split() for part in scores.inner_text().split(" · "))
             values[q.id] = {name: float(value) for name, value, *_ in pairs}
-    return {"ranks": ranks, "expected_ranks": expected, "values": values, "means": means, "counted": counted}
+    return {"ranks": ranks, "expected_ranks": expected, "values": values,
+            "beside": {name: float(text) for name, text in beside} if beside else None, "means": means, "counted": counted}
