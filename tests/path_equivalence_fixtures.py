@@ -269,11 +269,12 @@ def finite(values: Mapping[str, float]) -> bool:
 
 
 def read_page(page: Any, ref: Reference) -> dict[str, Any]:
-    """What the page shows for its one retriever: each row's rank, the metric table at every k of K, the
-    synthetic questions' headline beside it, and for each question at k = max(K) its own values, where each
-    expected answer landed and which of its results are marked expected."""
+    """What the page shows for its one retriever: the k it opens at, each row's rank, the metric table at
+    every k of K, the synthetic questions' headline beside it, and for each question at k = max(K) its own
+    values, where each expected answer landed and which of its results are marked expected."""
     from browser_fixtures import set_k, shown_metrics
 
+    start_k = int(page.locator("#k-input").input_value())
     beside = page.locator("#headline-synthetic .hl-metric").evaluate_all(
         "ms => ms.map(m => [m.dataset.metric, m.querySelector('strong').textContent])")
     rows = page.locator("#q-body tr").evaluate_all(
@@ -301,5 +302,5 @@ def read_page(page: Any, ref: Reference) -> dict[str, Any]:
         if scores.count():
             pairs = (part.split() for part in scores.inner_text().split(" · "))
             values[q.id] = {name: float(value) for name, value, *_ in pairs}
-    return {"ranks": ranks, "expected_ranks": expected, "values": values,
+    return {"ranks": ranks, "expected_ranks": expected, "values": values, "start_k": start_k,
             "beside": {name: float(text) for name, text in beside} if beside else None, "means": means, "counted": counted}

@@ -78,6 +78,8 @@ class Outcome:
     """How many of each question's values the references can check: hit, recall, precision and nDCG at
     every k, MRR and MAP (and their cut-offs, bpref) where the path gives them; the page prints its own
     at the k on screen."""
+    start_k: int | None = None
+    """The k a view opens at (the page's k field)."""
     over_all: bool = False
     """The path's means are over every question it scored (a TREC tool knows no sources)."""
 
@@ -337,6 +339,7 @@ def test_the_page_shows_the_same_values(shown: Matrix, path: str, level: str) ->
 @pytest.mark.browser
 @pytest.mark.parametrize(("path", "level"), cells("headline", ["page"]))
 def test_the_page_shows_the_same_headline(shown: Matrix, path: str, level: str) -> None:
+    assert shown.cache[path, level].start_k == 5  # the README: hit@5, MRR and nDCG@5 by default
     test_same_headline_with_synthetic_beside(shown, path, level)
 
 
