@@ -7,8 +7,9 @@ at chunk level, with off-topic, log, incident and synthetic questions in the gol
 - `bm25`: goldeval's own retriever; `search function`: a `search_fn(question, k)` returning the ranking
   shuffled; `langchain` / `llamaindex`: a real BaseRetriever of each library returning Documents /
   NodeWithScore in a store's order (ties in insertion order); `run:FILE`: a TREC run file, lines shuffled;
-- `export+trec`: `goldeval golden export --qrels` and `goldeval trec` on a TREC run of the ranking at that
-  level; `eval --run+trec`: `goldeval eval --run` exports the run it scored, then the same;
+- `export+trec`: `goldeval golden export --qrels` and `goldeval trec -c` on a TREC run of the ranking at
+  that level; `eval --run+trec`: `goldeval eval --run` exports the run it scored, then the same;
+  `eval --qrels --run+trec`: the judgments as `goldeval eval --qrels` scored them, with that run;
 - `page`: the results file of `goldeval eval --json`, read by the page in Chromium (what it shows).
 
 Each must give the ranks the stated rules give and the values ranx and pytrec_eval give, per question;
@@ -124,11 +125,13 @@ class Matrix:
         assert code == 0, (argv, out.getvalue()[-2000:])
         return out.getvalue()
 
-    def trec(self, level: str, run: Path) -> Outcome:
-        qrels = self.tmp / f"{level}-{run.stem}.qrels"
-        self.cli("golden", "export", GOLDEN[level], "--qrels", qrels, "--force")
+    def trec(self, level: str, run: Path, qrels: Path | None = None) -> Outcome:
+        """`goldeval trec -c -q` on `run`, with `qrels` or, without, those `golden export --qrels` writes."""
+        if qrels is None:
+            qrels = self.tmp / f"{level}-{run.stem}.qrels"
+            self.cli("golden", "export", GOLDEN[level], "--qrels", qrels, "--force")
         measures = [arg for m in TREC_MEASURES for arg in ("-m", m)]
-        values, means = trec_outcome_values(self.cli("trec", "-q", *measures, qrels, run))
+        values, means = trec_outcome_values(self.cli("trec", "-c", "-q", *measures, qrels, run))
         ranks = {qid: rank_of_reciprocal(v["mrr"]) for qid, v in values.items()}
         return Outcome(ranks, None, values, means, tolerance=5e-5 + 1e-12, means_tolerance=5e-5 + 1e-12, over_all=True, shared=len(K) * 5 + 3)
 
@@ -191,10 +194,17 @@ def export_and_trec(m: Matrix, level: str) -> Outcome:
 
 
 def eval_run_and_trec(m: Matrix, level: str) -> Outcome:
-    """`goldeval eval --run FILE` (issue 18 item 4: the run it scored, to the full depth) read by trec."""
+    """`goldeval eval --run FILE` (the run it scored, to the full depth), with golden export's qrels."""
     path = m.tmp / f"exported-{level}.run"
     m.cli(*m.eval_args(level), "--run", path)
     return m.trec(level, path)
+
+
+def eval_exports_and_trec(m: Matrix, level: str) -> Outcome:
+    """`goldeval eval --qrels Q --run R` (the judgments as scored, at the level) read by trec."""
+    run, qrels = m.tmp / f"eval-{level}.run", m.tmp / f"eval-{level}.qrels"
+    m.cli(*m.eval_args(level), "--run", run, "--qrels", qrels)
+    return m.trec(level, run, qrels)
 
 
 PATHS: dict[str, Callable[[Matrix, str], Outcome]] = {
@@ -205,22 +215,15 @@ PATHS: dict[str, Callable[[Matrix, str], Outcome]] = {
     "run:FILE": run_file,
     "export+trec": export_and_trec,
     "eval --run+trec": eval_run_and_trec,
+    "eval --qrels --run+trec": eval_exports_and_trec,
 }
 ITEM1 = "issue 18 item 1: the adapters merge the chunks of a document before ranking (first_of_each)"
 ITEM3 = "issue 18 item 3: the headline pools synthetic questions with the hand-written ones, none beside"
-ITEM4_OFF = "issue 18 item 4: golden export writes an off-topic question's grade-0 judgments as a TREC topic"
-ITEM4_RUN = "issue 18 item 4: goldeval eval has no --run export of the ranking it scored"
 ITEM5 = "issue 18 item 5: the page marks a later chunk of an already-found document as expected"
 XFAIL: dict[str, dict[tuple[str, str], str]] = {
-    "ranks": {("langchain", "doc"): ITEM1, ("llamaindex", "doc"): ITEM1, ("export+trec", "doc"): ITEM4_OFF,
-              ("export+trec", "chunk"): ITEM4_OFF, ("eval --run+trec", "doc"): ITEM4_RUN,
-              ("eval --run+trec", "chunk"): ITEM4_RUN},
-    "values": {("langchain", "doc"): ITEM1, ("llamaindex", "doc"): ITEM1, ("export+trec", "doc"): ITEM4_OFF,
-               ("export+trec", "chunk"): ITEM4_OFF, ("eval --run+trec", "doc"): ITEM4_RUN,
-               ("eval --run+trec", "chunk"): ITEM4_RUN},
+    "ranks": {("langchain", "doc"): ITEM1, ("llamaindex", "doc"): ITEM1},
+    "values": {("langchain", "doc"): ITEM1, ("llamaindex", "doc"): ITEM1},
     "headline": {**{(p, level): ITEM3 for p in PATHS for level in LEVELS if "trec" not in p},
-                 ("export+trec", "doc"): ITEM4_OFF, ("export+trec", "chunk"): ITEM4_OFF,
-                 ("eval --run+trec", "doc"): ITEM4_RUN, ("eval --run+trec", "chunk"): ITEM4_RUN,
                  ("page", "doc"): ITEM3, ("page", "chunk"): ITEM3,
                  ("langchain", "doc"): f"{ITEM1}; {ITEM3}", ("llamaindex", "doc"): f"{ITEM1}; {ITEM3}"},
     "counted": {("page", "doc"): ITEM5},
