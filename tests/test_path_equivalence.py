@@ -55,6 +55,8 @@ from path_equivalence_fixtures import (
     trec_run_lines,
 )
 
+# ranx's own numba kernels warn about their id casts; nothing of ours
+pytestmark = pytest.mark.filterwarnings("ignore:unsafe cast from uint64 to int64")
 TREC_MEASURES = [f"{family}.{','.join(map(str, K))}" for family in ("success", "recall", "P", "ndcg_cut", "map_cut")]
 TREC_MEASURES += ["recip_rank", "map", "bpref"]
 
