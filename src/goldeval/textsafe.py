@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
@@ -46,8 +47,9 @@ _HTML = {"&": "&amp;", "<": "&lt;"}
 
 
 _SECRETS: set[str] = set()
+_SECRETS_LOCK = threading.Lock()
 """Credential values registered this process (and their JSON-escaped forms); never written anywhere."""
-SHORTEST_SECRET = 6
+SHORTEST_SECRET = 4
 """Shorter values are not redacted: `***` for every `abc` in a results file would destroy it, and a
 credential that short protects nothing."""
 
@@ -57,11 +59,10 @@ def keep_secret(value: str) -> None:
     each of its space-separated parts (`Bearer TOKEN`: the token alone too) and for their JSON-escaped forms."""
     import json
 
-    for part in {value, *value.split()}:
-        if len(part) >= SHORTEST_SECRET:
-            _SECRETS.add(part)
-            _SECRETS.add(json.dumps(part, ensure_ascii=False)[1:-1])
-            _SECRETS.add(json.dumps(part)[1:-1])
+    with _SECRETS_LOCK:
+        for part in {value.strip(), *value.split()}:
+            if len(part) >= SHORTEST_SECRET:
+                _SECRETS.update((part, json.dumps(part, ensure_ascii=False)[1:-1], json.dumps(part)[1:-1]))
 
 
 _URL_PASSWORD = re.compile(r"(?<![\w+.-])([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:)([^@\s/]+)@")
@@ -75,7 +76,9 @@ def redact(text: str) -> str:
         text = _URL_PASSWORD.sub(r"\1***@", text)
     if not _SECRETS:
         return text
-    for secret in sorted(_SECRETS, key=len, reverse=True):
+    with _SECRETS_LOCK:
+        secrets = sorted(_SECRETS, key=len, reverse=True)
+    for secret in secrets:
         if secret in text:
             text = text.replace(secret, "***")
     return text

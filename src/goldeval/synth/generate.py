@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 
 from goldeval.corpus.model import Passage
 from goldeval.synth.backends import Backend, BackendSpec, Settings
-from goldeval.synth.keys import redact
 from goldeval.synth.prompt import PromptTemplate
 from goldeval.synth.replies import CachedReply, ReplyCache, reply_key
 from goldeval.synth.retry import (
@@ -33,6 +32,7 @@ from goldeval.synth.retry import (
     Verdict,
     call_with_retry,
 )
+from goldeval.textsafe import redact
 
 CHARS_PER_TOKEN = 4
 """A rough rule for English text with the common BPE tokenizers; the estimate says it is rough."""

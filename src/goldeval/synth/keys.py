@@ -1,8 +1,9 @@
 """API keys: read from environment variables only, and never shown.
 
 A key is read when a backend is built, from the variable its spec names (`ANTHROPIC_API_KEY`,
-`OPENAI_API_KEY`, or `?key_env=NAME`), and registered here; `redact` replaces every registered key in a
-text with `***`, and every message goldeval builds from a backend's error goes through it, so a server that
+`OPENAI_API_KEY`, or `?key_env=NAME`), and registered with the one redaction rule
+(`goldeval.textsafe.keep_secret`); `textsafe.redact` replaces every registered key in a text with `***`,
+and every message goldeval builds from a backend's error goes through it, so a server that
 echoes the key back in an error body cannot put it on the screen. Keys are never part of a cache key, a
 file, a log line or an error message (tests/test_synth_sdk.py searches all of them for the key).
 """
@@ -11,12 +12,10 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 
 from goldeval.errors import InputError
+from goldeval.textsafe import keep_secret
 
-_known: set[str] = set()
-_lock = threading.Lock()
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -34,16 +33,7 @@ def key_from_env(variable: str, *, backend: str, required: bool = True) -> str |
                          "which is not set", value=variable,
                          hint=f"export {variable}=... (goldeval reads keys from the environment only), or name "
                          "another variable with ?key_env=NAME")
-    with _lock:
-        _known.add(value)
+    keep_secret(value)
     return value
 
 
-def redact(text: str) -> str:
-    """`text` with every key read so far replaced by `***`."""
-    with _lock:
-        secrets = sorted(_known, key=len, reverse=True)
-    for secret in secrets:
-        if len(secret) >= 4:  # a one-letter "key" would blank out half of every message
-            text = text.replace(secret, "***")
-    return text

@@ -14,8 +14,9 @@ from typing import Any
 
 from goldeval.errors import InputError, require
 from goldeval.synth.backends import BackendSpec, Settings
-from goldeval.synth.keys import key_from_env, redact
+from goldeval.synth.keys import key_from_env
 from goldeval.synth.retry import Verdict, classify_status, retry_after_seconds
+from goldeval.textsafe import redact
 
 DEFAULT_TIMEOUT = 60.0
 TOKENS_FIELDS = ("max_tokens", "max_completion_tokens")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from goldeval.errors import GoldevalError
-from goldeval.synth.keys import redact
+from goldeval.textsafe import redact
 
 Kind = Literal["rate_limit", "transient", "skip", "fatal"]
 
