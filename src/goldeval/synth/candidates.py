@@ -25,7 +25,8 @@ from goldeval.corpus.files import read_json_lines
 from goldeval.corpus.model import Passage
 from goldeval.errors import InputError
 from goldeval.golden.model import GoldenSet, Judgment, Provenance, Qrels, Question
-from goldeval.store.atomic import write_atomic
+from goldeval.golden.versions import lock_path
+from goldeval.store.transaction import transaction
 
 STATUSES = ("unreviewed", "accepted", "rejected")
 KINDS = ("synthetic", "log")
@@ -100,9 +101,14 @@ def _problem(record: Any, seen: set[str]) -> str | None:
 
 
 def write_candidates(path: str | Path, records: Iterable[Record]) -> None:
-    """Write the candidates file atomically (one JSON object a line)."""
-    lines = [json.dumps(r, ensure_ascii=False) + "\n" for r in records]
-    write_atomic(path, "".join(lines))
+    """Write the candidates file atomically (one JSON object a line), in a transaction under its lock."""
+    with transaction(lock_path(path)) as tx:
+        tx.write(path, candidates_text(records))
+
+
+def candidates_text(records: Iterable[Record]) -> str:
+    """The candidates file's text: one JSON object a line."""
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
 
 
 def merge(existing: Sequence[Record], new: Sequence[Record]) -> list[Record]:
