@@ -165,6 +165,7 @@ def stop_writes() -> None:
     global _stopping
     with _state:
         _stopping = True
+        _state.notify_all()
         _state.wait_for(lambda: _active == 0)
 
 
