@@ -104,6 +104,17 @@ def test_a_verdict_rewrites_only_its_own_record(files: Path) -> None:
     assert [c.action for c in read_changes(golden)] == ["judged", "not_covered"] and leftovers(files) == []
 
 
+def test_a_verdict_keeps_windows_line_endings_and_a_missing_final_newline(tmp_path: Path) -> None:
+    golden = tmp_path / "golden.jsonl"
+    text = HAND.replace("\n", "\r\n").rstrip("\r\n")  # CRLF, and no newline after the last line
+    golden.write_bytes(text.encode())
+    GoldenFile(golden, judge="ana").judge_passage("q1", "git/rebase.md", 0)
+    after = golden.read_bytes().decode()
+    assert after.split("\r\n")[:3] == text.split("\r\n")[:3] and after.endswith(text.split("\r\n")[-1])
+    assert json.loads(after.split("\r\n")[3])["_ticket"] == "DOC-7"
+    assert load_golden(golden).grades("q1") == {"git/stash.md": 1, "git/rebase.md": 0}
+
+
 def test_a_review_accept_keeps_the_golden_sets_own_lines(files: Path) -> None:
     golden = files / "golden.jsonl"
     session = ReviewSession(files / "candidates.jsonl", golden, reviewer="ana")
@@ -146,6 +157,15 @@ def test_a_fifo_changelog_is_refused_before_anything_is_written(files: Path) -> 
     before = contents(files)
     with pytest.raises(WriteError, match=r"golden\.changes\.jsonl: cannot write: it is not a regular file"):
         GoldenFile(files / "golden.jsonl", judge="ana").judge_passage("q1", "git/rebase.md", 0)
+    assert contents(files) == before and leftovers(files) == []
+
+
+def test_a_changelog_that_is_not_utf8_is_one_line_and_no_change(files: Path, cli: Callable[..., Outcome]) -> None:
+    (files / "golden.changes.jsonl").write_bytes(b'{"at": "2026-11-30", "by": "\xff"}\n')
+    before = contents(files)
+    done = cli("golden", "add", "--golden", files / "golden.jsonl", "--question", "rebase onto main",
+               "--expected", "git/rebase.md")
+    assert_refused(done, "golden.changes.jsonl:1", "not UTF-8")
     assert contents(files) == before and leftovers(files) == []
 
 

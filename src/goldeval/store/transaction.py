@@ -35,7 +35,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from goldeval.errors import WriteError
+from goldeval.errors import InputError, WriteError
 from goldeval.store.atomic import (
     fsync_dir,
     refuse_special,
@@ -79,7 +79,13 @@ class Transaction:
         refuse_special(path)
         if path.is_dir():
             raise WriteError("cannot write: it is a folder", path=path, hint="remove or rename the folder")
-        return path.read_text(encoding="utf-8")
+        data = path.read_bytes()
+        try:
+            return data.decode("utf-8")  # as written: no newline translation (CRLF stays CRLF)
+        except UnicodeDecodeError as exc:
+            line = data.count(b"\n", 0, exc.start) + 1
+            raise InputError(f"not UTF-8 text (byte {data[exc.start]:#04x})", path=path, line=line,
+                             hint="save the file as UTF-8, or restore it from version control") from None
 
     def write(self, path: str | Path, data: str | bytes, *, last: bool = False) -> None:
         """Stage `data` for `path` (text is UTF-8); `last` files are renamed after all the others."""
