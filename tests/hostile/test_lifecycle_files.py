@@ -30,7 +30,7 @@ from goldeval.golden.changelog import read_changes
 from goldeval.golden.io import load_golden
 from goldeval.golden.versions import freeze
 from goldeval.judging.edits import GoldenFile
-from goldeval.synth.candidates import read_candidates
+from goldeval.synth.candidates import keep_reviews, read_candidates
 from goldeval.synth.review import ReviewSession
 from goldeval.web.review import TOKEN_HEADER, make_review_server, start_in_thread
 
@@ -220,6 +220,19 @@ def test_two_review_pages_on_one_candidates_file_keep_each_others_accepts(files:
     assert statuses == {"syn-1": "accepted", "syn-2": "accepted", "syn-3": "rejected"}
     assert {q.id for q in load_golden(files / "golden.jsonl")} == {"q1", "q2", "syn-1", "syn-2"}
     assert [(c.by, c.question) for c in read_changes(files / "golden.jsonl")] == [("ana", "syn-1"), ("bo", "syn-2")]
+
+
+def test_a_synth_run_keeps_the_accepts_a_review_page_made_meanwhile(files: Path) -> None:
+    """`goldeval synth --out` reads the candidates, generates (minutes), then writes: it reads the file
+    again under its lock and keeps what a review page did in between."""
+    ours = read_candidates(files / "candidates.jsonl")  # what synth read before generating
+    for record in ours:
+        record["_leakage"] = {"overlap": 0.5}
+    ReviewSession(files / "candidates.jsonl", files / "golden.jsonl", reviewer="ana").apply("syn-2", {"action": "accept"})
+    merged = keep_reviews([*ours, candidate("syn-4", "git/stash.md")], read_candidates(files / "candidates.jsonl"))
+    assert [(r["id"], r["provenance"]["status"]) for r in merged] == [
+        ("syn-1", "unreviewed"), ("syn-2", "accepted"), ("syn-3", "unreviewed"), ("syn-4", "unreviewed")]
+    assert all(r.get("_leakage") == {"overlap": 0.5} for r in merged[:3])
 
 
 def test_threads_adding_at_once_all_keep_their_question_and_changelog_line(files: Path) -> None:

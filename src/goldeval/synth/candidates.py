@@ -117,6 +117,18 @@ def merge(existing: Sequence[Record], new: Sequence[Record]) -> list[Record]:
     return [*existing, *(r for r in new if r["id"] not in have)]
 
 
+def keep_reviews(ours: Sequence[Record], current: Sequence[Record]) -> list[Record]:
+    """`ours` (a synth run's candidates, annotated) as the file now holds them, read again under its lock:
+    a candidate reviewed meanwhile keeps the file's question, documents and review state (its fields
+    without `_`) with our annotations (its `_` fields); candidates only the file has are kept at the end."""
+    now = {r["id"]: r for r in current}
+    out = []
+    for record in ours:
+        there = now.get(record["id"])
+        out.append(record if there is None else {**there, **{k: v for k, v in record.items() if k.startswith("_")}})
+    return merge(out, current)
+
+
 def golden_record(record: Record) -> Record:
     """The golden-set record of an accepted candidate: the record without underscore fields or `status`."""
     out = {k: v for k, v in record.items() if not k.startswith("_")}
