@@ -30,9 +30,11 @@ from goldeval.golden.changelog import read_changes
 from goldeval.golden.io import load_golden
 from goldeval.golden.versions import freeze
 from goldeval.judging.edits import GoldenFile
+from goldeval.judging.pool import Found, Pool, PoolItem
 from goldeval.synth.candidates import keep_reviews, read_candidates
 from goldeval.synth.review import ReviewSession
-from goldeval.web.review import TOKEN_HEADER, make_review_server, start_in_thread
+from goldeval.web.pool import PoolStore
+from goldeval.web.review import TOKEN_HEADER, ItemStore, make_review_server, start_in_thread
 
 HAND = (
     '{"_notes": "git help questions", "_owner": "docs team"}\n'
@@ -191,6 +193,25 @@ def test_a_refused_accept_answers_400_and_writes_nothing(files: Path) -> None:
         status, body = post("syn-1", {"action": "accept"})
     assert status == 400 and "golden.changes.jsonl: cannot write: it is a folder" in json.loads(body)["error"]
     assert contents(files) == before and leftovers(files) == []
+
+
+@pytest.mark.parametrize("changelog_ok", [True, False])
+def test_a_pool_page_verdict_is_whole_or_refused(files: Path, changelog_ok: bool) -> None:
+    item = PoolItem("q1::git/rebase.md", "q1", "stash my changes", "git/rebase.md", [Found("bm25", 2)], miss=False)
+    store = PoolStore(Pool("pool-1", 5, "doc", ["bm25"], [item]), GoldenFile(files / "golden.jsonl", judge="ana"))
+    if not changelog_ok:
+        (files / "golden.changes.jsonl").mkdir()
+    before = contents(files)
+    with serving(store) as post:  # the pool page runs on the review server
+        status, body = post(item.id, {"action": "not_relevant"})
+    if changelog_ok:
+        assert status == 200, body
+        lines_kept(HAND, (files / "golden.jsonl").read_text(encoding="utf-8"), {"q1"})
+        assert [(c.action, c.doc) for c in read_changes(files / "golden.jsonl")] == [("judged", "git/rebase.md")]
+    else:
+        assert status == 400 and "golden.changes.jsonl: cannot write: it is a folder" in json.loads(body)["error"]
+        assert contents(files) == before
+    assert leftovers(files) == []
 
 
 def test_review_refuses_a_document_the_corpus_does_not_have(files: Path) -> None:
@@ -364,7 +385,7 @@ def _post(port: int, token: str, item: str, body: dict[str, Any]) -> tuple[int, 
 class serving:  # noqa: N801 - used as `with serving(session) as post`
     """A review server on a free port for `session`; yields `post(item, action) -> (status, body)`."""
 
-    def __init__(self, session: ReviewSession) -> None:
+    def __init__(self, session: ItemStore) -> None:
         self.server = make_review_server(session, port=0)
 
     def __enter__(self) -> Callable[[str, dict[str, Any]], tuple[int, str]]:
