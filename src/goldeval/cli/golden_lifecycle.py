@@ -105,7 +105,6 @@ def run_suggest(args: argparse.Namespace) -> int:
     from goldeval.golden.suggest import suggest
     from goldeval.judging.edits import now
     from goldeval.retrievers.encoders import load_encoder
-    from goldeval.store.atomic import write_atomic
     from goldeval.store.workspace import Workspace
 
     if args.out is not None and args.out.exists() and not args.force:
@@ -122,11 +121,10 @@ def run_suggest(args: argparse.Namespace) -> int:
     if not found.proposed:
         print("goldeval: no frequent cluster lacks coverage: nothing to propose", file=sys.stderr)
     if args.out is not None:
-        import json
+        from goldeval.synth.candidates import write_candidates
 
         created = now()
-        write_atomic(args.out, "".join(json.dumps(c.record(str(args.log), created), ensure_ascii=False) + "\n"
-                                       for c in found.proposed))
+        write_candidates(args.out, [c.record(str(args.log), created) for c in found.proposed])
         print(f"goldeval: wrote {len(found.proposed)} candidate(s) to {args.out}: label each (expected documents, "
               "or off-topic) before it goes into the golden set", file=sys.stderr)
     return 0

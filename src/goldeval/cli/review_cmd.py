@@ -20,6 +20,7 @@ keys on the page:
 examples:
   goldeval review synth.jsonl --golden golden.jsonl
   goldeval review synth.jsonl --golden golden.jsonl --reviewer ana --port 0 --open
+  goldeval review candidates.jsonl --golden golden.jsonl --corpus docs/   expected ids checked
 Every action is saved at once: the candidates file keeps every question with its history (rejected
 and edited ones too); the golden set gets exactly the accepted ones, with provenance and who reviewed
 them, beside its own questions (left as they are). Stop the server with Ctrl+C.
@@ -42,6 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("candidates", metavar="FILE", type=Path, help="candidates written by `goldeval synth --out` or `goldeval golden suggest`")
     parser.add_argument("--golden", metavar="FILE", type=Path, required=True,
                         help="golden set to write accepted questions into (created if missing; its own lines are kept)")
+    parser.add_argument("--corpus", metavar="PATH", type=Path,
+                        help="refuse expected documents this corpus does not have (naming the nearest one it has)")
     parser.add_argument("--reviewer", metavar="NAME", help="who reviews, recorded on every action (default: your user name)")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
     parser.add_argument("--port", type=int, default=8766, help="port (default: 8766; 0 picks a free one)")
@@ -63,11 +66,19 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0 <= args.port <= 65535:
         raise InputError(f"--port {args.port} is not a port number", value=args.port, hint="use 1-65535, or 0 for a free port")
-    session = ReviewSession(args.candidates, args.golden, reviewer=args.reviewer or default_reviewer())
+    ids = None
+    if args.corpus is not None:
+        from goldeval.corpus import load_corpus
+
+        ids = set(load_corpus(args.corpus).documents)
+    session = ReviewSession(args.candidates, args.golden, reviewer=args.reviewer or default_reviewer(), corpus=ids)
     server = make_review_server(session, host=args.host, port=args.port)
     if not is_loopback(args.host):
         print(f"goldeval: warning: serving on {args.host}: anyone who can reach this machine can see and change "
               "these questions", file=sys.stderr)
+    if ids is None:
+        print("goldeval: note: expected documents are not checked against a corpus (pass --corpus PATH)",
+              file=sys.stderr)
     counts = session.payload()["counts"]
     print(f"goldeval: reviewing {len(session.records)} question(s) ({counts['unreviewed']} unreviewed) at "
           f"{server.url}  (Ctrl+C to stop); accepted ones go into {args.golden}", flush=True)

@@ -7,15 +7,21 @@ from typing import Any
 
 
 def serve_until_interrupted(server: Any, *, open_browser: bool = False) -> int:
-    """Open the page in the default browser if asked, serve until Ctrl+C, always close the socket."""
+    """Open the page in the default browser if asked, serve until Ctrl+C, let the writes in flight end, always
+    close the socket."""
     if open_browser:
         import webbrowser
 
         webbrowser.open(server.url)
+    from goldeval.store.transaction import stop_writes
+
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         print("goldeval: stopped", file=sys.stderr)
     finally:
+        # a verdict being written in a request thread ends first: the process must not end (and take its
+        # daemon threads with it) between a judgment and its changelog line (issue 20)
+        stop_writes()
         server.server_close()
     return 0

@@ -14,7 +14,8 @@ or expected documents changed in review). `version` is the latest frozen version
 so a scorecard can say "5 labels fixed since version 3".
 
 `append_changes` is the one writer: the pool, the page's label fixes, `golden add` and `goldeval review`
-all record through it, and it stamps each change with that version.
+all record through it, in the transaction of the change itself (`goldeval.store.transaction`: one lock,
+all files or none, the changelog renamed last), and it stamps each change with that version.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from goldeval.golden.versions import read_sidecar, read_versions, sidecar_path
-from goldeval.store.atomic import write_atomic
+from goldeval.golden.versions import lock_path, read_sidecar, read_versions, sidecar_path
+from goldeval.store.transaction import Transaction, transaction
 
 ACTIONS = ("judged", "also_answers", "not_covered", "wrong_expected", "added", "removed", "edited")
 FIXES = ("also_answers", "not_covered", "wrong_expected")
@@ -67,19 +68,24 @@ def _change(data: Any) -> Change:
     return Change(**{k: v for k, v in data.items() if k in Change.__dataclass_fields__})
 
 
-def append_changes(golden_path: str | Path, changes: list[Change]) -> None:
-    """Add changes at the end, atomically (the whole file is rewritten through the one atomic writer;
-    callers hold the set's lock, `goldeval.golden.versions.lock_path`). A change without a `version` is
-    stamped with the latest frozen one."""
+def append_changes(golden_path: str | Path, changes: list[Change], *, tx: Transaction | None = None) -> None:
+    """Add changes at the end of the changelog, staged in `tx` (the transaction of the change they record,
+    renamed after its other files), or in a transaction of their own under the set's lock. The file is
+    read under the lock and only added to: its earlier lines stay as they are. A change without a
+    `version` is stamped with the latest frozen one."""
     if not changes:
+        return
+    if tx is None:
+        with transaction(lock_path(golden_path)) as own:
+            append_changes(golden_path, changes, tx=own)
         return
     latest = latest_version(golden_path)
     changes = [c if c.version is not None else replace(c, version=latest) for c in changes]
     path = changelog_path(golden_path)
-    before = path.read_text(encoding="utf-8") if path.is_file() else ""
+    before = tx.read(path) or ""
     if before and not before.endswith("\n"):
         before += "\n"
-    write_atomic(path, before + "".join(json.dumps(c.to_dict(), ensure_ascii=False) + "\n" for c in changes))
+    tx.write(path, before + "".join(json.dumps(c.to_dict(), ensure_ascii=False) + "\n" for c in changes), last=True)
 
 
 def latest_version(golden_path: str | Path) -> int | None:

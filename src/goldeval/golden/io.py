@@ -29,7 +29,7 @@ from goldeval.golden.versions import frozen_version
 from goldeval.store.atomic import write_atomic
 from goldeval.textsafe import lone_surrogate
 
-__all__ = ["load_golden", "question_record", "validate_golden", "write_golden_jsonl"]
+__all__ = ["edited_text", "load_golden", "question_record", "validate_golden", "write_golden_jsonl"]
 
 
 def load_golden(path: str | Path, *, corpus: Corpus | Collection[str] | None = None) -> GoldenSet:
@@ -112,6 +112,43 @@ def write_golden_jsonl(golden: GoldenSet, path: str | Path) -> None:
     lines = [json.dumps({"_notes": golden.notes}, ensure_ascii=False)] if golden.notes else []
     lines.extend(json.dumps(question_record(q, golden.qrels.judgments(q.id)), ensure_ascii=False) for q in golden)
     atomic_write_text(path, "".join(line + "\n" for line in lines))
+
+
+def edited_text(text: str, golden: GoldenSet, changed: Collection[str]) -> str:
+    """The golden-set file `text` after an edit of the questions `changed` (ids), as written by hand:
+    every other line (comments, blank lines, the header, other questions) byte for byte; a changed
+    question's line replaced by its `question_record`, keeping its own `_` fields; a new question (no
+    line yet) appended. A JSON-list file has no lines of its own to keep: it is written as JSONL, each
+    record keeping its `_` fields."""
+    if text.lstrip().startswith("["):
+        own = {str(r.get("id")): r for r in json.loads(text) if isinstance(r, dict)}
+        lines = [json.dumps({"_notes": golden.notes}, ensure_ascii=False)] if golden.notes else []
+        lines.extend(json.dumps(_with_own_fields(question_record(q, golden.qrels.judgments(q.id)), own.get(q.id)),
+                                ensure_ascii=False) for q in golden)
+        return "".join(line + "\n" for line in lines)
+    parts = text.split("\n")  # the reader's line numbers (`Question.line`) count "\n" only
+    added = []
+    for q in golden:
+        if q.id not in changed:
+            continue
+        record = question_record(q, golden.qrels.judgments(q.id))
+        if q.line is None or not 0 < q.line <= len(parts):
+            added.append(json.dumps(record, ensure_ascii=False))
+            continue
+        raw = parts[q.line - 1]
+        ending = "\r" if raw.endswith("\r") else ""
+        parts[q.line - 1] = json.dumps(_with_own_fields(record, json.loads(raw)), ensure_ascii=False) + ending
+    out = "\n".join(parts)
+    if added:
+        out += ("" if not out or out.endswith("\n") else "\n") + "".join(line + "\n" for line in added)
+    return out
+
+
+def _with_own_fields(record: dict[str, Any], original: Any) -> dict[str, Any]:
+    """`record` with the `_` fields (the user's own, which the reader ignores) of the record it replaces."""
+    if not isinstance(original, dict):
+        return record
+    return {**record, **{k: v for k, v in original.items() if k.startswith("_") and k not in record}}
 
 
 def question_record(q: Question, judgments: Iterable[Judgment] = ()) -> dict[str, Any]:

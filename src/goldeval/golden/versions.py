@@ -30,8 +30,7 @@ from goldeval.errors import InputError
 from goldeval.fingerprint import fingerprint as content_fingerprint
 from goldeval.fingerprint import text_fingerprint
 from goldeval.golden.model import GoldenSet, Question
-from goldeval.store.atomic import write_atomic
-from goldeval.store.workspace import file_lock
+from goldeval.store.transaction import transaction
 
 T = TypeVar("T")
 
@@ -177,7 +176,7 @@ def freeze(golden: GoldenSet, *, by: str = "", note: str = "", now: str | None =
     if not golden.path or not Path(golden.path).is_file():
         raise InputError("only a golden-set file can be frozen", path=golden.path or None,
                          hint="freeze the JSONL file the set was loaded from")
-    with file_lock(lock_path(golden.path)):
+    with transaction(lock_path(golden.path)) as tx:  # re-read under the lock; Ctrl+C waits for the write
         versions = read_versions(golden.path)
         fingerprint = golden.fingerprint()
         if versions and versions[-1].fingerprint == fingerprint:
@@ -187,8 +186,10 @@ def freeze(golden: GoldenSet, *, by: str = "", note: str = "", now: str | None =
             at=now or datetime.now(UTC).isoformat(timespec="seconds"), by=by, n_questions=len(golden),
             n_judgments=len(golden.qrels), questions=question_digests(golden), note=note,
         )
-        lines = [json.dumps(v.to_dict(), ensure_ascii=False) + "\n" for v in [*versions, version]]
-        write_atomic(sidecar_path(golden.path), "".join(lines))
+        earlier = tx.read(sidecar_path(golden.path)) or ""  # earlier lines kept as written, unknown fields too
+        if earlier and not earlier.endswith("\n"):
+            earlier += "\n"
+        tx.write(sidecar_path(golden.path), earlier + json.dumps(version.to_dict(), ensure_ascii=False) + "\n")
     golden.version = version.version
     return version, True
 

@@ -1,8 +1,10 @@
 """Changes to a golden-set file: pooled verdicts, label fixes and incident questions.
 
-Every change re-reads the set under its lock (`goldeval.golden.versions.lock_path`), applies one edit,
-writes the set atomically (`goldeval.golden.io.write_golden_jsonl`, through the one atomic writer) and
-appends the change, with who, when and why, to the changelog beside it. Judgments say who judged
+Every change is one transaction (`goldeval.store.transaction`) under the set's lock
+(`goldeval.golden.versions.lock_path`): it re-reads the set, applies one edit, rewrites only the lines of
+the questions it changed (`goldeval.golden.io.edited_text`: comments, blank lines, `_` fields and every
+other line kept as written) and appends the change, with who, when and why, to the changelog beside it;
+both files are written or neither, and Ctrl+C waits for the end. Judgments say who judged
 (`judge`), when (`at`, ISO 8601) and from which pool (`note`), so a pooled judgment is never confused
 with the labels the set was written with.
 """
@@ -18,10 +20,10 @@ from pathlib import Path
 
 from goldeval.errors import InputError
 from goldeval.golden.changelog import Change, append_changes
-from goldeval.golden.io import load_golden, write_golden_jsonl
+from goldeval.golden.io import edited_text, load_golden
 from goldeval.golden.model import GoldenSet, Judgment, Provenance, Question
 from goldeval.golden.versions import lock_path
-from goldeval.store.workspace import file_lock
+from goldeval.store.transaction import Transaction, transaction
 
 VERDICTS = ("relevant", "not_relevant", "not_covered", "wrong_expected")
 
@@ -61,7 +63,7 @@ class GoldenFile:
         note = "; ".join(p for p in (f"pool {pool}" if pool else "", reason.strip(),
                                      f"suggested by {suggested_by}" if suggested_by else "") if p)
         judgment = Judgment(qid, doc, grade, self.judge, at, note)
-        with file_lock(lock_path(self.path)):
+        with transaction(lock_path(self.path)) as tx:
             golden = self.load()
             question = _question(golden, qid, self.path)
             before = golden.grades(qid).get(doc)
@@ -70,7 +72,7 @@ class GoldenFile:
             if grade > 0 and question.off_topic:  # a passage answers it: the corpus does cover it, a label fix
                 _set_intent(golden, qid, "answerable")
                 action, reason = "also_answers", reason.strip() or "a pooled passage answers this off-topic question"
-            self._write(golden, [Change(at, self.judge, action, qid, doc, grade, before, reason.strip(), pool)])
+            self._write(tx, golden, [Change(at, self.judge, action, qid, doc, grade, before, reason.strip(), pool)])
         return judgment
 
     def not_covered(self, qid: str, reason: str, *, pool: str = "", passages: tuple[str, ...] = ()) -> None:
@@ -79,7 +81,7 @@ class GoldenFile:
         if the corpus does not answer the question, none of them does)."""
         _need_reason(reason, qid)
         at = now()
-        with file_lock(lock_path(self.path)):
+        with transaction(lock_path(self.path)) as tx:
             golden = self.load()
             question = _question(golden, qid, self.path)
             unjudged = [doc for doc in dict.fromkeys(passages) if not golden.qrels.is_judged(qid, doc)]
@@ -97,13 +99,13 @@ class GoldenFile:
                 golden.qrels.add(Judgment(qid, doc, 0, self.judge, at, note))
                 changes.append(Change(at, self.judge, "judged", qid, doc, 0, None, f"not covered: {reason.strip()}", pool))
             _set_intent(golden, qid, "off_topic")
-            self._write(golden, changes)
+            self._write(tx, golden, changes)
 
     def wrong_expected(self, qid: str, doc: str, reason: str, *, pool: str = "") -> None:
         """An expected document does not answer the question: judge it not relevant, with the reason."""
         _need_reason(reason, qid)
         at = now()
-        with file_lock(lock_path(self.path)):
+        with transaction(lock_path(self.path)) as tx:
             golden = self.load()
             _question(golden, qid, self.path)
             before = golden.relevant(qid).get(doc)
@@ -112,7 +114,7 @@ class GoldenFile:
                 raise InputError(f"question `{qid}`: `{doc}` is not an expected document", value=doc,
                                  hint=f"its expected documents: {listed}")
             golden.qrels.add(Judgment(qid, doc, 0, self.judge, at, f"wrong expected: {reason.strip()}"))
-            self._write(golden, [Change(at, self.judge, "wrong_expected", qid, doc, 0, before, reason.strip(), pool)])
+            self._write(tx, golden, [Change(at, self.judge, "wrong_expected", qid, doc, 0, before, reason.strip(), pool)])
 
     def add_question(self, text: str, *, expected: list[str], off_topic: bool, incident: str = "",
                      qid: str | None = None, tags: tuple[str, ...] = ()) -> Question:
@@ -126,7 +128,7 @@ class GoldenFile:
             raise InputError("no expected document given", hint="pass --expected DOC (repeatable), or --off-topic "
                              "if the corpus does not answer it")
         at = now()
-        with file_lock(lock_path(self.path)):
+        with transaction(lock_path(self.path)) as tx:
             golden = self.load()
             new_id = qid or _next_id(golden, "inc" if incident else "q")
             if new_id in golden.by_id():
@@ -138,12 +140,17 @@ class GoldenFile:
             golden.questions.append(question)
             for doc in expected:
                 golden.qrels.add(Judgment(new_id, doc, 1, self.judge, at, f"incident {incident}" if incident else ""))
-            self._write(golden, [Change(at, self.judge, "added", new_id, None, None, None, incident, "")])
+            self._write(tx, golden, [Change(at, self.judge, "added", new_id, None, None, None, incident, "")])
         return question
 
-    def _write(self, golden: GoldenSet, changes: list[Change]) -> None:
-        write_golden_jsonl(golden, self.path)
-        append_changes(self.path, changes)
+    def _write(self, tx: Transaction, golden: GoldenSet, changes: list[Change]) -> None:
+        """Stage the set with only the changed questions' lines rewritten, then the changelog lines."""
+        text = tx.read(self.path)
+        if text is None:
+            raise InputError("golden set not found (removed while it was being edited)", path=self.path,
+                             hint="restore it, then redo the change")
+        tx.write(self.path, edited_text(text, golden, {c.question for c in changes}))
+        append_changes(self.path, changes, tx=tx)
 
 
 def _question(golden: GoldenSet, qid: str, path: Path) -> Question:

@@ -48,19 +48,30 @@ _CAUSES: dict[int, tuple[str, str]] = {
 def write_atomic(path: str | Path, data: str | bytes | Iterable[bytes], *, create_folder: bool = True) -> None:
     """Replace `path` with `data` (text is written as UTF-8) in one step; WriteError if it cannot be."""
     path = Path(path)
-    _refuse_special(path)
+    refuse_special(path)
     try:
         if create_folder:
             path.parent.mkdir(parents=True, exist_ok=True)
         _replace(path, data)
     except OSError as exc:
         raise write_error(path, exc) from None
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
 def _replace(path: Path, data: str | bytes | Iterable[bytes]) -> None:
+    tmp = write_temp(path, data)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        remove_quietly(tmp)
+        raise
+
+
+def write_temp(path: Path, data: str | bytes | Iterable[bytes]) -> Path:
+    """Write `data` to a new temp file beside `path` (fsynced, with the mode `path` has) and return it;
+    the temp file is removed when that fails for any reason (an error, Ctrl+C, SIGTERM). Raises OSError."""
     mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
-    tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    tmp = temp_name(path)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -70,11 +81,20 @@ def _replace(path: Path, data: str | bytes | Iterable[bytes]) -> None:
             os.fsync(handle.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
-        os.replace(tmp, path)
     except BaseException:  # an error, Ctrl+C or SIGTERM: never leave the temp file behind
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        remove_quietly(tmp)
         raise
+    return tmp
+
+
+def temp_name(path: Path) -> Path:
+    """`.NAME.PID.HEX.tmp` beside `path`: the name `clean_stale_temps` recognises."""
+    return path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+
+
+def remove_quietly(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
 
 
 def write_error(path: Path, exc: OSError) -> WriteError:
@@ -94,7 +114,7 @@ def check_writable(path: str | Path, *, what: str = "output") -> None:
     if path.is_dir():
         raise WriteError(f"cannot write the {what}: it is a folder", path=path,
                          hint="give a file name, e.g. FOLDER/results.json")
-    _refuse_special(path)
+    refuse_special(path)
     folder = path.parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
@@ -149,7 +169,8 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _refuse_special(path: Path) -> None:
+def refuse_special(path: Path) -> None:
+    """WriteError when `path` exists and is neither a regular file nor a folder (a device, FIFO, socket)."""
     try:
         mode = path.stat().st_mode
     except OSError:
@@ -169,7 +190,8 @@ def _chunks(data: str | bytes | Iterable[bytes]) -> Iterable[bytes]:
     return data
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
+    """Make renames in `folder` durable (POSIX: only an fsync of the folder does)."""
     with contextlib.suppress(OSError):
         fd = os.open(folder, os.O_RDONLY)
         try:

@@ -25,7 +25,8 @@ from goldeval.corpus.files import read_json_lines
 from goldeval.corpus.model import Passage
 from goldeval.errors import InputError
 from goldeval.golden.model import GoldenSet, Judgment, Provenance, Qrels, Question
-from goldeval.store.atomic import write_atomic
+from goldeval.golden.versions import lock_path
+from goldeval.store.transaction import transaction
 
 STATUSES = ("unreviewed", "accepted", "rejected")
 KINDS = ("synthetic", "log")
@@ -100,15 +101,32 @@ def _problem(record: Any, seen: set[str]) -> str | None:
 
 
 def write_candidates(path: str | Path, records: Iterable[Record]) -> None:
-    """Write the candidates file atomically (one JSON object a line)."""
-    lines = [json.dumps(r, ensure_ascii=False) + "\n" for r in records]
-    write_atomic(path, "".join(lines))
+    """Write the candidates file atomically (one JSON object a line), in a transaction under its lock."""
+    with transaction(lock_path(path)) as tx:
+        tx.write(path, candidates_text(records))
+
+
+def candidates_text(records: Iterable[Record]) -> str:
+    """The candidates file's text: one JSON object a line."""
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
 
 
 def merge(existing: Sequence[Record], new: Sequence[Record]) -> list[Record]:
     """The existing candidates (their review state kept) followed by the new ones they lack."""
     have = {r["id"] for r in existing}
     return [*existing, *(r for r in new if r["id"] not in have)]
+
+
+def keep_reviews(ours: Sequence[Record], current: Sequence[Record]) -> list[Record]:
+    """`ours` (a synth run's candidates, annotated) as the file now holds them, read again under its lock:
+    a candidate reviewed meanwhile keeps the file's question, documents and review state (its fields
+    without `_`) with our annotations (its `_` fields); candidates only the file has are kept at the end."""
+    now = {r["id"]: r for r in current}
+    out = []
+    for record in ours:
+        there = now.get(record["id"])
+        out.append(record if there is None else {**there, **{k: v for k, v in record.items() if k.startswith("_")}})
+    return merge(out, current)
 
 
 def golden_record(record: Record) -> Record:

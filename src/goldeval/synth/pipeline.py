@@ -16,10 +16,20 @@ from pathlib import Path
 from goldeval.corpus.model import Corpus, Passage
 from goldeval.fingerprint import text_fingerprint
 from goldeval.golden.model import GoldenSet
+from goldeval.golden.versions import lock_path
 from goldeval.ids import doc_part
+from goldeval.store.transaction import transaction
 from goldeval.store.workspace import Workspace
 from goldeval.synth.backends import BackendSpec, Settings
-from goldeval.synth.candidates import Record, merge, new_candidate, read_candidates, status, write_candidates
+from goldeval.synth.candidates import (
+    Record,
+    candidates_text,
+    keep_reviews,
+    merge,
+    new_candidate,
+    read_candidates,
+    status,
+)
 from goldeval.synth.generate import Estimate, Job, Outcome, estimate, make_jobs, run_jobs
 from goldeval.synth.leakage import LeakageReport, Target, golden_targets, leakage_report
 from goldeval.synth.others import other_answers
@@ -172,5 +182,7 @@ def synthesize(corpus: Corpus, passages: Sequence[Passage], golden: GoldenSet | 
     existing = read_candidates(out) if out.exists() else []
     records = merge(existing, fresh)
     report = annotate(records, passages, golden, config, workspace)
-    write_candidates(out, records)
+    with transaction(lock_path(out)) as tx:  # a review page may have written the file meanwhile
+        records = keep_reviews(records, read_candidates(out) if out.exists() else [])
+        tx.write(out, candidates_text(records))
     return SynthResult(the_plan, records, len(records) - len(existing), outcome, report)
