@@ -121,7 +121,7 @@ def cacheable(spec: str, options: Mapping[str, object]) -> bool:
         from goldeval.retrievers.rerank import parse
 
         reranker = parse(spec[len("rerank:"):])[1]
-        return reranker.startswith(("dense:", "ce:")) or Path(reranker).expanduser().is_dir()
+        return reranker.startswith(("dense:", "ce:", "hf:")) or Path(reranker).expanduser().is_dir()
     return True
 
 
@@ -151,9 +151,17 @@ def _identity(spec: str, workspace: Workspace) -> dict[str, Any]:
 
         reranker = parse(spec[len("rerank:"):])[1]
         out["reranker"] = (model_key(reranker[len("dense:"):], workspace) if reranker.startswith("dense:")
+                           else _hub(reranker) if reranker.startswith("hf:")
                            else _folder(Path(reranker.removeprefix("ce:")).expanduser())
                            if reranker.startswith("ce:") or Path(reranker).expanduser().is_dir() else reranker)
     return out
+
+
+def _hub(name: str) -> object:
+    """A hub cross-encoder's identity: the repo and the commit its name resolves to now."""
+    from goldeval.retrievers.encoders.hub import resolve
+
+    return resolve(name).identity()
 
 
 def _folder(folder: Path) -> object:

@@ -1,7 +1,8 @@
 """Dense retrieval: embed passages once (cached in the workspace), search a vector index.
 
 Spec: `dense:MODEL[?backend=exact|ann|pgvector&batch_size=N&threads=N]`, where MODEL is a short
-name from the registry (`goldeval models`) or a path to a sentence-transformers folder. The same
+name from the registry (`goldeval models`), a path to a sentence-transformers folder, or a hub name
+`hf:ORG/NAME[@REVISION]` (encoders/hub.py; `query_prefix`/`passage_prefix` override its family's). The same
 options may come from `BuildContext.options` (`--option`, the CLI's `--backend`, `--dsn`); the spec
 wins. The backend's own options (`hnsw=true`, `connectivity=32`) are declared by the backend and
 apply only with it (`retrievers.backends`).
@@ -43,6 +44,9 @@ OPTIONS = OptionSet("dense", "dense:MODEL[?backend=exact|ann|pgvector&batch_size
     Option("threads", "int", "CPU threads for the model (unset: all cores); taken when the model first loads", low=1),
     Option("long", "choice", "a passage longer than the model's window: max ranks it by its best window (split along "
            "the model's tokens), truncate embeds its start only, as the model alone would", "max", choices=MODES),
+    Option("query_prefix", "str", "text put before each question, for a hub model (hf:ORG/NAME): percent-encoded "
+           "(query:%20 for a trailing space), none for no prefix (unset: its family's, docs/models.md)"),
+    Option("passage_prefix", "str", "text put before each passage, for a hub model, written as query_prefix"),
     *(replace(o, when=("backend", b)) for b in ("ann", "pgvector") for o in backend_options(b).options),
 ))
 
@@ -168,8 +172,23 @@ def encoder_identity(encoder: Encoder) -> dict[str, object]:
     folder = getattr(encoder, "folder", None)
     model_file = (spec.model or spec.folder or ",".join(spec.parts) or None) if spec is not None else None
     versions = spec.identity()["versions"] if spec is not None else {}
-    return {"model": encoder.name, "model_key": encoder.key, "model_file": str(folder) if folder else model_file,
-            "model_packages": versions}
+    out: dict[str, object] = {"model": encoder.name, "model_key": encoder.key,
+                              "model_file": str(folder) if folder else model_file, "model_packages": versions}
+    hub = getattr(encoder, "hub", None)
+    if hub is not None:  # hf:ORG/NAME: which commit, and the prefixes in effect (and where they came from)
+        out["model_hub"] = {**hub.identity(), "family": getattr(encoder, "family", None),
+                            "query_prefix": encoder.prefix("query"), "passage_prefix": encoder.prefix("passage")}
+    return out
+
+
+def prefix_value(raw: str | None) -> str | None:
+    """A prefix option as written in a spec (values are stripped, `&` separates options): percent-decoded,
+    `none` for the empty prefix."""
+    if raw is None:
+        return None
+    from urllib.parse import unquote
+
+    return "" if raw.lower() == "none" else unquote(raw)
 
 
 def build(rest: str, ctx: BuildContext) -> DenseRetriever:
@@ -188,6 +207,8 @@ def build(rest: str, ctx: BuildContext) -> DenseRetriever:
         batch_size=values.whole("batch_size"),
         threads=values.whole("threads"),
         progress=bool(ctx.options.get("progress", True)),
+        query_prefix=prefix_value(values.text("query_prefix")),
+        passage_prefix=prefix_value(values.text("passage_prefix")),
     )
     backend = values.text("backend") or "exact"
     retriever = DenseRetriever(ctx.passages, encoder, workspace=workspace, backend=backend, options=values,

