@@ -172,6 +172,8 @@ def test_an_unknown_family_gets_no_prefix_and_a_warning_and_a_spec_can_give_them
     given = build_retriever(spec, ctx)
     assert "warning" not in capsys.readouterr().err
     assert (given.encoder.prefix("query"), given.encoder.prefix("passage")) == ("query: ", "passage: ")  # type: ignore[attr-defined]
+    assert (given.config["options"]["query_prefix"], given.config["options"]["passage_prefix"]) == (  # type: ignore[index]
+        "query: ", "passage: ")
     reference = SentenceTransformer(str(bundled_minilm()), device="cpu")
     query = reference.encode(["query: flat plate"], normalize_embeddings=True)[0]
     vectors = reference.encode([f"passage: {t}" for t in TEXTS], normalize_embeddings=True)

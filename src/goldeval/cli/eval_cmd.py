@@ -26,11 +26,16 @@ retriever specs (docs/retrieval.md has the full grammar):
   dense:MODEL[?backend=exact|ann|pgvector&batch_size=N]
                              an offline embedding model (`goldeval models`: minilm, minilm-l3,
                              e5-small, wordllama, mpnet-base, ...) or a sentence-transformers folder
+  dense:hf:ORG/NAME[@REVISION][?query_prefix=...&passage_prefix=...]
+                             a Hugging Face hub model by name, from your HF cache (token, HF_HUB_OFFLINE
+                             respected), e.g. dense:hf:BAAI/bge-small-en-v1.5; prefixes of the common
+                             families are added (docs/models.md)
   hybrid:A+B[?method=rrf|norm&k=60&weight=W]
                              fusion of two or more retrievers, e.g. hybrid:bm25+dense:minilm
   rerank:BASE>RERANKER[?top=50]
-                             re-score BASE's top N with dense:MODEL, ce:FOLDER (a CrossEncoder) or
-                             module:function, e.g. rerank:bm25>dense:mpnet-base?top=100
+                             re-score BASE's top N with dense:MODEL, hf:ORG/NAME (a hub CrossEncoder),
+                             ce:FOLDER (a CrossEncoder folder) or module:function, e.g.
+                             rerank:bm25>hf:cross-encoder/ms-marco-MiniLM-L-6-v2?top=100
   run:FILE                   a saved TREC run file
   module:function            your own search(question, k) -> ids or (id, score) pairs
   module:object              a LangChain or LlamaIndex retriever (or index) as it is;
@@ -43,6 +48,8 @@ examples:
   goldeval eval --corpus docs/ --golden golden.jsonl --retriever bm25 --retriever dense:minilm \\
       --k 1,5,10 --misses --json results.json
   goldeval eval --corpus docs/ --golden golden.jsonl --retriever mysearch:search --level chunk
+  goldeval eval --corpus docs/ --golden golden.jsonl \
+      --retriever dense:hf:BAAI/bge-small-en-v1.5 --retriever dense:hf:BAAI/bge-base-en-v1.5
   goldeval eval --corpus docs/ --golden golden.jsonl --qrels golden.qrels --run bm25.run
   goldeval trec -c -m success.5 -m recip_rank golden.qrels bm25.run    the same hit@5 and MRR
 """

@@ -14,7 +14,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="list the offline embedding models and how to install the missing ones",
         description="List the embedding models of goldeval's registry (short names for dense:MODEL), "
         "whether each is installed in this environment, its dimension and maximum length, and the "
-        "command that installs it. Weights always come from installed packages; nothing is downloaded.",
+        "command that installs it. Their weights come from installed packages; nothing is downloaded. "
+        "Any sentence-transformers model of the Hugging Face hub also works by name, from your HF cache: "
+        "dense:hf:ORG/NAME[@REVISION] (docs/models.md).",
     )
     parser.add_argument("--json", action="store_true", help="machine-readable list on stdout")
     parser.set_defaults(func=run)
@@ -66,4 +68,6 @@ def render_models(rows: list[dict[str, Any]], console: Any) -> None:
         if not row["installed"]:
             console.print(f"[bold]{escape(row['name'])}[/]: missing {escape(', '.join(row['missing']))}; "
                           f"install with: {escape(row['install'])}", highlight=False)
-    console.print("A sentence-transformers folder also works: dense:/path/to/folder (extra st).", highlight=False)
+    console.print("A sentence-transformers folder also works: dense:/path/to/folder (extra st), and a Hugging Face "
+                  "hub model by name: dense:hf:ORG/NAME[@REVISION], e.g. dense:hf:BAAI/bge-small-en-v1.5 "
+                  "(docs/models.md).", highlight=False)

@@ -155,6 +155,11 @@ def dense_config(spec: str, encoder: Encoder, index: VectorIndex, values: Values
     """The resolved configuration: model (name, cache key, weights file, package versions), backend,
     every option with the value in effect (the encoder's batch size, the thread count), no password."""
     options = OPTIONS.effective(values) | {"batch_size": getattr(encoder, "batch_size", None), "threads": threads()}
+    for kind in ("query", "passage"):  # a hub model's prefixes in effect (given or its family's); others have none
+        if getattr(encoder, "hub", None) is not None:
+            options[f"{kind}_prefix"] = encoder.prefix(kind)  # type: ignore[arg-type]
+        else:
+            options.pop(f"{kind}_prefix", None)
     identity = index_identity(index)
     if options.get("dsn") is not None:
         options["dsn"] = identity.get("dsn", "<hidden>")
