@@ -230,3 +230,11 @@ def test_registry_models_load_with_the_network_refused_and_hf_hub_offline_unset(
         assert vectors.shape[0] == 2 and np.isfinite(vectors).all()
     assert "HF_HUB_OFFLINE" not in os.environ and "TRANSFORMERS_OFFLINE" not in os.environ
     assert attempts == []
+
+
+def test_the_help_and_the_models_list_name_hub_models(capsys: pytest.CaptureFixture[str]) -> None:
+    from goldeval.cli.eval_cmd import EPILOG
+
+    assert "dense:hf:ORG/NAME[@REVISION]" in EPILOG and "hf:cross-encoder/ms-marco-MiniLM-L-6-v2" in EPILOG
+    assert main(["models"]) == 0
+    assert "dense:hf:ORG/NAME[@REVISION]" in " ".join(capsys.readouterr().out.split())  # not eaten as markup

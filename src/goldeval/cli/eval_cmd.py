@@ -48,7 +48,7 @@ examples:
   goldeval eval --corpus docs/ --golden golden.jsonl --retriever bm25 --retriever dense:minilm \\
       --k 1,5,10 --misses --json results.json
   goldeval eval --corpus docs/ --golden golden.jsonl --retriever mysearch:search --level chunk
-  goldeval eval --corpus docs/ --golden golden.jsonl \
+  goldeval eval --corpus docs/ --golden golden.jsonl \\
       --retriever dense:hf:BAAI/bge-small-en-v1.5 --retriever dense:hf:BAAI/bge-base-en-v1.5
   goldeval eval --corpus docs/ --golden golden.jsonl --qrels golden.qrels --run bm25.run
   goldeval trec -c -m success.5 -m recip_rank golden.qrels bm25.run    the same hit@5 and MRR

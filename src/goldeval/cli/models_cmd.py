@@ -68,6 +68,6 @@ def render_models(rows: list[dict[str, Any]], console: Any) -> None:
         if not row["installed"]:
             console.print(f"[bold]{escape(row['name'])}[/]: missing {escape(', '.join(row['missing']))}; "
                           f"install with: {escape(row['install'])}", highlight=False)
-    console.print("A sentence-transformers folder also works: dense:/path/to/folder (extra st), and a Hugging Face "
-                  "hub model by name: dense:hf:ORG/NAME[@REVISION], e.g. dense:hf:BAAI/bge-small-en-v1.5 "
-                  "(docs/models.md).", highlight=False)
+    console.print(escape("A sentence-transformers folder also works: dense:/path/to/folder (extra st), and a Hugging "
+                         "Face hub model by name: dense:hf:ORG/NAME[@REVISION], e.g. dense:hf:BAAI/bge-small-en-v1.5 "
+                         "(docs/models.md)."), highlight=False)
