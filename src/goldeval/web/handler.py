@@ -228,6 +228,8 @@ class PageHandler(BaseHTTPRequestHandler):
         not implemented) is one line of JSON with the security headers too, never its HTML page."""
         status = HTTPStatus(code)
         self.log_error("code %d, message %s", code, message)
+        if getattr(self, "request_version", "HTTP/0.9") == "HTTP/0.9":
+            self.request_version = "HTTP/1.0"  # refused before its version was read: still a status line and headers
         self.answer_json(status, {"error": message or status.phrase.lower()})
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's signature
