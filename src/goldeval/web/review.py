@@ -9,7 +9,7 @@ on loopback (DNS rebinding), a strict Content-Security-Policy. Because this serv
 a POST must further carry the session token that the page received in its HTML (`X-Goldeval-Token`)
 and a JSON body, and an `Origin` header, when present, must be this server: another web site open in
 the same browser cannot forge a verdict (it can neither read the token nor send that header without a
-CORS preflight, which is never granted).
+CORS preflight, which is never granted). The reading, checks and error answers are `goldeval.web.handler`'s.
 """
 
 from __future__ import annotations

@@ -16,6 +16,9 @@ is answered only when the server was given the golden set, and only for a reques
 session token the page received in its HTML (`X-Goldeval-Token`), a JSON body, a Host header naming
 this machine and, when present, an Origin header naming this server, as the review and pool servers
 ask: another web site open in the same browser can neither read the token nor forge the request.
+
+How a request is read, checked and answered (the body reader, the token check, one line of JSON for every
+error, silence for a client that went away) is `goldeval.web.handler`, shared with the review and pool servers.
 """
 
 from __future__ import annotations
