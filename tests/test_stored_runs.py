@@ -15,6 +15,7 @@ from goldeval.cli import main
 from goldeval.corpus.model import Corpus, Document
 from goldeval.scorecard.io import scorecard_to_dict
 from goldeval.stats import compare
+from goldeval.store.kept import kept_json
 
 DOCS = {
     "stash.md": "git stash puts the changes of a dirty working directory away",
@@ -52,12 +53,13 @@ def test_an_unchanged_evaluation_reads_its_runs_and_gives_the_same_scorecard(tmp
     second = evaluate(["bm25", "bm25?k1=0.9"], golden(), corpus=corpus(), workspace=tmp_path)
     assert results(second) == results(first)
     assert len(second.notes) == 1 and second.notes[0].startswith("bm25, bm25?k1=0.9: results read from")
-    # nothing was searched: a kept run edited by hand is what comes back
+    # nothing was searched: a kept run rewritten (with its checksum, as goldeval writes one) is what comes back
     path = stored(tmp_path)[0]
     data = json.loads(path.read_text())
+    data.pop("checksum")
     spec = data["spec"]
     data["results"]["q2"] = [["pasta.md", 9.0]]
-    path.write_text(json.dumps(data))
+    path.write_text(kept_json(data))
     third = evaluate([spec], golden(), corpus=corpus(), workspace=tmp_path)
     assert [h.id for h in third.retrievers[0].questions[1].top] == ["pasta.md"]
     fresh = evaluate([spec], golden(), corpus=corpus(), workspace=tmp_path, cache=False)
@@ -135,11 +137,12 @@ def test_statistics_are_kept_and_read_back_the_same(tmp_path: Path) -> None:
     assert len(list((tmp_path / "stats").glob("*.json"))) == 1
     read = compare(card, passages=passages, resamples=500, workspace=tmp_path)
     assert scorecard_to_dict(read) == scorecard_to_dict(kept) == scorecard_to_dict(computed)
-    # a kept file edited by hand is what comes back: it was read, not computed
+    # a kept file rewritten (with its checksum) is what comes back: it was read, not computed
     (path,) = (tmp_path / "stats").glob("*.json")
     data = json.loads(path.read_text())
+    data.pop("checksum")
     data["statistics"]["seed"] = 99
-    path.write_text(json.dumps(data))
+    path.write_text(kept_json(data))
     assert compare(card, passages=passages, resamples=500, workspace=tmp_path).statistics.seed == 99  # type: ignore[union-attr]
     # another setting is another key
     other = compare(card, passages=passages, resamples=500, seed=1, workspace=tmp_path)

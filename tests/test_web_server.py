@@ -104,8 +104,8 @@ def test_head_has_no_body_and_post_is_refused(server: Any) -> None:
 def test_unknown_and_traversal_paths_are_404(server: Any, path: str) -> None:
     status, headers, body = get(server, path)
     assert status == 404
-    assert body == b"404 not found\n"
-    assert headers["content-type"].startswith("text/plain")
+    assert json.loads(body) == {"error": "not found"}  # every error of every page server: one line of JSON
+    assert headers["content-type"].startswith("application/json")
 
 
 def test_other_host_names_are_refused_against_dns_rebinding(server: Any) -> None:

@@ -31,8 +31,9 @@ from goldeval.run import Hits, Run
 from goldeval.store.kept import read_kept, write_kept
 from goldeval.store.workspace import Workspace
 
-FORMAT = 1
-"""Bumped when the stored layout changes, so old files are misses rather than misreads."""
+FORMAT = 2
+"""Bumped when the stored layout changes, so old files are misses rather than misreads (2: every kept file
+carries its checksum, `goldeval.store.kept`; a file of format 1 is never looked up, so never called damaged)."""
 CACHEABLE = frozenset({"bm25", "dense", "hybrid", "rerank"})
 """Retriever kinds whose results depend only on what the key holds. A function, a service, a run file or
 an adapter answers from outside goldeval (it may change without the key changing): never stored."""
@@ -100,7 +101,7 @@ class RunStore:
 
     def get(self, key: str) -> StoredRun | None:
         path = self.path(key)
-        return read_kept(path, f"stored run {path} is unreadable; searching again", StoredRun.from_dict)
+        return read_kept(path, "stored run", "searching again", StoredRun.from_dict)
 
     def put(self, key: str, run: StoredRun) -> None:
         """Keep `run`; one that cannot be written is a warning (`store.kept`), never a failed evaluation."""

@@ -107,8 +107,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace, pool, golden_file) -> int:  # type: ignore[no-untyped-def]
+    from goldeval.web.handler import is_loopback
     from goldeval.web.pool import PoolStore, make_pool_server
-    from goldeval.web.server import is_loopback
 
     suggestions = {}
     if args.prelabel:

@@ -61,8 +61,8 @@ def default_reviewer() -> str:
 
 def run(args: argparse.Namespace) -> int:
     from goldeval.synth.review import ReviewSession
+    from goldeval.web.handler import is_loopback
     from goldeval.web.review import make_review_server
-    from goldeval.web.server import is_loopback
 
     if not 0 <= args.port <= 65535:
         raise InputError(f"--port {args.port} is not a port number", value=args.port, hint="use 1-65535, or 0 for a free port")

@@ -87,7 +87,8 @@ def fixes_golden(golden: Path | None) -> Path | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from goldeval.web.server import is_loopback, make_server
+    from goldeval.web.handler import is_loopback
+    from goldeval.web.server import make_server
 
     if not 0 <= args.port <= 65535:
         raise InputError(f"--port {args.port} is not a port number", value=args.port, hint="use 1-65535, or 0 for a free port")

@@ -26,7 +26,8 @@ from goldeval.scorecard.statistics import Statistics
 from goldeval.store.kept import read_kept, write_kept
 from goldeval.store.workspace import Workspace
 
-FORMAT = 1
+FORMAT = 2
+"""Part of the key; 2: kept files carry their checksum (`goldeval.store.kept`), so format 1 files are never read."""
 
 
 def stats_key(card: Scorecard, settings: Mapping[str, Any], passages: Sequence[Passage] | None,
@@ -48,7 +49,7 @@ def stats_key(card: Scorecard, settings: Mapping[str, Any], passages: Sequence[P
 def read_stats(workspace: str | Path, key: str, card: Scorecard) -> bool:
     """Fill `card` with the statistics kept under `key`; False when none are (or they do not read)."""
     path = _path(workspace, key)
-    kept = read_kept(path, f"kept statistics {path} do not read; computing them again", lambda d: _parse(d, card))
+    kept = read_kept(path, "kept statistics file", "computing them again", lambda d: _parse(d, card))
     if kept is None:
         return False
     statistics, intervals, diagnosis = kept

@@ -8,8 +8,9 @@ Layout, under `<workspace>/embeddings/<model-slug>-<hash of the model key>/`:
 An entry's file name is the hash of the model key and of the text hashes it holds, so two runs
 that embed the same texts write the same name with the same content (`os.replace` is atomic:
 whoever wins, the file is whole). A header records the count, the dimension and a SHA-256 of the
-payload; an entry whose size or checksum does not match (a truncated or corrupt file) is
-deleted and its texts are embedded again. Texts are hashed exactly as the model sees them (prefix
+payload; an entry whose size or checksum does not match (a truncated or damaged file) is
+deleted, said in a warning naming it (`goldeval.store.kept`, the rule of every kept file), and its texts
+are embedded again. Texts are hashed exactly as the model sees them (prefix
 included), so a query and a passage with the same text share a vector only if the model would
 give them the same one. Two models never share a folder; two corpora share vectors only for
 identical texts, which is correct.
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +28,9 @@ import numpy as np
 
 from goldeval.fingerprint import Fingerprinter, bytes_fingerprint, text_fingerprint
 from goldeval.store.atomic import clean_stale_temps, write_atomic
+from goldeval.store.kept import Damaged, damaged
 from goldeval.store.workspace import Workspace, file_lock
+from goldeval.textsafe import warn
 
 MAGIC = b"GSEMB1 "
 HASH_BYTES = 16
@@ -105,15 +107,21 @@ class EmbeddingCache:
     def _load(self, wanted: set[bytes]) -> dict[bytes, np.ndarray]:
         found: dict[bytes, np.ndarray] = {}
         for path in self.entries():
-            entry = self._memo.get(path.name) or read_entry(path)
-            if entry is None and not path.exists():
-                continue  # merged into a larger entry by another run's compaction meanwhile
+            entry = self._memo.get(path.name)
             if entry is None:
-                self.stats.corrupt_entries.append(path.name)
-                print(f"goldeval: cache entry {path} is corrupt or truncated; re-embedding its texts", file=sys.stderr)
-                with contextlib.suppress(FileNotFoundError):
-                    path.unlink()
-                continue
+                try:
+                    entry = check_entry(path)
+                except FileNotFoundError:
+                    continue  # merged into a larger entry by another run's compaction meanwhile
+                except (OSError, ValueError) as exc:
+                    self.stats.corrupt_entries.append(path.name)
+                    if isinstance(exc, Damaged):
+                        damaged(f"embedding cache entry {path}", "embedding its texts again")
+                    else:
+                        warn(f"embedding cache entry {path} is unreadable ({exc}); embedding its texts again")
+                    with contextlib.suppress(FileNotFoundError):
+                        path.unlink()
+                    continue
             self._memo[path.name] = entry
             hashes, vectors = entry
             for i, h in enumerate(hashes):
@@ -166,24 +174,30 @@ def write_entry(path: Path, hash_blob: bytes, vectors: np.ndarray) -> None:
 
 
 def read_entry(path: Path) -> tuple[list[bytes], np.ndarray] | None:
-    """An entry's hashes and vectors, or None when it is truncated, corrupt or unreadable."""
+    """An entry's hashes and vectors, or None when it is truncated, damaged or unreadable."""
     try:
-        data = path.read_bytes()
-    except OSError:
+        return check_entry(path)
+    except (OSError, ValueError):
         return None
+
+
+def check_entry(path: Path) -> tuple[list[bytes], np.ndarray]:
+    """An entry's hashes and vectors; `store.kept.Damaged` when its payload fails the checksum its header
+    records, ValueError when it is cut short or not an entry, OSError when it cannot be read."""
+    data = path.read_bytes()
     end = data.find(b"\n")
     if not data.startswith(MAGIC) or end < 0:
-        return None
+        raise ValueError("not an entry")
     try:
         header = json.loads(data[len(MAGIC) : end])
         count, dim, digest = int(header["count"]), int(header["dim"]), str(header["sha256"])
     except (ValueError, KeyError, TypeError):
-        return None
+        raise ValueError("its header does not read") from None
     payload = memoryview(data)[end + 1 :]
     if len(payload) != count * HASH_BYTES + count * dim * 4:
-        return None
+        raise ValueError(f"{len(payload)} bytes where its header says {count * HASH_BYTES + count * dim * 4}")
     if bytes_fingerprint(payload) != digest:
-        return None
+        raise Damaged("checksum mismatch")
     hash_blob = bytes(payload[: count * HASH_BYTES])
     vectors = np.frombuffer(payload[count * HASH_BYTES :], dtype="<f4").reshape(count, dim)
     hashes = [hash_blob[i : i + HASH_BYTES] for i in range(0, len(hash_blob), HASH_BYTES)]

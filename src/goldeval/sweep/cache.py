@@ -11,14 +11,15 @@ Under `<workspace>/sweep/`:
 
 Embeddings themselves live in the workspace's embedding cache (`goldeval.store.cache`), shared with
 `goldeval eval`. Every file is written atomically (`goldeval.store.atomic`), so a crash or two sweeps
-at once leave the old file or the new one; a file that does not parse is a miss and is written again.
+at once leave the old file or the new one, and carries a checksum of its content (`goldeval.store.kept`):
+a file that does not parse, or parses but fails its checksum (a flipped byte in a passage), is a miss,
+said in a warning naming it, and is written again.
 Fusion and scoring are not stored: they are pure and take milliseconds, so a new fusion weight or a
 new k is computed from stored runs without searching again.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from goldeval.corpus.model import Corpus, Passage
 from goldeval.fingerprint import Fingerprinter, fingerprint
 from goldeval.runstore import FORMAT, RunStore, StoredRun
 from goldeval.store.atomic import write_atomic
-from goldeval.store.kept import read_kept
+from goldeval.store.kept import kept_json, read_kept
 from goldeval.store.workspace import Workspace
 
 
@@ -81,10 +82,10 @@ class SweepCache:
     # --- files -----------------------------------------------------------------------------------
 
     def _read(self, path: Path) -> dict[str, Any] | None:
-        return read_kept(path, f"sweep cache file {path} is unreadable; computing it again")
+        return read_kept(path, "sweep cache file", "computing it again")
 
     def _write(self, path: Path, data: Mapping[str, Any]) -> None:
-        write_atomic(path, json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+        write_atomic(path, kept_json(data))
 
 
 def passages_texts(passages: Sequence[Passage]) -> list[str]:

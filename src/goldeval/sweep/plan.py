@@ -10,7 +10,7 @@ from goldeval.fingerprint import fingerprint
 from goldeval.golden.model import GoldenSet
 from goldeval.metrics.definitions import Metric
 from goldeval.retrievers.base import BuildContext, build_retriever
-from goldeval.runstore import StoredRun
+from goldeval.runstore import FORMAT, StoredRun
 from goldeval.store.workspace import Workspace
 from goldeval.sweep.cache import SweepCache
 from goldeval.sweep.config import Settings
@@ -85,4 +85,4 @@ class Plan:
 
     def embedding_key(self, model_key: str, chunking: str) -> str:
         """Where the time to embed `chunking`'s passages with a model is recorded."""
-        return fingerprint(["embedding-time", model_key, self.passages_key[chunking]])
+        return fingerprint(["embedding-time", FORMAT, model_key, self.passages_key[chunking]])

@@ -93,4 +93,4 @@ class PoolStore:
 def make_pool_server(store: PoolStore, *, host: str = "127.0.0.1", port: int = 8767, quiet: bool = True) -> ReviewServer:
     """Bind the pool page's server (port 0 picks a free one); `serve_forever()` it, or start it in a thread
     with `goldeval.web.review.start_in_thread`."""
-    return make_review_server(store, host=host, port=port, quiet=quiet, pages=PAGES)
+    return make_review_server(store, host=host, port=port, quiet=quiet, pages=PAGES, name="pool")

@@ -9,35 +9,22 @@ on loopback (DNS rebinding), a strict Content-Security-Policy. Because this serv
 a POST must further carry the session token that the page received in its HTML (`X-Goldeval-Token`)
 and a JSON body, and an `Origin` header, when present, must be this server: another web site open in
 the same browser cannot forge a verdict (it can neither read the token nor send that header without a
-CORS preflight, which is never granted).
+CORS preflight, which is never granted). The reading, checks and error answers are `goldeval.web.handler`'s.
 """
 
 from __future__ import annotations
 
-import hmac
-import json
 import secrets
-import socket
-import sys
 import threading
 from collections.abc import Mapping
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from typing import Any, Protocol
 from urllib.parse import unquote
 
-from goldeval.errors import GoldevalError, InputError
-from goldeval.textsafe import redact
-from goldeval.web.server import (
-    LOOPBACK,
-    SECURITY_HEADERS,
-    BadBody,
-    host_allowed,
-    is_loopback,
-    json_body,
-    same_origin,
-)
+from goldeval.errors import GoldevalError
+from goldeval.web.handler import TOKEN_HEADER as TOKEN_HEADER  # named here too: the page's tests send it
+from goldeval.web.handler import BadRequest, PageHandler, PageServer, allowed_hosts, bind, json_body
 
 HTML = "text/html; charset=utf-8"
 SCRIPT = "text/javascript; charset=utf-8"
@@ -45,8 +32,6 @@ STYLE = "text/css; charset=utf-8"
 SHARED = {"/items.js": ("items.js", SCRIPT), "/items.css": ("items.css", STYLE)}
 """What every item page (review, pool) shares: one copy of the send/move script and the header styles."""
 SKELETON = "items.html"
-JSON = "application/json; charset=utf-8"
-TOKEN_HEADER = "X-Goldeval-Token"
 
 
 class ItemStore(Protocol):
@@ -80,82 +65,36 @@ def page_text(name: str) -> str:
 STATIC = item_page("review")
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server_version = "goldeval"
-    sys_version = ""
+class _Handler(PageHandler):
     store: ItemStore
-    token: str = ""
     pages: dict[str, tuple[bytes, str]] = {}
-    allowed_hosts: frozenset[str] | None = None
-    quiet = True
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-        path = self.path.split("?", 1)[0].split("#", 1)[0]
-        if not self._host_allowed():
-            return self._send(HTTPStatus.FORBIDDEN, b"403 forbidden: unexpected Host header\n", "text/plain")
-        if path == "/api/items":
-            return self._json(HTTPStatus.OK, self.store.payload())
-        page = self.pages.get(path)
+    def answer_get(self) -> None:
+        if not self.host_checked():
+            raise BadRequest(HTTPStatus.FORBIDDEN, "forbidden: unexpected Host header")
+        if self.route == "/api/items":
+            return self.answer_json(HTTPStatus.OK, self.store.payload())
+        page = self.pages.get(self.route)
         if page is None:
-            return self._send(HTTPStatus.NOT_FOUND, b"404 not found\n", "text/plain")
-        self._send(HTTPStatus.OK, *page)
+            raise BadRequest(HTTPStatus.NOT_FOUND, "not found")
+        self.answer(HTTPStatus.OK, *page)
 
-    def do_POST(self) -> None:  # noqa: N802
-        path = self.path.split("?", 1)[0]
-        if not self._host_allowed() or not self._same_origin():
-            return self._json(HTTPStatus.FORBIDDEN, {"error": "forbidden: not this page"})
-        if not hmac.compare_digest(self.headers.get(TOKEN_HEADER, ""), self.token):
-            return self._json(HTTPStatus.FORBIDDEN, {"error": "forbidden: missing or wrong session token"})
-        if not path.startswith("/api/items/"):
-            return self._json(HTTPStatus.NOT_FOUND, {"error": "not found"})
+    def answer_post(self) -> None:
+        self.write_allowed()
+        if not self.route.startswith("/api/items/"):
+            raise BadRequest(HTTPStatus.NOT_FOUND, "not found")
+        action = json_body(self.headers, self.rfile, "the action")
         try:
-            action = json_body(self.headers, self.rfile, "the action")
-        except BadBody as bad:
-            return self._json(bad.status, {"error": bad.message})
-        try:
-            item = self.store.apply(unquote(path[len("/api/items/"):]), action)
+            item = self.store.apply(unquote(self.route[len("/api/items/"):]), action)
         except (ValueError, GoldevalError) as exc:
-            return self._json(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
-        self._json(HTTPStatus.OK, {"item": item})
-
-    def _host_allowed(self) -> bool:
-        return host_allowed(self.headers.get("Host"), self.allowed_hosts)
-
-    def _same_origin(self) -> bool:
-        return same_origin(self.headers.get("Origin"), self.headers.get("Host"))
-
-    def _json(self, status: HTTPStatus, data: Any) -> None:
-        self._send(status, redact(json.dumps(data, ensure_ascii=False)).encode("utf-8"), JSON)
-
-    def _send(self, status: HTTPStatus, body: bytes, content_type: str) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type if "charset" in content_type else content_type + "; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        for name, value in SECURITY_HEADERS:
-            self.send_header(name, value)
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's signature
-        if not self.quiet:
-            sys.stderr.write(f"goldeval review: {self.address_string()} {format % args}\n")
+            raise BadRequest(HTTPStatus.BAD_REQUEST, str(exc)) from None
+        self.answer_json(HTTPStatus.OK, {"item": item})
 
 
-class ReviewServer(ThreadingHTTPServer):
-    """Serves one ItemStore; `url` is the address to open."""
+class ReviewServer(PageServer):
+    """Serves one ItemStore (`PageServer`: daemon threads, silent about clients that went away)."""
 
-    daemon_threads = True
-
-    @property
-    def url(self) -> str:
-        host, port = self.server_address[:2]
-        host = host.decode() if isinstance(host, bytes) else str(host)
-        return f"http://{f'[{host}]' if ':' in host else host}:{port}/"
-
-
-class _ReviewServer6(ReviewServer):
-    address_family = socket.AF_INET6
+    name = "review"
 
 
 Pages = Mapping[str, tuple[str, str]]
@@ -164,24 +103,19 @@ Pages = Mapping[str, tuple[str, str]]
 
 
 def make_review_server(store: ItemStore, *, host: str = "127.0.0.1", port: int = 8766, quiet: bool = True,
-                       pages: Pages = STATIC) -> ReviewServer:
+                       pages: Pages = STATIC, name: str = "review") -> ReviewServer:
     """Bind a review server (port 0 picks a free one); `serve_forever()` it, or `start_in_thread`.
 
     `pages` is the page it serves (default: the synthetic-question review); another page (the pooled
     judging of `goldeval.web.pool`) brings its own files, and gets the same checks: exact paths, Host and
     Origin, a fresh session token (written where the page's files say `{{TOKEN}}`) on every POST."""
     token = secrets.token_urlsafe(24)
-    bodies = {path: (page_text(name).replace("{{TOKEN}}", token).encode("utf-8"), ctype)
-              for path, (name, ctype) in pages.items()}
-    allowed = frozenset(LOOPBACK | {host.strip("[]").lower()}) if is_loopback(host) else None
-    handler = type("ReviewHandler", (_Handler,), {"store": store, "token": token, "pages": bodies,
-                                                 "allowed_hosts": allowed, "quiet": quiet})
-    server_class = _ReviewServer6 if ":" in host else ReviewServer
-    try:
-        return server_class((host, port), handler)
-    except OSError as exc:
-        raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}", value=port,
-                         hint="choose another port with --port N (0 picks a free one)") from None
+    bodies = {path: (page_text(file).replace("{{TOKEN}}", token).encode("utf-8"), ctype)
+              for path, (file, ctype) in pages.items()}
+    handler = type("ReviewHandler", (_Handler,), {"store": store, "token": token, "pages": bodies, "name": name,
+                                                 "allowed_hosts": allowed_hosts(host), "quiet": quiet})
+    server_class = type("ReviewServer", (ReviewServer,), {"name": name})
+    return bind(server_class, host, port, handler)
 
 
 def start_in_thread(server: ReviewServer) -> threading.Thread:

@@ -23,6 +23,16 @@ function showError(message, hint) {
   showError.timer = setTimeout(() => { box.hidden = true; }, 6000);
 }
 
+// What a failed answer says: every page server answers an error with one line of JSON, `{"error": ...}`
+// (a golden set that no longer reads, say); its HTTP status when there is none.
+async function failure(response) {
+  try {
+    const data = await response.json();
+    if (data && data.error) return data.error;
+  } catch (err) { /* not JSON: the status says it */ }
+  return `HTTP ${response.status}`;
+}
+
 function current() { return state.items[state.index]; }
 
 function move(step) {

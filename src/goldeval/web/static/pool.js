@@ -7,7 +7,7 @@ const LABELS = { unjudged: "unjudged", relevant: "relevant", not_relevant: "not 
 
 async function load(keep) {
   const response = await fetch("/api/items", { cache: "no-store" });
-  if (!response.ok) { showError(`cannot load the pool: HTTP ${response.status}`); return; }
+  if (!response.ok) { showError(`cannot load the pool: ${await failure(response)}`); return; }
   const payload = await response.json();
   state.items = payload.items || [];
   $("file").textContent = `${payload.pool} · top ${payload.k} of ${(payload.systems || []).join(", ")}`;

@@ -7,7 +7,7 @@ state.payload = null;
 
 async function load() {
   const response = await fetch("/api/items", { cache: "no-store" });
-  if (!response.ok) { showError(`cannot load the items: HTTP ${response.status}`); return; }
+  if (!response.ok) { showError(`cannot load the items: ${await failure(response)}`); return; }
   state.payload = await response.json();
   state.items = state.payload.items || [];
   $("file").textContent = state.payload.file || "";
