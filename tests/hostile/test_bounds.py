@@ -18,8 +18,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from hostile_cases import (EVAL, Outcome, assert_clean, assert_refused, fill_up, leftovers, run_process, snapshot,
-                           tmpfs)
+from hostile_cases import (
+    EVAL,
+    Outcome,
+    assert_clean,
+    assert_refused,
+    fill_up,
+    leftovers,
+    run_process,
+    snapshot,
+    tmpfs,
+)
 
 from goldeval.limits import REPLY_BYTES
 

@@ -11,7 +11,9 @@ memory, so both are refused (skipped, in a folder) before a byte is read, and an
 
 JSON inside an input file goes through `json_value` (one value) or `read_json_lines` (a JSONL file): every
 way JSON can fail to be read (malformed, an integer past Python's 4,300 digits, nesting too deep to
-parse) is one `InputError` naming the file and the line, never an internal error (issue 20).
+parse, nesting past `goldeval.limits.NESTING`, a line past `LINE_CHARS`) is one `InputError` naming the file
+and the line, never an internal error (issue 20); a TOML settings file (a sweep file) is read by `read_toml`
+with the same checks. Every bound is declared in `goldeval.limits`.
 """
 
 from __future__ import annotations
