@@ -14,7 +14,7 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src" / "goldeval"
 
 LAYERS: list[set[str]] = [
-    {"types", "errors", "ranking", "ids", "progress", "trecio", "textsafe", "jit", "words", "fingerprint"},  # words every layer uses
+    {"types", "errors", "ranking", "ids", "progress", "trecio", "textsafe", "jit", "words", "fingerprint", "limits"},  # words every layer uses
     {"store"},  # persistence: atomic writes, the workspace, caches
     {"corpus"},  # documents and passages
     {"golden"},  # questions and judgments

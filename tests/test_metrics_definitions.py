@@ -39,7 +39,7 @@ def test_aliases_and_spelling(text: str, metric: Metric) -> None:
 
 @pytest.mark.parametrize(
     ("text", "message"),
-    [("ndcg", "ndcg needs a cut-off"), ("recal@10", "unknown metric 'recal'"), ("hit@0", "cut-off must be at least 1"),
+    [("ndcg", "ndcg needs a cut-off"), ("recal@10", "unknown metric 'recal'"), ("hit@0", "the cut-off of 'hit@0' must be between 1 and 10,000, got 0"),
      ("rprec@5", "rprec takes no cut-off"), ("ndcg@ten", "cannot read metric"), ("", "cannot read metric")],
 )  # fmt: skip
 def test_bad_metric_names_raise_input_error_with_hint(text: str, message: str) -> None:

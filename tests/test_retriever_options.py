@@ -159,7 +159,7 @@ def test_a_near_miss_is_named() -> None:
     ("hybrid:bm25+bm25?k=-1", "option k=-1 in .* must be >= 0"),
     ("hybrid:bm25+bm25?weights=0.5,inf", "option weights='inf' in .* must be a finite number"),
     ("hybrid:bm25+bm25?norm=zscore", "option norm is for method=norm, not method=rrf"),
-    ("hybrid:bm25+bm25?depth=0", "option depth=0 in .* must be >= 1"),
+    ("hybrid:bm25+bm25?depth=0", r"option depth=0 in .* is outside \[1, 10000\]"),
     (f"rerank:bm25>{__name__}:by_length?top=2.5", "option top='2.5' in .* is not a whole number"),
     (f"rerank:bm25>{__name__}:by_length?batch_size=-3", "option batch_size=-3 in .* must be >= 1"),
     (f"{__name__}:search_fn?timeout=0", "option timeout=0 in .* must be > 0"),

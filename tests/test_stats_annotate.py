@@ -226,6 +226,8 @@ def test_eval_cli_refuses_bad_resamples_before_evaluating(tmp_path: Path, capsys
     marker = tmp_path / "searched"
     (tmp_path / "probe.py").write_text(f"def search(q, k):\n    open({str(marker)!r}, 'a').write(q)\n    return []\n")
     monkeypatch.chdir(tmp_path)
-    assert main(["eval", "--golden", str(golden), "--retriever", "probe:search", "--resamples", "0", "--quiet"]) == 2
+    with pytest.raises(SystemExit) as exit_:  # argparse refuses it with the bounds of goldeval.limits
+        main(["eval", "--golden", str(golden), "--retriever", "probe:search", "--resamples", "0", "--quiet"])
+    assert exit_.value.code == 2
     assert "resamples must be between 100 and 1,000,000, got 0" in capsys.readouterr().err
     assert not marker.exists()

@@ -82,10 +82,10 @@ def test_sweep_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("text", "match"), [
     ('corpus = "x"\nworkers = 2\n', r"s.toml: unknown key 'workers'"),
     ('k = [0]\n', r"k needs positive integers"),
-    ('depth = "deep"\n', r"depth must be a whole number >= 1"),
+    ('depth = "deep"\n', r"depth must be a whole number between 1 and 10,000, got deep"),
     ('level = "passage"\n', r"level must be doc or chunk"),
     ('[grid]\nweight = [2]\n', r"s.toml: \[grid\]: weight 2 is outside \[0, 1\]"),
-    ('corpus = \n', r"s.toml: not valid TOML"),
+    ('corpus = \n', r"s.toml: sweep file is not valid TOML"),
 ])
 def test_bad_sweep_files_name_the_file(tmp_path: Path, text: str, match: str) -> None:
     (tmp_path / "s.toml").write_text(text, encoding="utf-8")

@@ -29,6 +29,7 @@ from goldeval.fingerprint import Fingerprinter
 from goldeval.golden.changelog import golden_changes
 from goldeval.golden.model import GoldenSet
 from goldeval.ids import DocumentOf, doc_part
+from goldeval.limits import check_int
 from goldeval.metrics.definitions import Metric, default_metrics, headline_metrics, parse_metric
 from goldeval.progress import progress_bar
 from goldeval.retrievers.answers import check_foreign, foreign_ids, refuse_bad_answers
@@ -88,8 +89,8 @@ def evaluate(
     ks = sorted({k} if isinstance(k, int) else set(k))
     if not ks or ks[0] < 1:
         raise InputError(f"k must be positive integers, got {k!r}", value=k, hint="e.g. --k 1,5,10")
-    if depth < 1:
-        raise InputError(f"depth must be at least 1, got {depth}", value=depth, hint="--depth 100 retrieves 100 results")
+    ks = [check_int("k", one) for one in ks]  # the bounds of `goldeval.limits`, for the API as for the CLI
+    depth = check_int("depth", depth)
     golden_set = _golden(golden, corpus)
     if not len(golden_set):
         raise InputError("the golden set has no questions", hint="add questions: id, question, expected")

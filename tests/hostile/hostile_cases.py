@@ -16,7 +16,8 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -213,3 +214,32 @@ def results(inputs: Path, good_results: bytes) -> Path:
     out = inputs / "results.json"
     out.write_bytes(good_results)
     return out
+
+
+@contextmanager
+def tmpfs(folder: Path, options: str) -> Iterator[Path]:
+    """A small tmpfs mounted on `folder` for the `with` block (a full or read-only disk, issue 20). CI runs as
+    root (`.ci/run`), so these cases run there; a machine where the mount cannot be made fails them with the
+    reason, never skips them in silence."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() != 0:
+        pytest.fail("this case needs a tmpfs mount: run the suite as root, as .ci/run does in CI")
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)], capture_output=True)
+    if done.returncode != 0:
+        pytest.fail(f"cannot mount a tmpfs on {folder} ({done.stderr.decode().strip()}): this case needs one")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+def fill_up(folder: Path) -> None:
+    """Fill the file system of `folder` to the last byte."""
+    fd = os.open(folder / "filler", os.O_WRONLY | os.O_CREAT)
+    try:
+        while os.write(fd, b"\0" * 4096):
+            pass
+    except OSError:
+        pass  # full
+    finally:
+        os.close(fd)

@@ -100,7 +100,7 @@ REFUSED: list[tuple[str, list[str], str]] = [
     ("--resamples a billion", ["--resamples", "1000000000"], "resamples must be between 100 and 1,000,000"),
     ("--max-doc-size 0", ["--max-doc-size", "0"], "argument --max-doc-size: size must be at least 1 byte"),
     ("--max-doc-size words", ["--max-doc-size", "big"], "argument --max-doc-size: not a size"),
-    ("--depth 0", ["--depth", "0"], "depth must be at least 1"),
+    ("--depth 0", ["--depth", "0"], "depth must be between 1 and 10,000, got 0"),
 ]
 
 

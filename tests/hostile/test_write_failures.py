@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from hostile_cases import EVAL, Outcome, assert_clean, assert_refused, leftovers, run_process
+from hostile_cases import EVAL, Outcome, assert_clean, assert_refused, fill_up, leftovers, run_process, tmpfs
 
 PREVIOUS = b'{"previous": "results, which must survive"}\n'
 
@@ -32,42 +32,20 @@ def readonly(tmp_path: Path) -> Iterator[Path]:
         yield folder
         folder.chmod(0o755)
         return
-    _mount(folder, "size=1m")
-    try:
+    with tmpfs(folder, "size=1m"):
         _fill(folder)
         subprocess.run(["mount", "-o", "remount,ro", str(folder)], check=True)
         yield folder
-    finally:
-        subprocess.run(["umount", str(folder)], check=False)
 
 
 @pytest.fixture
 def full_disk(tmp_path: Path) -> Iterator[Path]:
-    """A folder on a 256 KB file system that is full, holding `results.json` (PREVIOUS)."""
-    folder = tmp_path / "full"
-    folder.mkdir()
-    if os.geteuid() != 0:
-        pytest.skip("a full file system needs a tmpfs mount (root); the file-size limit case covers the same path")
-    _mount(folder, "size=256k")
-    try:
+    """A folder on a 256 KB file system that is full, holding `results.json` (PREVIOUS). A tmpfs mount: the
+    case fails, never skips, where one cannot be made (CI runs as root)."""
+    with tmpfs(tmp_path / "full", "size=256k") as folder:
         _fill(folder)
-        fd = os.open(folder / "filler", os.O_WRONLY | os.O_CREAT)
-        try:
-            while os.write(fd, b"\0" * 4096):
-                pass
-        except OSError:
-            pass  # full
-        finally:
-            os.close(fd)
+        fill_up(folder)
         yield folder
-    finally:
-        subprocess.run(["umount", str(folder)], check=False)
-
-
-def _mount(folder: Path, options: str) -> None:
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)], capture_output=True)
-    if done.returncode != 0:  # a container without mount rights: the permission-bit cases still run as non-root
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
 
 
 def _fill(folder: Path) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from goldeval.errors import EXIT_OK
+from goldeval.limits import number_type
 from goldeval.store.workspace import default_workspace
 from goldeval.textsafe import safe_console, warn
 
@@ -52,8 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="the workspace whose run history @references read (default: $GOLDEVAL_WORKSPACE, else .goldeval)")
     parser.add_argument("--metric", action="append", default=[], metavar="NAME",
                         help="metric(s) to compare (repeatable; default: every metric of the results)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and randomization (default: 0)")
-    parser.add_argument("--resamples", type=int, default=10_000,
+    parser.add_argument("--seed", type=number_type("seed"), default=0, help="seed of the bootstrap and randomization (default: 0)")
+    parser.add_argument("--resamples", type=number_type("resamples"), default=10_000,
                         help="bootstrap resamples and randomization rounds (default: 10000)")
     parser.add_argument("--confidence", type=float, default=0.95, help="confidence level (default: 0.95)")
     parser.add_argument("--json", metavar="OUT", type=Path, help="write the comparison as JSON to OUT")

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from goldeval.corpus.files import DEFAULT_MAX_BYTES
 from goldeval.errors import EXIT_OK, EXIT_RAN_WITH_ERRORS, InputError, WriteError
+from goldeval.limits import number_type
 from goldeval.retrievers.function import DEFAULT_TIMEOUT
 from goldeval.store.workspace import default_workspace
 from goldeval.textsafe import warn
@@ -86,7 +87,7 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--headline", metavar="METRIC", help="the metric verdicts lead with, in every view (default: hit@5, MRR and nDCG@5; set it to the k your LLM receives, e.g. hit@3)")
     parser.add_argument("--level", choices=("doc", "chunk"), default="doc", help="doc: a chunk counts for its document (default); chunk: expected chunk ids must be retrieved")
     parser.add_argument("--chunk", metavar="SIZE[:OVERLAP]", default="none", help="split documents into chunks of SIZE characters with OVERLAP, heading-aware (default: none, whole documents)")
-    parser.add_argument("--depth", metavar="N", type=int, default=100, help="results retrieved per question; misses report ranks up to N (default: 100)")
+    parser.add_argument("--depth", metavar="N", type=number_type("depth"), default=100, help="results retrieved per question; misses report ranks up to N (default: 100)")
     parser.add_argument("--workspace", metavar="DIR", type=Path, default=default_workspace(), help="goldeval's own cache and index folder (default: $GOLDEVAL_WORKSPACE, else .goldeval)")
     parser.add_argument("--backend", choices=("exact", "ann", "pgvector"), default=None, help="vector search backend for dense retrievers (default: exact)")
     parser.add_argument("--dsn", metavar="DSN", help="PostgreSQL connection string for --backend pgvector (goldeval only writes to its own eval schema)")
@@ -95,8 +96,8 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict", action="store_true", help="refuse result ids the corpus does not have (default: a warning with counts and examples)")
     parser.add_argument("--max-doc-size", metavar="SIZE", type=parse_size, default=DEFAULT_MAX_BYTES, help="skip corpus documents larger than SIZE bytes, with a warning (K, M, G suffixes; default: 5M)")
     parser.add_argument("--quiet", action="store_true", help="no progress (a bar on a terminal, a line every 15 s with an estimate otherwise)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap intervals and paired tests (default: 0)")
-    parser.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples and randomization rounds (default: 10000)")
+    parser.add_argument("--seed", type=number_type("seed"), default=0, help="seed of the bootstrap intervals and paired tests (default: 0)")
+    parser.add_argument("--resamples", type=number_type("resamples"), default=10_000, help="bootstrap resamples and randomization rounds (default: 10000)")
     parser.add_argument("--no-stats", action="store_true", help="skip intervals, comparisons, breakdowns and miss diagnosis")
     parser.add_argument("--no-cache", action="store_true", help="index, search and resample again, even where the workspace holds the runs and statistics of an unchanged evaluation (runs are kept for goldeval's own retrievers over local indexes: bm25, dense, hybrid, rerank)")
 
@@ -165,13 +166,17 @@ def _headline(args: argparse.Namespace) -> Metric | None:
 
 
 def parse_ks(text: str) -> list[int]:
+    """`1,5,10` -> [1, 5, 10]; each k within `goldeval.limits.NUMBERS["k"]` (a k of a billion asked numpy for
+    67 GiB, issue 20)."""
+    from goldeval.limits import check_int
+
     try:
         ks = sorted({int(part) for part in text.split(",") if part.strip()})
     except ValueError:
         raise InputError(f"cannot read --k {text!r}", value=text, hint="a comma-separated list of positive integers, e.g. 1,5,10") from None
     if not ks or ks[0] < 1:
         raise InputError(f"--k needs positive integers, got {text!r}", value=text, hint="e.g. --k 1,5,10")
-    return ks
+    return [check_int("k", k, what="--k") for k in ks]
 
 
 def _metrics(args: argparse.Namespace) -> list[str] | None:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from goldeval.errors import InputError
+from goldeval.limits import number_type
 from goldeval.store.workspace import default_workspace
 from goldeval.textsafe import clean
 
@@ -56,8 +57,8 @@ def register_lifecycle(actions: argparse._SubParsersAction) -> None:
     suggest.add_argument("--golden", metavar="FILE", type=Path, required=True, help="the golden set to measure coverage against")
     suggest.add_argument("--out", type=Path, help="write the candidates (JSONL) here (default: print them only)")
     suggest.add_argument("--model", default="minilm", help="offline embedding model (default: minilm; `goldeval models`)")
-    suggest.add_argument("--min-count", type=int, default=2, help="propose clusters searched at least this often (default: 2)")
-    suggest.add_argument("--limit", type=int, default=20, help="at most this many proposals (default: 20)")
+    suggest.add_argument("--min-count", type=number_type("min-count"), default=2, help="propose clusters searched at least this often (default: 2)")
+    suggest.add_argument("--limit", type=number_type("limit"), default=20, help="at most this many proposals (default: 20)")
     suggest.add_argument("--duplicate", type=float, default=0.9, help="cosine at which two queries are one (default: 0.9)")
     suggest.add_argument("--cluster", type=float, default=0.7, help="cosine to join a cluster (default: 0.7)")
     suggest.add_argument("--covered", type=float, default=0.75,

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from goldeval.errors import InputError
+from goldeval.limits import number_type
 from goldeval.store.workspace import default_workspace
 from goldeval.textsafe import safe_console
 
@@ -38,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--workspace", metavar="DIR", type=Path, default=default_workspace(),
                         help="the workspace holding history.sqlite (default: $GOLDEVAL_WORKSPACE, else .goldeval)")
-    parser.add_argument("--limit", type=int, default=20, help="runs to list (default: 20)")
+    parser.add_argument("--limit", type=number_type("limit"), default=20, help="runs to list (default: 20)")
     parser.add_argument("--json", dest="as_json", action="store_true", help="print the runs as JSON on stdout")
     parser.set_defaults(func=run_list)
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
@@ -47,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="the workspace holding history.sqlite (default: $GOLDEVAL_WORKSPACE, else .goldeval)")
 
     trend = actions.add_parser("trend", parents=[common], help="each retriever's metric over the runs of one frozen golden-set version")
-    trend.add_argument("--version", type=int, help="the frozen golden-set version (default: the newest with runs)")
+    trend.add_argument("--version", type=number_type("version"), help="the frozen golden-set version (default: the newest with runs)")
     trend.add_argument("--metric", help="the metric (default: the newest run's first headline metric)")
     trend.add_argument("--json", metavar="OUT", type=Path, help="also write the trend as JSON (for a page's trend view)")
     trend.set_defaults(func=run_trend)

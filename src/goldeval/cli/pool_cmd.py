@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from goldeval.errors import InputError
+from goldeval.limits import number_type
 from goldeval.store.workspace import default_workspace
 
 EPILOG = """\
@@ -48,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="results of `goldeval eval --json`, or history references (@last, @NAME)")
     parser.add_argument("--golden", metavar="FILE", type=Path, required=True,
                         help="the golden set (JSONL) the verdicts are written into")
-    parser.add_argument("--k", type=int, default=10, help="pool each retriever's top k (default: 10)")
+    parser.add_argument("--k", type=number_type("k"), default=10, help="pool each retriever's top k (default: 10)")
     parser.add_argument("--corpus", metavar="PATH", type=Path,
                         help="show each passage's full text (default: the snippet stored in the results)")
     parser.add_argument("--judge", metavar="NAME", help="who judges, recorded on every verdict (default: $USER)")

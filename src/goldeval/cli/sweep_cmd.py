@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from goldeval.errors import InputError
+from goldeval.limits import number_type
 
 EPILOG = """\
 dials (lists are comma-separated; a dial only multiplies the configurations it applies to):
@@ -49,21 +50,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         parser.add_argument(f"--{dial}", metavar="LIST", help=f"values of the {dial} dial, e.g. {example}")
     parser.add_argument("--reranker", metavar="SPEC", help="what --rerank uses: dense:MODEL, ce:FOLDER or module:function (default: dense:minilm)")
     parser.add_argument("--k", metavar="K,K,...", help="cut-offs (default: 1,5,10); a new k searches nothing")
-    parser.add_argument("--depth", metavar="N", type=int, help="results per question (default: 100)")
+    parser.add_argument("--depth", metavar="N", type=number_type("depth"), help="results per question (default: 100)")
     parser.add_argument("--headline", metavar="METRIC", help="the metric configurations are ranked and tested on (default: hit@5)")
     parser.add_argument("--metric", metavar="NAME", action="append", help="extra metric (repeatable), e.g. recall@100")
     parser.add_argument("--level", choices=("doc", "chunk"), help="doc (default) or chunk level")
     parser.add_argument("--option", metavar="KEY=VALUE", action="append", default=[], help="retriever option for every retriever that declares KEY (repeatable)")
     parser.add_argument("--workspace", metavar="DIR", type=Path, help="where chunks, embeddings and runs are stored (default: $GOLDEVAL_WORKSPACE or .goldeval)")
-    parser.add_argument("--workers", metavar="N", type=int, help="run embedding and searches on a local Ray with N CPUs (extra `ray`)")
+    parser.add_argument("--workers", metavar="N", type=number_type("workers"), help="run embedding and searches on a local Ray with N CPUs (extra `ray`)")
     parser.add_argument("--ray-address", metavar="HOST:PORT", help="run them on an existing Ray cluster instead")
     parser.add_argument("--json", metavar="OUT", type=Path, help="write the sweep (documented in docs/sweep.md) to OUT")
     parser.add_argument("--html", metavar="OUT", type=Path, help="write the sweep view (table, heatmap, Pareto plot) as one self-contained HTML file")
     parser.add_argument("--cards", metavar="DIR", type=Path, help="write each configuration's own results JSON into DIR")
-    parser.add_argument("--seed", type=int, help="seed of the intervals and tests (default: 0)")
-    parser.add_argument("--resamples", type=int, help="bootstrap resamples and randomization rounds (default: 10000)")
-    parser.add_argument("--max-cells", type=int, default=500, help="refuse grids of more configurations (default: 500)")
-    parser.add_argument("--top", type=int, help="print only the best N rows (default: all)")
+    parser.add_argument("--seed", type=number_type("seed"), help="seed of the intervals and tests (default: 0)")
+    parser.add_argument("--resamples", type=number_type("resamples"), help="bootstrap resamples and randomization rounds (default: 10000)")
+    parser.add_argument("--max-cells", type=number_type("max-cells"), default=500, help="refuse grids of more configurations (default: 500)")
+    parser.add_argument("--top", type=number_type("top"), help="print only the best N rows (default: all)")
     parser.add_argument("--no-history", action="store_true", help="do not record the configurations in the run history")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     parser.set_defaults(func=run)

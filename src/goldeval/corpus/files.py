@@ -11,25 +11,30 @@ memory, so both are refused (skipped, in a folder) before a byte is read, and an
 
 JSON inside an input file goes through `json_value` (one value) or `read_json_lines` (a JSONL file): every
 way JSON can fail to be read (malformed, an integer past Python's 4,300 digits, nesting too deep to
-parse) is one `InputError` naming the file and the line, never an internal error (issue 20).
+parse, nesting past `goldeval.limits.NESTING`, a line past `LINE_CHARS`) is one `InputError` naming the file
+and the line, never an internal error (issue 20); a TOML settings file (a sweep file) is read by `read_toml`
+with the same checks. Every bound is declared in `goldeval.limits`.
 """
 
 from __future__ import annotations
 
 import json
 import stat
+import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from goldeval.errors import InputError
+from goldeval.limits import INPUT_BYTES, LINE_CHARS, NESTING
 
 DEFAULT_MAX_BYTES = 5_000_000
 """Documents larger than this are skipped (5 MB: far above any single documentation page); the CLI's
 `--max-doc-size` and `load_corpus(max_bytes=)` change it."""
-MAX_INPUT_BYTES = 2_000_000_000
-"""An input file (golden set, qrels, topics) past this is refused rather than read into memory."""
+MAX_INPUT_BYTES = INPUT_BYTES
+"""An input file (golden set, qrels, topics) past this is refused rather than read into memory
+(`goldeval.limits`, where every bound is declared)."""
 SIZE_HINT = "raise the limit with --max-doc-size SIZE (max_bytes= in Python)"
 
 
@@ -94,7 +99,7 @@ def json_value(text: str, *, path: Path, line: int | None, what: str, hint: str,
     file and the line: malformed JSON with its column, a number Python will not read, nesting too deep.
     `shown` makes the text quoted in the error safe to show (a search log's is masked first)."""
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as exc:
         where = line if line is not None else exc.lineno
         raise InputError(f"{what}: malformed JSON ({exc.msg} at column {exc.colno})", path=path, line=where,
@@ -104,6 +109,20 @@ def json_value(text: str, *, path: Path, line: int | None, what: str, hint: str,
     except ValueError as exc:  # an integer of more than 4,300 digits (CPython's int_max_str_digits)
         raise InputError(f"{what}: a value that cannot be read ({str(exc)[:100]})", path=path, line=line,
                          hint=hint) from None
+    _check_nesting(value, path=path, line=line, what=what)
+    return value
+
+
+def _check_nesting(value: Any, *, path: Path, line: int | None, what: str) -> None:
+    """InputError when `value` nests lists and objects deeper than `NESTING` levels (a walk without recursion)."""
+    level: list[tuple[Any, int]] = [(value, 1)]
+    while level:
+        item, depth = level.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        if children and depth > NESTING:
+            raise InputError(f"{what}: nested more than {NESTING} levels deep", path=path, line=line,
+                             hint="goldeval's files need a few levels; is this the right file?")
+        level.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
 
 
 def read_json_lines(path: Path, what: str, *, hint: str, max_bytes: int = MAX_INPUT_BYTES) -> Iterator[tuple[int, Any]]:
@@ -112,8 +131,27 @@ def read_json_lines(path: Path, what: str, *, hint: str, max_bytes: int = MAX_IN
     that is not JSON is one InputError naming it."""
     text = read_input_text(path, what, max_bytes=max_bytes, empty_ok=True)
     for lineno, line in enumerate(text.split("\n"), start=1):
+        if len(line) > LINE_CHARS:
+            raise InputError(f"{what}: line of {len(line):,} characters, over the {LINE_CHARS:,}-character limit",
+                             path=path, line=lineno, hint=hint)
         if line.strip():
             yield lineno, json_value(line, path=path, line=lineno, what=what, hint=hint)
+
+
+def read_toml(path: Path, what: str, *, hint: str, max_bytes: int) -> dict[str, Any]:
+    """A TOML settings file (a sweep file) as a table, read through the same checks (a regular file, at most
+    `max_bytes`, UTF-8: a Latin-1 byte names its line), or one InputError naming the file and the line:
+    not TOML, or nested past `NESTING` (tomllib recurses, so 60 KB of `[` exhausted the stack)."""
+    text = read_input_text(path, what, max_bytes=max_bytes, empty_ok=True)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        where = getattr(exc, "lineno", None)  # Python 3.14 names the line; before, the message does
+        raise InputError(f"{what} is not valid TOML: {exc}", path=path, line=where, hint=hint) from None
+    except RecursionError:
+        raise InputError(f"{what}: nested too deeply to read", path=path, hint=hint) from None
+    _check_nesting(data, path=path, line=None, what=what)
+    return data
 
 
 def _clip(text: str, limit: int = 80) -> str:

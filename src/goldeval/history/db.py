@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from goldeval.errors import InputError
+from goldeval.limits import check_int
 from goldeval.scorecard.model import Scorecard
 from goldeval.textsafe import redact
 
@@ -116,6 +117,9 @@ class History:
         if not write and not self.path.exists():
             raise InputError("no run history yet", path=self.path,
                              hint="every `goldeval eval` records its run here; evaluate first (or pass --workspace)")
+        if self.path.exists() and not self.path.is_file():  # sqlite3 would say only "unable to open database file"
+            raise InputError("the run history is a folder or a device, not a database file", path=self.path,
+                             hint="move it away to start a new history, or pass another --workspace")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
         try:
@@ -184,7 +188,7 @@ class History:
         if row is None:
             raise InputError(f"no run {run_id} in the history", path=self.path, value=run_id,
                              hint="`goldeval history` lists the runs")
-        return Scorecard.from_dict(json.loads(zlib.decompress(row[0])), source=f"{self.path} run {run_id}")
+        return _stored_scorecard(row[0], run_id, self.path)
 
     def resolve(self, ref: str) -> int:
         """The run id a reference names: `@last`, `@last~N`, `@ID` or `@NAME` (a tag)."""
@@ -193,6 +197,10 @@ class History:
             raise InputError(f"cannot read history reference {ref!r}", value=ref,
                              hint="use @last, @last~1, a run id such as @12, or a tag such as @baseline")
         last, back, number, name = match.groups()
+        if back is not None:  # SQLite holds 64-bit integers: @99999999999999999999999 overflowed it (issue 20)
+            check_int("back", back, what=f"{ref}: the N of @last~N")
+        if number is not None:
+            check_int("run", number, what=f"{ref}: the run id")
         with self.connect() as conn:
             if last:
                 row = conn.execute("SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?", (int(back or 0),)).fetchone()
@@ -248,7 +256,8 @@ def record_run(card: Scorecard, workspace: str | Path) -> int | None:
         from goldeval.textsafe import warn
 
         where = Path(workspace) / DB_NAME
-        warn(f"the run was not recorded in the history {where}: {exc}")  # a path is the user's text: cleaned
+        detail = exc.reason if isinstance(exc, InputError) else exc  # its path is `where`; its hint, not a line
+        warn(f"the run was not recorded in the history {where}: {detail}")  # a path is the user's text: cleaned
         return None
 
 
@@ -259,6 +268,29 @@ def load_results(ref: str, workspace: str | Path) -> tuple[Scorecard, str]:
         run_id = history.resolve(ref)
         return history.scorecard(run_id), f"{ref.lstrip('@')}" if not ref[1:].isdigit() else f"run{run_id}"
     return Scorecard.load(Path(ref)), Path(ref).stem
+
+
+def _stored_scorecard(blob: object, run_id: int, path: Path) -> Scorecard:
+    """The scorecard a run stored (compressed results JSON), or one InputError naming the run when the row was
+    damaged or written by something else (not bytes, not zlib, not JSON, not a scorecard)."""
+    from goldeval.corpus.files import json_value
+
+    source = f"{path} run {run_id}"
+    hint = f"the history's copy of run {run_id} is damaged; its results JSON, if you kept it, can be compared instead"
+    try:
+        if not isinstance(blob, bytes):
+            raise TypeError(f"a {type(blob).__name__}, not compressed results JSON")
+        text = zlib.decompress(blob).decode("utf-8")
+    except (TypeError, zlib.error, UnicodeDecodeError) as exc:
+        raise InputError(f"run {run_id} cannot be read: {exc}", path=path, value=run_id, hint=hint) from None
+    data = json_value(text, path=path, line=None, what=f"run {run_id}", hint=hint)
+    try:
+        return Scorecard.from_dict(data, source=source)
+    except InputError:
+        raise
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:
+        raise InputError(f"run {run_id} is not a scorecard: {type(exc).__name__}: {str(exc)[:100]}", path=path,
+                         value=run_id, hint=hint) from None
 
 
 def _group(rows: list[tuple[int, str]]) -> dict[int, list[str]]:

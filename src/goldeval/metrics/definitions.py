@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from goldeval.errors import InputError
+from goldeval.limits import check_int
 
 METRIC_NAMES: dict[str, str] = {
     "hit": "hit@k: share of questions with a correct answer in the top k (success@k)",
@@ -76,6 +77,8 @@ def parse_metric(text: str) -> Metric:
     name = match.group(1).lower()
     name = _ALIASES.get(name, name)
     k = int(match.group(2)) if match.group(2) else None
+    if k is not None:  # recall@1000000000 would retrieve a billion results per question (issue 20)
+        check_int("k", k, what=f"the cut-off of {text!r}")
     try:
         return Metric(name, k)
     except ValueError as exc:

@@ -20,6 +20,7 @@ Saved TREC runs: `retrievers.runfile`.
 from __future__ import annotations
 
 import importlib
+import itertools
 import math
 import signal
 import sys
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from goldeval.errors import InputError
+from goldeval.ranking import ranked
 from goldeval.retrievers.base import BuildContext
 from goldeval.retrievers.options import Option, OptionSet, split_spec
 from goldeval.run import Run
@@ -148,12 +150,17 @@ class FunctionRetriever:
 
 
 def normalise_results(raw: Any, top_k: int) -> list[tuple[str, float]]:
-    """Turn a search function's answer into (id, score) pairs; raise ValueError on garbage."""
+    """Turn a search function's answer into at most `top_k` (id, score) pairs; raise ValueError on garbage.
+
+    This is where every path of a per-question retriever meets (search functions, LangChain, LlamaIndex,
+    `http:`), so the per-question cap is here: an answer is read lazily up to the `top_k` results asked for
+    (`first_results`), and an endless generator costs `top_k` items, not all the memory (issue 20). A mapping
+    of id -> score has no order: its best `top_k` by the one ranking rule are kept."""
     if isinstance(raw, Mapping):
-        return [(str(k), _score(v, str(k))) for k, v in raw.items()]
+        return ranked((str(k), _score(v, str(k))) for k, v in raw.items())[:top_k]
     if raw is None or isinstance(raw, (str, bytes)) or not isinstance(raw, Iterable):
         raise ValueError(f"expected a list of ids or (id, score) pairs, got {type(raw).__name__}: {raw!r:.80}")
-    items = list(raw)
+    items = first_results(raw, top_k)
     out: list[tuple[str, float]] = []
     for position, item in enumerate(items):
         if isinstance(item, str):
@@ -164,6 +171,12 @@ def normalise_results(raw: Any, top_k: int) -> list[tuple[str, float]]:
             raise ValueError(f"result {position + 1} is {item!r:.80}; expected an id or an (id, score) pair")
     _refuse_repeats(out)
     return out
+
+
+def first_results(results: Iterable[Any], top_k: int) -> list[Any]:
+    """The first `top_k` items of a retriever's answer, best first, read lazily: nothing past them is asked for
+    (`list(docs)[:k]` read an endless iterable until memory ran out)."""
+    return list(itertools.islice(results, max(0, top_k)))
 
 
 def _score(value: Any, pid: str = "") -> float:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from goldeval.errors import InputError
+from goldeval.limits import NUMBERS
 from goldeval.retrievers.base import BuildContext, Retriever, build_retriever
 from goldeval.retrievers.fusion import FUSIONS, fuse, score_scale
 from goldeval.retrievers.options import Option, OptionSet, Values, split_spec, split_top, unwrap
@@ -35,7 +36,8 @@ OPTIONS = OptionSet(
                low=0.0, high=1.0),
         Option("weights", "floats", "one weight per part, comma-separated (unset: equal weights)", low=0.0),
         Option("norm", "choice", "score normalisation", "minmax", choices=("minmax", "zscore"), when=("method", "norm")),
-        Option("depth", "int", "results fetched from each part before fusing (unset: max(top_k, 100))", low=1),
+        Option("depth", "int", "results fetched from each part before fusing (unset: max(top_k, 100))", low=1,
+               high=NUMBERS["depth"].high),
     ))
 
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from goldeval.corpus.model import Passage
 from goldeval.errors import InputError, require
+from goldeval.limits import NUMBERS
 from goldeval.retrievers.base import BuildContext, Retriever, build_retriever
 from goldeval.retrievers.dense import encoder_identity, passage_text
 from goldeval.retrievers.encoders.base import Encoder, threads
@@ -40,7 +41,7 @@ from goldeval.store.workspace import Workspace
 from goldeval.types import PassageId, QuestionId
 
 OPTIONS = OptionSet("rerank", "rerank:BASE>RERANKER[?top=50&batch_size=N]", (
-    Option("top", "int", "base results re-scored per question", 50, low=1),
+    Option("top", "int", "base results re-scored per question", 50, low=1, high=NUMBERS["depth"].high),
     Option("batch_size", "int", "pairs (ce:) or texts (dense:) per model call (unset: the model's own, 32 for ce:)",
            low=1),
 ))

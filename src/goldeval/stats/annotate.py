@@ -21,6 +21,7 @@ import numpy as np
 from goldeval.corpus.model import Passage
 from goldeval.errors import InputError
 from goldeval.golden.model import GoldenSet
+from goldeval.limits import check_number
 from goldeval.scorecard.model import RetrieverResult, Scorecard
 from goldeval.scorecard.statistics import Statistics
 from goldeval.stats.bootstrap import MIN_INTERVAL_QUESTIONS, bootstrap_intervals
@@ -31,8 +32,6 @@ from goldeval.stats.offtopic import off_topic_report
 from goldeval.stats.stored import read_stats, stats_key, write_stats
 
 METHOD = "percentile bootstrap over the headline questions"
-MAX_RESAMPLES = 1_000_000
-"""More resamples than this buys no precision a golden set can use, and costs memory and minutes."""
 
 
 def compare(
@@ -98,11 +97,8 @@ def _leakage(golden: GoldenSet | None, passages: Sequence[Passage] | None) -> di
 
 def check_settings(*, resamples: int, confidence: float, power: float) -> None:
     """Refuse settings that cannot give a meaningful interval or would exhaust memory."""
-    if not 100 <= resamples <= MAX_RESAMPLES:
-        raise InputError(f"resamples must be between 100 and {MAX_RESAMPLES:,}, got {resamples}", value=resamples,
-                         hint="10,000 (the default) gives intervals stable to about 0.005")
-    if not 0.5 <= confidence < 1:
-        raise InputError(f"confidence must be in [0.5, 1), got {confidence}", value=confidence, hint="e.g. 0.95")
+    check_number("resamples", resamples)  # bounds declared once, in goldeval.limits
+    check_number("confidence", confidence)
     if not 0 < power < 1:
         raise InputError(f"power must be in (0, 1), got {power}", value=power, hint="e.g. 0.8")
 

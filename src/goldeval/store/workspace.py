@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from goldeval.errors import WriteError
-from goldeval.store.atomic import clean_stale_temps, probe
+from goldeval.store.atomic import clean_stale_temps, probe, write_error
 
 DEFAULT_WORKSPACE = Path(".goldeval")
 ENV_WORKSPACE = "GOLDEVAL_WORKSPACE"
@@ -88,9 +88,15 @@ class Workspace:
 
 @contextlib.contextmanager
 def file_lock(path: Path) -> Iterator[None]:
-    """An exclusive advisory lock (fcntl.flock) on `path`, held for the `with` block."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a+b") as handle:
+    """An exclusive advisory lock (fcntl.flock) on `path`, held for the `with` block. A lock that cannot be
+    made (a read-only disk, a full one, a folder in its place) is a WriteError naming it, before anything
+    is written (issue 20: `golden freeze` on a read-only disk was an internal error)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = path.open("a+b")
+    except OSError as exc:
+        raise write_error(path, exc) from None
+    with handle:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
         try:
             yield

@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import difflib
 import os
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from goldeval.corpus.files import read_toml
 from goldeval.errors import InputError
+from goldeval.limits import SETTINGS_FILE_BYTES, check_int, check_number
 from goldeval.sweep.grid import Grid, grid_from_mapping
 
 SETTINGS = ("corpus", "golden", "k", "depth", "headline", "level", "metrics", "seed", "resamples", "confidence")
@@ -62,12 +63,7 @@ class SweepFile:
 def load_sweep_file(path: str | Path) -> SweepFile:
     """Read and check a sweep TOML file; a bad key or value names the file and the fix."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("sweep file not found", path=path, hint="pass a TOML file (docs/sweep.md shows one)") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"not valid TOML: {exc}", path=path, hint="docs/sweep.md shows a sweep file") from None
+    data = read_toml(path, "sweep file", hint="docs/sweep.md shows a sweep file", max_bytes=SETTINGS_FILE_BYTES)
     known = (*SETTINGS, "grid", "options")
     unknown = [key for key in data if key not in known]
     if unknown:
@@ -92,11 +88,11 @@ def settings_from_mapping(data: dict[str, Any], *, base: Path, where: str, into:
             changes[key] = Path(os.path.normpath(given if given.is_absolute() else base / given))
     if data.get("k") is not None:
         changes["k"] = _ks(data["k"], where)
-    for key in ("depth", "seed", "resamples"):
+    for key in ("depth", "seed", "resamples"):  # the bounds of goldeval.limits, as the flags have
         if data.get(key) is not None:
-            changes[key] = _whole(data[key], key, where, low=0 if key == "seed" else 1)
+            changes[key] = check_int(key, data[key], what=f"{where}: {key}")
     if data.get("confidence") is not None:
-        changes["confidence"] = float(data["confidence"])
+        changes["confidence"] = float(check_number("confidence", data["confidence"], what=f"{where}: confidence"))
     if data.get("headline") is not None:
         changes["headline"] = str(data["headline"])
     if data.get("level") is not None:
@@ -118,11 +114,4 @@ def _ks(value: object, where: str) -> tuple[int, ...]:
         raise InputError(f"{where}: cannot read k {value!r}", value=value, hint="a list of positive integers, e.g. [1, 5, 10]") from None
     if not ks or ks[0] < 1:
         raise InputError(f"{where}: k needs positive integers, got {value!r}", value=value, hint="e.g. k = [1, 5, 10]")
-    return tuple(ks)
-
-
-def _whole(value: object, key: str, where: str, *, low: int) -> int:
-    if isinstance(value, bool) or not str(value).strip().lstrip("-").isdigit() or int(str(value)) < low:
-        raise InputError(f"{where}: {key} must be a whole number >= {low}, got {value!r}", value=value,
-                         hint=f"e.g. {key} = {100 if key == 'depth' else 0 if key == 'seed' else 10000}")
-    return int(str(value))
+    return tuple(check_int("k", k, what=f"{where}: k") for k in ks)

@@ -24,6 +24,7 @@ import base64
 import json
 import os
 import re
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -33,6 +34,7 @@ from typing import Any
 
 from goldeval import __version__
 from goldeval.errors import InputError
+from goldeval.limits import REPLY_BYTES
 from goldeval.retrievers.adapters.common import AdapterRetriever
 from goldeval.retrievers.base import BuildContext
 from goldeval.retrievers.options import Option, OptionSet, split_spec
@@ -44,6 +46,8 @@ DEFAULT_TIMEOUT = 10.0
 DEFAULT_CONCURRENCY = 4
 """Requests in flight at once: a search service answers many clients, and a golden set of hundreds of
 questions one request at a time spends most of its time waiting on the network."""
+READ_SIZE = 65_536
+"""Bytes read from a reply at a time, so the size limit and the deadline are checked between pieces."""
 DEFAULT_BODY = '{"query": "{question}", "top_k": {k}}'
 OPTIONS = OptionSet("http", "http[s]://HOST/PATH?q={question}&k={k}[#method=POST&body=JSON&ids=PATH&scores=PATH"
                     "&headers=NAME:ENV_VAR&timeout=SECONDS&concurrency=N]", (
@@ -202,9 +206,10 @@ class HttpRetriever(AdapterRetriever):
             data = _fill_body(self.body, question, k).encode("utf-8")
             headers["Content-Type"] = "application/json"
         request = urllib.request.Request(url, data=data, headers=headers, method=self.method)
+        deadline = time.monotonic() + self.http_timeout
         try:
             with self._opener.open(request, timeout=self.http_timeout) as response:
-                raw = response.read()
+                raw = self._read_reply(response, deadline)
         except urllib.error.HTTPError as exc:
             detail = redact(exc.read(200).decode("utf-8", "replace"))
             raise ValueError(f"HTTP {exc.code} {exc.reason}: {detail}") from None
@@ -216,6 +221,35 @@ class HttpRetriever(AdapterRetriever):
             return json.loads(raw)
         except ValueError:
             raise ValueError(f"the answer is not JSON: {raw[:120]!r}") from None
+
+
+    def _read_reply(self, response: Any, deadline: float) -> bytes:
+        """The reply's bytes, read in pieces up to `REPLY_BYTES` (a 100 MB reply peaked at 5.7 GB) and only until
+        the question's time is up: a service that streams forever is cut off when the question times out,
+        and the thread reading it stops too (the socket's own timeout holds only between two pieces)."""
+        declared = response.headers.get("Content-Length", "") if response.headers else ""
+        if declared.strip().isdigit() and int(declared) > REPLY_BYTES:
+            raise ValueError(_too_large(f"{int(declared):,} bytes, over"))
+        read = getattr(response, "read1", None) or response.read
+        pieces: list[bytes] = []
+        size = 0
+        while True:
+            if time.monotonic() > deadline:
+                raise ValueError(f"the answer did not end within {self.http_timeout:g} s (raise it with --timeout "
+                                 "SECONDS)")
+            piece = read(min(READ_SIZE, REPLY_BYTES + 1 - size))
+            if not piece:
+                return b"".join(pieces)
+            pieces.append(piece)
+            size += len(piece)
+            if size > REPLY_BYTES:
+                raise ValueError(_too_large("over"))
+
+
+def _too_large(size: str) -> str:
+    """Why a reply was refused: `size` is `N bytes, over` or `over`."""
+    return (f"the answer is {size} the {REPLY_BYTES:,}-byte limit of one reply; ask for fewer results with "
+            "--depth N, or return ids without the documents' text")
 
 
 def _fill_body(template: str, question: str, k: int) -> str:

@@ -22,6 +22,7 @@ from goldeval.retrievers.adapters.common import (
     load_adapted,
 )
 from goldeval.retrievers.base import BuildContext
+from goldeval.retrievers.function import first_results
 from goldeval.retrievers.options import OptionSet
 
 OPTIONS = OptionSet("langchain", "langchain:package.module:object[?id_key=KEY&timeout=SECONDS]", (ID_KEY, TIMEOUT))
@@ -59,9 +60,9 @@ class LangChainRetriever(AdapterRetriever):
         if store is not None:
             kwargs = {**dict(getattr(self.retriever, "search_kwargs", None) or {}), "k": k}
             pairs = store.similarity_search_with_score(question, **kwargs)
-            return self.as_results((self._id(doc), score) for doc, score in pairs[:k])
+            return self.as_results((self._id(doc), score) for doc, score in first_results(pairs, k))
         docs = self.retriever.invoke(question, k=k)
-        return self.as_results((self._id(doc), _metadata_score(doc)) for doc in list(docs)[:k])
+        return self.as_results((self._id(doc), _metadata_score(doc)) for doc in first_results(docs, k))
 
     def _id(self, doc: Any) -> str:
         return self.result_id(getattr(doc, "metadata", None), getattr(doc, "id", None), self.id_key, "Document.id")

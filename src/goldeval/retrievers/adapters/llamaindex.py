@@ -22,6 +22,7 @@ from goldeval.retrievers.adapters.common import (
     load_adapted,
 )
 from goldeval.retrievers.base import BuildContext
+from goldeval.retrievers.function import first_results
 from goldeval.retrievers.options import OptionSet
 
 OPTIONS = OptionSet("llamaindex", "llamaindex:package.module:object[?id_key=KEY&timeout=SECONDS]", (ID_KEY, TIMEOUT))
@@ -61,7 +62,7 @@ class LlamaIndexRetriever(AdapterRetriever):
 
     def _search(self, question: str, k: int) -> list[tuple[str, float]] | list[str]:
         nodes = self._deep(k).retrieve(question)
-        return self.as_results((self._id(n), None if n.score is None else float(n.score)) for n in list(nodes)[:k])
+        return self.as_results((self._id(n), None if n.score is None else float(n.score)) for n in first_results(nodes, k))
 
     def _id(self, scored: Any) -> str:
         node = getattr(scored, "node", scored)

@@ -18,17 +18,23 @@ new model or onnxruntime makes a new file instead of reusing a stale one.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
-from goldeval.errors import require
+from goldeval.errors import WriteError, require
 from goldeval.fingerprint import file_fingerprint, fingerprint
+from goldeval.store.atomic import write_error
 from goldeval.store.workspace import file_lock
 
 SETTINGS = {"weight_type": "QInt8", "per_channel": True, "MatMulConstBOnly": True}
 """Weights int8 per output channel; only MatMuls with a constant weight (not attention's Q x K)."""
+SPACE_FACTOR = 6
+"""Free bytes the conversion needs, in sizes of the source model: the constant-folded float32 model (four
+times an int8-weight source) and the quantized one sit in the temp folder together, with room to spare."""
 
 
 def dynamic_int8(source: Path, folder: Path, name: str) -> Path:
@@ -38,10 +44,35 @@ def dynamic_int8(source: Path, folder: Path, name: str) -> Path:
     target = folder / f"{name}-int8-dynamic-{digest}.onnx"
     if target.exists():
         return target
-    with file_lock(folder / f"{target.name}.lock"):
-        if not target.exists():  # another process may have made it while this one waited
-            _convert(ort, source, target, name)
+    lock = folder / f"{target.name}.lock"
+    try:
+        with file_lock(lock):
+            if not target.exists():  # another process may have made it while this one waited
+                _check_space(source, folder, name)
+                try:
+                    _convert(ort, source, target, name)
+                except OSError as exc:
+                    raise write_error(target, exc) from None
+                except Exception:
+                    _check_space(source, folder, name)  # the disk filled meanwhile: say so, not INVALID_PROTOBUF
+                    raise
+    finally:
+        # a waiter re-checks `target` once it holds the lock, so removing the file is safe; a failed conversion
+        # must not leave it behind (issue 20)
+        with contextlib.suppress(OSError):
+            lock.unlink()
     return target
+
+
+def _check_space(source: Path, folder: Path, name: str) -> None:
+    """Refuse, before the conversion, a workspace disk without room for it: onnxruntime reports a full disk
+    only as INVALID_PROTOBUF ("Protobuf serialization failed"), an internal error that named no disk."""
+    needed = source.stat().st_size * SPACE_FACTOR
+    free = shutil.disk_usage(folder).free
+    if free < needed:
+        raise WriteError(f"cannot make the int8 version of the embedding model {name!r}: the disk has "
+                         f"{free / 1e6:,.1f} MB free and the conversion needs about {needed / 1e6:,.0f} MB",
+                         path=folder, hint="free disk space, or pass --workspace DIR on a disk with room")
 
 
 def _convert(ort: object, source: Path, target: Path, name: str) -> None:
