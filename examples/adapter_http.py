@@ -21,15 +21,13 @@ from pathlib import Path
 
 import goldeval
 from goldeval.corpus import load_corpus
-from goldeval.report.terminal import render
-from goldeval.retrievers.base import BuildContext
-from goldeval.retrievers.bm25 import build as build_bm25
+from goldeval.report import render
 
 DATA = Path(__file__).resolve().parent / "data"
 
 # --- a stand-in for your search service: BM25 behind GET /search?q=...&size=... ----------------------
 corpus = load_corpus(DATA / "corpus")
-engine = build_bm25("", BuildContext(passages=corpus.passages()))
+engine = goldeval.build_retriever("bm25", goldeval.BuildContext(passages=corpus.passages()))
 
 
 class Search(BaseHTTPRequestHandler):

@@ -19,11 +19,10 @@ from langchain_core.documents import Document
 from langchain_core.vectorstores import InMemoryVectorStore
 
 import goldeval
+from goldeval import LangChainRetriever
 from goldeval.corpus import load_corpus
-from goldeval.report.terminal import render
-from goldeval.retrievers.adapters import LangChainRetriever
-from goldeval.retrievers.adapters.langchain import goldeval_embeddings
-from goldeval.retrievers.dense import passage_text
+from goldeval.report import render
+from goldeval.retrievers import goldeval_embeddings, passage_text
 
 DATA = Path(__file__).resolve().parent / "data"
 

@@ -17,8 +17,8 @@ from llama_index.core.vector_stores import SimpleVectorStore
 
 import goldeval
 from goldeval.corpus import load_corpus
-from goldeval.report.terminal import render
-from goldeval.retrievers.adapters.llamaindex import goldeval_embedding
+from goldeval.report import render
+from goldeval.retrievers import goldeval_embedding
 
 DATA = Path(__file__).resolve().parent / "data"
 

@@ -10,9 +10,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from goldeval import evaluate
 from goldeval.corpus import load_corpus
-from goldeval.evaluation import evaluate
-from goldeval.golden.beir import load_beir_golden
+from goldeval.golden import load_beir_golden
 
 
 def tiny_beir(root: Path) -> Path:

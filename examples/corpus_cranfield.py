@@ -8,9 +8,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from goldeval import evaluate
 from goldeval.corpus import load_corpus
-from goldeval.evaluation import evaluate
-from goldeval.golden.cranfield import load_cranfield_golden
+from goldeval.golden import load_cranfield_golden
 
 DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cranfield"
 

@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 
 import goldeval
-from goldeval.corpus.stdlib import build_stdlib_corpus
-from goldeval.golden.demo import demo_golden_path, drop_unavailable
-from goldeval.golden.io import load_golden
+from goldeval import load_golden
+from goldeval.corpus import build_stdlib_corpus
+from goldeval.golden import demo_golden_path, drop_unavailable
 
 started = time.perf_counter()
 corpus = build_stdlib_corpus(workspace=Path(".goldeval"))

@@ -8,8 +8,8 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from goldeval import InputErrors
 from goldeval.corpus import load_corpus
-from goldeval.errors import InputErrors
 from goldeval.golden import load_golden
 
 DATA = Path(__file__).resolve().parent / "data"

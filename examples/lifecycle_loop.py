@@ -13,14 +13,12 @@ import tempfile
 from pathlib import Path
 
 import goldeval
+from goldeval import evaluate, load_golden
 from goldeval.corpus import load_corpus
-from goldeval.evaluation import evaluate
-from goldeval.golden.io import load_golden
-from goldeval.golden.versions import freeze
-from goldeval.history.db import History
-from goldeval.judging.edits import GoldenFile
-from goldeval.judging.pool import build_pool
-from goldeval.report.judged import judged_lines
+from goldeval.golden import freeze
+from goldeval.history import History
+from goldeval.judging import GoldenFile, build_pool
+from goldeval.report import judged_lines
 
 DATA = Path(__file__).resolve().parent / "data"
 RETRIEVERS = ["bm25", "dense:minilm", "hybrid:bm25+dense:minilm"] if importlib.util.find_spec("onnxruntime") else ["bm25"]

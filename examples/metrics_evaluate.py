@@ -3,8 +3,7 @@
 Run: python examples/metrics_evaluate.py
 """
 
-from goldeval.metrics import parse_metric
-from goldeval.metrics.compute import evaluate_ranked, evaluate_scores
+from goldeval.metrics import evaluate_ranked, evaluate_scores, parse_metric
 
 # Graded judgments: >= 1 is relevant (higher is better), 0 judged non-relevant. An empty dict would
 # be an off-topic question: leave those out of averages and report them apart.

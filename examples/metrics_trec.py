@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 from goldeval.cli import main
-from goldeval.metrics.trec import evaluate_trec, parse_measures, read_qrels, read_run
+from goldeval.metrics import evaluate_trec, parse_measures, read_qrels, read_run
 
 QRELS = """\
 301 0 doc-a 1

@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 
 from goldeval import evaluate
-from goldeval.corpus.cranfield import load_cranfield_corpus
-from goldeval.golden.cranfield import load_cranfield_golden
-from goldeval.store.pg_local import server_until_exit
+from goldeval.corpus import load_cranfield_corpus
+from goldeval.golden import load_cranfield_golden
+from goldeval.store import server_until_exit
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cranfield"
 

@@ -14,9 +14,9 @@ import sys
 
 import numpy as np
 
-from goldeval.errors import InputError
-from goldeval.retrievers.backends.pgvector import PgVectorIndex
-from goldeval.store.pg_local import server_until_exit
+from goldeval import InputError
+from goldeval.retrievers import PgVectorIndex
+from goldeval.store import server_until_exit
 
 
 def main() -> None:

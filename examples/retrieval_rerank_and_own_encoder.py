@@ -9,12 +9,8 @@ import tempfile
 
 import numpy as np
 
-from goldeval.corpus.model import Passage
-from goldeval.retrievers.base import BuildContext, build_retriever
-from goldeval.retrievers.dense import DenseRetriever
-from goldeval.retrievers.encoders import FunctionEncoder
-from goldeval.retrievers.rerank import FunctionScorer, RerankRetriever
-from goldeval.store.workspace import Workspace
+from goldeval import BuildContext, Passage, Workspace, build_retriever
+from goldeval.retrievers import DenseRetriever, FunctionEncoder, FunctionScorer, RerankRetriever
 
 DOCS = {
     "pets/cat": "Cats sleep most of the day and hunt at dusk.",

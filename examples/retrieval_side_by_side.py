@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import tempfile
 
-from goldeval.corpus.model import Passage
-from goldeval.retrievers.base import BuildContext, build_retriever
-from goldeval.retrievers.fusion import sweep_fusion
-from goldeval.retrievers.hybrid import HybridRetriever
+from goldeval import BuildContext, Passage, build_retriever
+from goldeval.retrievers import HybridRetriever, sweep_fusion
 
 DOCS = {
     "git/stash": "git stash puts uncommitted changes aside so you can switch branches",

@@ -12,11 +12,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import goldeval
+from goldeval import evaluate
 from goldeval.corpus import load_corpus
-from goldeval.evaluation import evaluate
-from goldeval.golden.cranfield import load_cranfield_golden
-from goldeval.retrievers.bm25 import BM25Retriever
-from goldeval.stats.compare import compare_scorecards
+from goldeval.golden import load_cranfield_golden
+from goldeval.retrievers import BM25Retriever
 
 DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cranfield"
 
@@ -28,16 +28,19 @@ def main() -> None:
     unstemmed = BM25Retriever(corpus.passages(), stem=False, name="bm25")
     plain = evaluate(unstemmed, golden, corpus=corpus, k=(1, 10))
     stemmed = evaluate("bm25", golden, corpus=corpus, k=(1, 10))
+    ndcg = goldeval.parse_metric("ndcg@10")  # results are keyed by Metric values
     for label, card in (("no stemming", plain), ("stemming", stemmed)):
-        r = card.retrievers[0]
-        low, high = r.intervals["ndcg@10"]
-        print(f"{label:<12} ndcg@10 {r.metrics['ndcg@10']:.3f} (95% CI {low:.3f} to {high:.3f}), "
+        r = goldeval.compare(card).retrievers[0]  # the intervals are statistics: compare() adds them
+        low, high = r.intervals[ndcg]
+        print(f"{label:<12} ndcg@10 {r.metrics[ndcg]:.3f} (95% CI {low:.3f} to {high:.3f}), "
               f"{len(r.answerable)} questions")
-    comparison = compare_scorecards([plain, stemmed], labels=["no-stem", "stem"], seed=0)
-    for metric in ("hit@10", "mrr", "ndcg@10"):
+    report = goldeval.compare_results(plain, stemmed, labels=["no-stem", "stem"],
+                                      metrics=["hit@10", "mrr", "ndcg@10"], seed=0)
+    comparison = report.comparison
+    for metric in map(goldeval.parse_metric, ("hit@10", "mrr", "ndcg@10")):
         for result in comparison.for_metric(metric):
             print(" ", result.verdict)
-    print(" ", comparison.for_metric("ndcg@10")[0].detectable)
+    print(" ", comparison.for_metric(ndcg)[0].detectable)
 
 
 if __name__ == "__main__":

@@ -12,9 +12,8 @@ from __future__ import annotations
 from rich.console import Console
 
 import goldeval
-from goldeval.corpus.model import Corpus, Document
-from goldeval.golden.model import GoldenSet, Judgment, Qrels, Question
-from goldeval.report.sections import render_stats
+from goldeval import Corpus, Document, GoldenSet, Judgment, Qrels, Question
+from goldeval.report import render_stats
 
 INSTALL = "To install the package run pip install goldeval, then import goldeval and evaluate a golden set."
 DOCS = {

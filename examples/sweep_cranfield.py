@@ -18,10 +18,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from goldeval import load_golden
 from goldeval.corpus import load_corpus
-from goldeval.golden.io import load_golden
-from goldeval.report.sweep_html import write_sweep_html
-from goldeval.report.sweep_terminal import render_sweep
+from goldeval.report import render_sweep, write_sweep_html
 from goldeval.sweep import RayExecutor, SweepResult, load_sweep_file, sweep
 
 HERE = Path(__file__).resolve().parent

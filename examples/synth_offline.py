@@ -13,15 +13,18 @@ import re
 import tempfile
 from pathlib import Path
 
+from goldeval import ChunkSpec, Workspace
 from goldeval.corpus import load_corpus
-from goldeval.corpus.chunking import ChunkSpec
 from goldeval.golden import load_golden
-from goldeval.store.workspace import Workspace
-from goldeval.synth.backends import parse_backend
-from goldeval.synth.pipeline import SynthConfig, plan, synthesize
-from goldeval.synth.replies import ReplyCache
-from goldeval.synth.review import ReviewSession
-from goldeval.synth.summary import leakage_lines
+from goldeval.synth import (
+    ReplyCache,
+    ReviewSession,
+    SynthConfig,
+    leakage_lines,
+    parse_backend,
+    plan,
+    synthesize,
+)
 
 DATA = Path(__file__).resolve().parent / "data"
 

@@ -13,9 +13,8 @@ import sys
 from pathlib import Path
 
 import goldeval
-from goldeval.corpus.model import Corpus, Document
-from goldeval.golden.model import GoldenSet, Qrels, Question
-from goldeval.report.html import write_html_report
+from goldeval import Corpus, Document, GoldenSet, Qrels, Question
+from goldeval.report import write_html_report
 
 DOCS = {
     "git/stash.md": "Stash puts your uncommitted changes aside so you can switch branches; git stash pop restores them.",

@@ -14,10 +14,9 @@ import time
 import urllib.request
 
 import goldeval
-from goldeval.corpus.model import Corpus, Document
-from goldeval.golden.model import GoldenSet, Qrels, Question
-from goldeval.report.page import results_payload
-from goldeval.web.server import make_server, start_in_thread
+from goldeval import Corpus, Document, GoldenSet, Qrels, Question
+from goldeval.report import results_payload
+from goldeval.web import make_server, start_in_thread
 
 DOCS = {
     "stash.md": "Stash puts your uncommitted changes aside; git stash pop restores them.",

@@ -111,7 +111,7 @@ def evaluate_tiny(tmp: Path, *, stats: bool, level: str = "doc", retrievers: lis
     """
     from goldeval.corpus.chunking import ChunkSpec
     from goldeval.evaluation import evaluate
-    from goldeval.stats import compare
+    from goldeval.stats.annotate import compare
 
     chunking = ChunkSpec(60, 10) if level == "chunk" else None
     if retrievers is None:

@@ -67,7 +67,7 @@ def evaluate_world(golden_path: Path, workspace: Path, retrievers: list[Any]) ->
     """A real evaluation with statistics (leakage included) of the golden-set file."""
     from goldeval.evaluation import evaluate
     from goldeval.golden.io import load_golden
-    from goldeval.stats import compare
+    from goldeval.stats.annotate import compare
 
     corpus = tiny_corpus()
     golden = load_golden(golden_path)

@@ -14,7 +14,8 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src" / "goldeval"
 
 LAYERS: list[set[str]] = [
-    {"types", "errors", "ranking", "ids", "progress", "trecio", "textsafe", "jit", "words", "fingerprint", "limits"},  # words every layer uses
+    {"types", "errors", "ranking", "ids", "progress", "trecio", "textsafe", "jit", "words", "fingerprint", "limits",
+     "_lazy"},  # words every layer uses
     {"store"},  # persistence: atomic writes, the workspace, caches
     {"corpus"},  # documents and passages
     {"golden"},  # questions and judgments
@@ -52,6 +53,10 @@ def imported(path: Path) -> set[str]:
                                      if node.module == "goldeval" and a.name != "__version__"]
         elif isinstance(node, ast.Import):
             names = [a.name for a in node.names]
+        elif isinstance(node, ast.Dict) and any(isinstance(k, ast.Constant) for k in node.keys):
+            # a package's `_LAZY` table (goldeval._lazy.exports): each value is a module imported on first use
+            names = [v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str)
+                     and v.value.startswith("goldeval.")]
         for name in names:
             parts = name.split(".")
             if parts[0] == "goldeval" and len(parts) > 1:

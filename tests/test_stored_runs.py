@@ -14,7 +14,7 @@ from goldeval import evaluate
 from goldeval.cli import main
 from goldeval.corpus.model import Corpus, Document
 from goldeval.scorecard.io import scorecard_to_dict
-from goldeval.stats import compare
+from goldeval.stats.annotate import compare
 from goldeval.store.kept import kept_json
 
 DOCS = {

@@ -1,60 +1,85 @@
 """goldeval: tells you whether your retrieval is any good, and whether a change made it better.
 
-The product surface is a handful of nouns, all importable from here:
-- the golden set: `GoldenSet` of `Question`s (with `Provenance`) and their `Judgment`s (`Qrels`);
-- the corpus: `Corpus`; a retriever's output: `Run`; what a metric is: `Metric`, `parse_metric`;
-- `evaluate(retrievers, golden, corpus=...)` -> `Scorecard` (scores, curves, the `RunIdentity`);
+The product surface is a handful of nouns, all importable from here, each loading and saving itself:
+- the golden set: `GoldenSet.load/save` of `Question`s (with `Intent`, `Provenance`) and their
+  `Judgment`s (`Qrels`); the corpus: `Corpus.load`, its `Document`s and `Passage`s (`ChunkSpec`);
+- a retriever's output: `Run.load/save` (TREC or JSON); what a metric is: `Metric`, `parse_metric`;
+- `evaluate(retrievers, golden, corpus=...)` -> `Scorecard` (`Scorecard.load/save`; scores, curves, the
+  `RunIdentity`); a retriever is anything with `search(queries, *, top_k) -> Run` (`Retriever`), a
+  function, a spec such as "bm25" (`build_retriever`), or a LangChain / LlamaIndex object;
 - `compare(scorecard)` -> the same scorecard with intervals, paired tests and miss causes;
 - `compare_results(baseline, candidate, gate="hit@5")` -> a `ChangeReport` (did the change make it better,
   and the `GateVerdict` of `goldeval compare --fail-if-worse` and `goldeval.testing.assert_no_regression`).
-Heavy parts (models, the web server, databases) are imported lazily.
+The public subpackages (PUBLIC_PACKAGES) add the parts of each stage; everything else is internal and may
+change without notice. Heavy parts (models, the web server, databases) are imported lazily.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from goldeval._lazy import exports
 
 __version__ = "0.2.0"
 
-__all__ = [
-    "Corpus", "GoldenSet", "Question", "Provenance", "Judgment", "Qrels", "Run", "Metric", "parse_metric",
-    "evaluate", "compare", "compare_results", "ChangeReport", "GateVerdict", "Scorecard", "RunIdentity",
-    "__version__",
-]
-
 _LAZY = {
-    "Corpus": "goldeval.corpus",
+    "Corpus": "goldeval.corpus.model",
+    "Document": "goldeval.corpus.model",
+    "Passage": "goldeval.corpus.model",
+    "ChunkSpec": "goldeval.corpus.chunking",
+    "load_corpus": "goldeval.corpus.loaders",
     "GoldenSet": "goldeval.golden.model",
     "Question": "goldeval.golden.model",
+    "Intent": "goldeval.golden.model",
     "Provenance": "goldeval.golden.model",
     "Judgment": "goldeval.golden.model",
     "Qrels": "goldeval.golden.model",
+    "load_golden": "goldeval.golden.io",
     "Run": "goldeval.run",
-    "Metric": "goldeval.metrics",
-    "parse_metric": "goldeval.metrics",
+    "Metric": "goldeval.metrics.definitions",
+    "parse_metric": "goldeval.metrics.definitions",
+    "Retriever": "goldeval.retrievers.base",
+    "BuildContext": "goldeval.retrievers.base",
+    "build_retriever": "goldeval.retrievers.base",
+    "LangChainRetriever": "goldeval.retrievers.adapters.langchain",
+    "LlamaIndexRetriever": "goldeval.retrievers.adapters.llamaindex",
     "evaluate": "goldeval.evaluation",
+    "Scorecard": "goldeval.scorecard.model",
+    "RunIdentity": "goldeval.scorecard.model",
     "compare": "goldeval.stats.annotate",
     "compare_results": "goldeval.stats.change",
     "ChangeReport": "goldeval.stats.change",
     "GateVerdict": "goldeval.stats.change",
-    "Scorecard": "goldeval.scorecard",
-    "RunIdentity": "goldeval.scorecard",
+    "InputError": "goldeval.errors",
+    "InputErrors": "goldeval.errors",
+    "Workspace": "goldeval.store.workspace",
 }
 
-if TYPE_CHECKING:
-    from goldeval.corpus import Corpus
-    from goldeval.evaluation import evaluate
-    from goldeval.golden.model import GoldenSet, Judgment, Provenance, Qrels, Question
-    from goldeval.metrics import Metric, parse_metric
-    from goldeval.run import Run
-    from goldeval.scorecard import RunIdentity, Scorecard
-    from goldeval.stats.annotate import compare
-    from goldeval.stats.change import ChangeReport, GateVerdict, compare_results
+__all__ = [*_LAZY, "__version__"]
 
+PUBLIC_PACKAGES = (
+    "goldeval.corpus", "goldeval.golden", "goldeval.metrics", "goldeval.retrievers", "goldeval.report",
+    "goldeval.judging", "goldeval.history", "goldeval.sweep", "goldeval.synth", "goldeval.web",
+    "goldeval.store", "goldeval.testing", "goldeval.cli",
+)
+"""The subpackages whose `__all__` is public too (the pages of one stage); deeper modules are internal."""
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
+__getattr__ = exports(__name__, _LAZY, subpackages=PUBLIC_PACKAGES)
 
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'goldeval' has no attribute {name!r}")
+if TYPE_CHECKING:  # for type checkers and editors; at run time `__getattr__` imports on first use
+    from goldeval.corpus.chunking import ChunkSpec  # noqa: F401
+    from goldeval.corpus.loaders import load_corpus  # noqa: F401
+    from goldeval.corpus.model import Corpus, Document, Passage  # noqa: F401
+    from goldeval.errors import InputError, InputErrors  # noqa: F401
+    from goldeval.evaluation import evaluate  # noqa: F401
+    from goldeval.golden.io import load_golden  # noqa: F401
+    from goldeval.golden.model import GoldenSet, Intent, Judgment, Provenance, Qrels, Question  # noqa: F401
+    from goldeval.metrics.definitions import Metric, parse_metric  # noqa: F401
+    from goldeval.retrievers.adapters.langchain import LangChainRetriever  # noqa: F401
+    from goldeval.retrievers.adapters.llamaindex import LlamaIndexRetriever  # noqa: F401
+    from goldeval.retrievers.base import BuildContext, Retriever, build_retriever  # noqa: F401
+    from goldeval.run import Run  # noqa: F401
+    from goldeval.scorecard.model import RunIdentity, Scorecard  # noqa: F401
+    from goldeval.stats.annotate import compare  # noqa: F401
+    from goldeval.stats.change import ChangeReport, GateVerdict, compare_results  # noqa: F401
+    from goldeval.store.workspace import Workspace  # noqa: F401

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+import json
+import math
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from goldeval.errors import InputError
 from goldeval.metrics.judge import gc_paused
 from goldeval.ranking import ranked, ranked_rows
 from goldeval.types import PassageId, QuestionId
@@ -68,7 +71,30 @@ class Run:
     def __len__(self) -> int:
         return len(self.results)
 
-    # --- TREC run files: "qid Q0 docno rank score tag" -----------------------------------------
+    # --- files: TREC ("qid Q0 docno rank score tag") and JSON ------------------------------------
+
+    @classmethod
+    def load(cls, path: str | Path, *, name: str | None = None, fmt: str = "auto") -> Run:
+        """Read a run file: JSON when `fmt="json"` or the name ends in `.json`, else TREC (`read_trec`).
+
+        JSON is the file `save` writes (`{"format": "goldeval-run", "name", "results": {qid: [[id,
+        score], ...]}, "errors": {qid: why}}`) or plain `{qid: {id: score}}` as ranx and pytrec_eval
+        keep runs. Either way the ranking comes from the scores by the one rule (`goldeval.ranking`)."""
+        if _format(path, fmt) == "trec":
+            return cls.read_trec(path, name)
+        return _run_from_json(path, name)
+
+    def save(self, path: str | Path, *, fmt: str = "auto") -> None:
+        """Write the run atomically: JSON when `fmt="json"` or the name ends in `.json` (results, name and
+        errors), else TREC (`qid Q0 docno rank score tag`; a question that failed or returned nothing
+        has no line, as TREC cannot say why)."""
+        from goldeval.store.atomic import write_atomic
+
+        if _format(path, fmt) == "trec":
+            text, _ = run_text(self.results, self.name, path)  # a Run is in rank order: no score is rewritten
+        else:
+            text = _run_json(self, path)
+        write_atomic(path, text)
 
     @classmethod
     def read_trec(cls, path: str | Path, name: str | None = None) -> Run:
@@ -89,6 +115,93 @@ class Run:
             for qid, a, b in zip(topics, bounds[:-1], bounds[1:], strict=True):
                 run.add_ranked(qid, list(zip(ids[a:b], scores[a:b], strict=True)))
         return run
+
+
+def run_text(ranking: Mapping[str, Sequence[tuple[str, float]]], tag: str, path: str | Path = "the run") -> tuple[str, list[str]]:
+    """`qid Q0 docno rank score tag` lines of rankings already in rank order, and the questions whose
+    scores had to become reverse ranks so that trec_eval's sort gives back the order."""
+    from goldeval.golden.trec import check_trec_ids
+
+    check_trec_ids([(qid, [doc for doc, _ in hits], None) for qid, hits in ranking.items()], path)
+    tag = "_".join(tag.split()) or "goldeval"
+    lines, rescored = [], []
+    for qid, hits in ranking.items():
+        pairs = [(doc, float(score)) for doc, score in hits]
+        if ranked(pairs) != pairs:
+            rescored.append(qid)
+            pairs = [(doc, float(len(pairs) - i)) for i, (doc, _) in enumerate(pairs)]
+        lines += [f"{qid} Q0 {doc} {rank} {score!r} {tag}\n" for rank, (doc, score) in enumerate(pairs, start=1)]
+    return "".join(lines), rescored
+
+
+_FORMATS = ("auto", "trec", "json")
+JSON_FORMAT = "goldeval-run"
+
+
+def _format(path: str | Path, fmt: str) -> str:
+    if fmt not in _FORMATS:
+        raise InputError(f"unknown run format {fmt!r}", value=fmt, hint=f"use one of {', '.join(_FORMATS)}")
+    if fmt == "auto":
+        return "json" if Path(path).suffix.lower() == ".json" else "trec"
+    return fmt
+
+
+def _run_json(run: Run, path: str | Path) -> str:
+    bad = [(qid, doc) for qid, hits in run.results.items() for doc, score in hits if not math.isfinite(score)]
+    if bad:
+        raise InputError(f"cannot write {path}: question `{bad[0][0]}` has a score that is not a finite number "
+                         f"for {bad[0][1]!r} ({len(bad)} such result(s))", value=bad[0][1],
+                         hint="JSON has no NaN or infinity; fix the retriever's scores")
+    data = {"format": JSON_FORMAT, "version": 1, "name": run.name,
+            "results": {qid: [[doc, float(score)] for doc, score in hits] for qid, hits in run.results.items()},
+            "errors": dict(run.errors)}
+    return json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _run_from_json(path: str | Path, name: str | None) -> Run:
+    from goldeval.corpus.files import read_input_text
+
+    text = read_input_text(Path(path), "run file")
+    try:
+        data = json.loads(text, parse_constant=lambda c: math.nan)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno,
+                         hint="a run is {qid: {doc: score}} or the file Run.save writes") from None
+    goldeval_form = isinstance(data, dict) and data.get("format") == JSON_FORMAT
+    results = data.get("results") if goldeval_form else data
+    if not isinstance(results, dict):
+        raise InputError("a JSON run must map question ids to results", path=path, value=type(results).__name__,
+                         hint='write {"q1": {"doc-a": 1.5, "doc-b": 0.3}}, or the file Run.save writes')
+    stored_name = str(data.get("name") or "") if goldeval_form else ""
+    run = Run(name or stored_name or Path(path).stem)
+    for qid, hits in results.items():
+        run.add(qid, _json_hits(hits, qid, path))
+    errors = data.get("errors", {}) if goldeval_form else {}
+    if not isinstance(errors, dict) or not all(isinstance(v, str) for v in errors.values()):
+        raise InputError("`errors` must map question ids to messages", path=path, value=errors)
+    run.errors.update(errors)
+    return run
+
+
+def _json_hits(hits: Any, qid: str, path: str | Path) -> list[tuple[str, float]]:
+    """One question's results of a JSON run, checked: ids are strings, each once; scores finite numbers."""
+    pairs = list(hits.items()) if isinstance(hits, dict) else hits
+    if not isinstance(pairs, list) or not all(isinstance(p, (list, tuple)) and len(p) == 2 for p in pairs):
+        raise InputError(f"results of question `{qid}` are neither {{id: score}} nor [[id, score], ...]",
+                         path=path, value=hits, hint='write {"doc-a": 1.5} or [["doc-a", 1.5]]')
+    seen: set[str] = set()
+    for doc, score in pairs:
+        if not isinstance(doc, str) or not doc:
+            raise InputError(f"question `{qid}` has a result id that is not a non-empty string", path=path,
+                             value=doc, hint="ids are the corpus's passage ids, as strings")
+        if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
+            raise InputError(f"question `{qid}` has a score for {doc!r} that is not a finite number", path=path,
+                             value=score, hint="scores are numbers, higher is better")
+        if doc in seen:
+            raise InputError(f"question `{qid}` lists {doc!r} twice", path=path, value=doc,
+                             hint="keep each id once per question, as trec_eval requires")
+        seen.add(doc)
+    return [(doc, float(score)) for doc, score in pairs]
 
 
 def _ranked_columns(table: TrecTable) -> tuple[list[QuestionId], list[int], list[PassageId], list[float]]:

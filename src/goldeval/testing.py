@@ -29,6 +29,8 @@ from goldeval.scorecard.model import Scorecard
 from goldeval.stats.change import ChangeReport, compare_results
 from goldeval.stats.compare import GateCheck, format_p
 
+__all__ = ["RegressionError", "UPDATE_ENV", "assert_no_regression"]
+
 UPDATE_ENV = "GOLDEVAL_UPDATE_BASELINE"
 
 

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from goldeval import __version__
 from goldeval.errors import EXIT_BAD_INPUT
 
+__all__ = ["build_parser", "main"]
+
 SUBCOMMANDS = ["eval", "demo", "golden", "trec", "compare", "models", "serve", "report", "synth", "review", "pool",
                "history", "sweep", "pg"]
 

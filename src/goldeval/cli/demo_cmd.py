@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from goldeval.golden.demo import demo_golden_path, drop_unavailable
     from goldeval.golden.io import load_golden
     from goldeval.report.terminal import render
-    from goldeval.stats import compare
+    from goldeval.stats.annotate import compare
     from goldeval.store.atomic import check_writable
     from goldeval.store.workspace import Workspace
 

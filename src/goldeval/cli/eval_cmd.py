@@ -149,7 +149,7 @@ def run_eval(args: argparse.Namespace) -> Scorecard:
     )
     if getattr(args, "no_stats", False):
         return card
-    from goldeval.stats import compare
+    from goldeval.stats.annotate import compare
 
     return compare(card, seed=getattr(args, "seed", 0), resamples=int(getattr(args, "resamples", 10_000)),
                    passages=corpus.passages(chunking) if corpus is not None else None, golden=golden,

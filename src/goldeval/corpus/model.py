@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from goldeval.types import DocId, PassageId
 
@@ -44,6 +46,14 @@ class Corpus:
     name: str = "corpus"
     path: str = ""
     warnings: list[str] = field(default_factory=list)
+
+    @classmethod
+    def load(cls, path: str | Path, **options: Any) -> Corpus:
+        """Read a folder, JSONL file, BEIR folder or Cranfield collection: `corpus.loaders.load_corpus`
+        (`fmt`, `max_bytes` and the other options are its own)."""
+        from goldeval.corpus.loaders import load_corpus
+
+        return load_corpus(path, **options)
 
     def __len__(self) -> int:
         return len(self.documents)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
 from goldeval.fingerprint import fingerprint as content_fingerprint
@@ -218,6 +219,20 @@ class GoldenSet:
     """The frozen version number, when the set was frozen (`goldeval golden freeze`)."""
     warnings: list[str] = field(default_factory=list)
     """Things dropped or assumed while loading (for example unjudged TREC topics), for the CLI to show."""
+
+    @classmethod
+    def load(cls, path: str | Path, *, corpus: Any = None) -> GoldenSet:
+        """Read a golden set (JSONL, a JSON list, or a BEIR/Cranfield folder), its ids checked against
+        `corpus` (a Corpus or a set of ids) when given: `golden.io.load_golden`."""
+        from goldeval.golden.io import load_golden
+
+        return load_golden(path, corpus=corpus)
+
+    def save(self, path: str | Path) -> None:
+        """Write the set as golden JSONL, atomically: `golden.io.write_golden_jsonl`."""
+        from goldeval.golden.io import write_golden_jsonl
+
+        write_golden_jsonl(self, path)
 
     def __len__(self) -> int:
         return len(self.questions)

@@ -21,7 +21,7 @@ import numpy as np
 
 from goldeval.metrics.definitions import Metric
 from goldeval.metrics.judge import RELEVANCE_LEVEL, Judged, assemble, gc_paused, judge_ranked, judge_scores
-from goldeval.types import Qrels, RunDict
+from goldeval.types import QrelsDict, RunDict
 
 __all__ = ["RELEVANCE_LEVEL", "Judged", "assemble", "compute", "evaluate_ranked", "evaluate_scores", "gc_paused",
            "judge_ranked", "judge_scores", "ratio"]  # fmt: skip
@@ -130,7 +130,7 @@ def compute(j: Judged, metrics: Sequence[Metric]) -> dict[Metric, np.ndarray]:
 
 
 def evaluate_ranked(
-    qrels: Qrels,
+    qrels: QrelsDict,
     rankings: Mapping[str, Sequence[str]],
     metrics: Sequence[Metric],
     *,
@@ -145,7 +145,7 @@ def evaluate_ranked(
 
 
 def evaluate_scores(
-    qrels: Qrels,
+    qrels: QrelsDict,
     run: RunDict,
     metrics: Sequence[Metric],
     *,

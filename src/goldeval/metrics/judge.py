@@ -25,7 +25,7 @@ import numpy as np
 
 from goldeval.errors import InputError
 from goldeval.metrics.ranks import above_and_tied
-from goldeval.types import Qrels, RunDict
+from goldeval.types import QrelsDict, RunDict
 
 RELEVANCE_LEVEL = 1
 """trec_eval's default `-l`: the smallest judgment that counts as relevant."""
@@ -103,7 +103,7 @@ def _flatten(judged: list[dict[str, float]]) -> tuple[list[str], np.ndarray, np.
 
 
 def judge_scores(
-    qrels: Qrels,
+    qrels: QrelsDict,
     run: RunDict,
     qids: Sequence[str] | None = None,
     *,
@@ -174,7 +174,7 @@ def _ranks(qids: Sequence[str], rows: list[dict[str, float]], owner: np.ndarray,
 
 
 def judge_ranked(
-    qrels: Qrels,
+    qrels: QrelsDict,
     rankings: Mapping[str, Sequence[str]],
     qids: Sequence[str] | None = None,
     *,

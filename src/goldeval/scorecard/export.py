@@ -22,28 +22,13 @@ line that is not a judgment or a result):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from goldeval.golden.trec import check_trec_ids, qrels_text
-from goldeval.ranking import ranked
+from goldeval.run import run_text
 from goldeval.scorecard.model import RetrieverResult, Scorecard
 from goldeval.store.atomic import write_atomic
-
-
-def run_text(ranking: Mapping[str, Sequence[tuple[str, float]]], tag: str, path: str | Path = "the run") -> tuple[str, list[str]]:
-    """`qid Q0 docno rank score tag` lines of rankings already in rank order, and the questions whose
-    scores had to become reverse ranks so that trec_eval's sort gives back the order."""
-    check_trec_ids([(qid, [doc for doc, _ in hits], None) for qid, hits in ranking.items()], path)
-    tag = "_".join(tag.split()) or "goldeval"
-    lines, rescored = [], []
-    for qid, hits in ranking.items():
-        pairs = [(doc, float(score)) for doc, score in hits]
-        if ranked(pairs) != pairs:
-            rescored.append(qid)
-            pairs = [(doc, float(len(pairs) - i)) for i, (doc, _) in enumerate(pairs)]
-        lines += [f"{qid} Q0 {doc} {rank} {score!r} {tag}\n" for rank, (doc, score) in enumerate(pairs, start=1)]
-    return "".join(lines), rescored
 
 
 def write_qrels(card: Scorecard, path: str | Path) -> list[str]:

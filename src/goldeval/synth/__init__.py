@@ -10,6 +10,7 @@ The scorecard's hook: `leakage_for_golden(golden, passages)` returns a `LeakageR
 difference of each figure.
 """
 
+from goldeval._lazy import exports
 from goldeval.synth.leakage import (
     LeakageReport,
     QuestionLeakage,
@@ -19,3 +20,16 @@ from goldeval.synth.leakage import (
 )
 
 __all__ = ["LeakageReport", "QuestionLeakage", "SetLeakage", "leakage_for_golden", "leakage_report"]
+
+# Public too, imported on first use (their modules are heavier or optional).
+_LAZY = {
+    "SynthConfig": "goldeval.synth.pipeline",
+    "plan": "goldeval.synth.pipeline",
+    "synthesize": "goldeval.synth.pipeline",
+    "parse_backend": "goldeval.synth.backends",
+    "ReplyCache": "goldeval.synth.replies",
+    "ReviewSession": "goldeval.synth.review",
+    "leakage_lines": "goldeval.synth.summary",
+}
+__all__ += list(_LAZY)
+__getattr__ = exports(__name__, _LAZY)
