@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from goldeval.cli import COMMANDS
 from goldeval.errors import EXIT_OK
 from goldeval.limits import number_type
 from goldeval.store.workspace import default_workspace
@@ -37,7 +38,7 @@ goldeval.testing.assert_no_regression calls too.
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "compare",
-        help="compare retrievers or saved evaluations on the same questions",
+        help=COMMANDS["compare"],
         description="Per metric: wins, losses and ties counted in questions, the difference with a paired "
         "bootstrap interval, a paired test (exact McNemar for hit@k and precision@1, paired randomization "
         "otherwise), Holm's correction for more than two systems, the minimum detectable difference, and a "

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from goldeval.cli import COMMANDS
 from goldeval.store.workspace import default_workspace
 
 if TYPE_CHECKING:
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "demo",
-        help="evaluate on a corpus built from the Python stdlib's own docs (no download)",
+        help=COMMANDS["demo"],
         description="Build a corpus from the pydoc text of the standard library modules on this "
         "machine, load the golden set shipped with goldeval (questions phrased as a learner asks them, "
         "hard cases, off-topic questions), and print the scorecard and the misses. BM25 always runs; "

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from goldeval.cli import COMMANDS
 from goldeval.corpus.files import DEFAULT_MAX_BYTES
 from goldeval.errors import EXIT_OK, EXIT_RAN_WITH_ERRORS, InputError, WriteError
 from goldeval.limits import number_type
@@ -59,7 +60,7 @@ examples:
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "eval",
-        help="evaluate retrievers on a corpus and a golden set",
+        help=COMMANDS["eval"],
         description="Run each retriever over the golden set's questions and score every question: "
         "hit@k, recall@k, precision@k, MRR, nDCG, MAP. Off-topic questions (no expected answer) are "
         "counted apart. Exit 0 ok, 2 bad input.",

@@ -7,6 +7,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from goldeval.cli import COMMANDS
 from goldeval.errors import InputError
 from goldeval.textsafe import warn
 
@@ -25,7 +26,7 @@ examples:
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "golden",
-        help="check, import, export, freeze or grow a golden set",
+        help=COMMANDS["golden"],
         description="Check a golden set against a corpus (every problem reported at once), import one "
         "from TREC qrels + topics or a BEIR/Cranfield folder, or export TREC qrels and topics.",
         epilog=EPILOG,

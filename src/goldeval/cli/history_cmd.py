@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from goldeval.cli import COMMANDS
 from goldeval.errors import InputError
 from goldeval.limits import number_type
 from goldeval.store.workspace import default_workspace
@@ -29,7 +30,7 @@ References: @last, @last~N (the N-th run before the newest), @ID (a run id), @NA
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "history",
-        help="list recorded runs, show trends on a frozen golden set, tag baselines",
+        help=COMMANDS["history"],
         description="Every evaluation is recorded (run identity, metrics, per-question ranks) in an SQLite "
         "database in the workspace. List the runs, show each retriever's trend over the runs of one frozen "
         "golden-set version with confidence intervals, name a run as a baseline, or export one as results "

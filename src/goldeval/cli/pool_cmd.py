@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from goldeval.cli import COMMANDS
 from goldeval.errors import InputError
 from goldeval.limits import number_type
 from goldeval.store.workspace import default_workspace
@@ -36,7 +37,7 @@ the scorecard then shows judged@k and each metric's range. Stop the server with 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "pool",
-        help="judge the unjudged passages of every retriever's top k, in the browser",
+        help=COMMANDS["pool"],
         description="Collect the top k of every retriever in the results, keep the passages the golden set has "
         "not judged for each question, and open them in a local page: the question, the passage with the "
         "question's words highlighted, and a verdict (relevant with a grade, not relevant, the corpus does "

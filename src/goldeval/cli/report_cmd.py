@@ -6,11 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
+from goldeval.cli import COMMANDS
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "report",
-        help="write the scorecard page as one self-contained HTML file",
+        help=COMMANDS["report"],
         description="Write the same page as `goldeval serve` into one HTML file: its CSS, JavaScript and "
         "the results are inlined, so it opens from disk with no server and no network (no CDN, no "
         "external fonts or scripts). Several results files can be compared in the page. "

@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 
+from goldeval.cli import COMMANDS
 from goldeval.errors import InputError
 
 EPILOG = """\
@@ -30,7 +31,7 @@ them, beside its own questions (left as they are). Stop the server with Ctrl+C.
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "review",
-        help="review generated or log-suggested questions in the browser; accepted ones go into the golden set",
+        help=COMMANDS["review"],
         description="Serve a local page that shows one candidate question at a time: a generated one with its "
         "source passage (the question's words highlighted) and other passages that may also answer it; one "
         "suggested from a search log (`goldeval golden suggest`) with how often and how it was searched, its "

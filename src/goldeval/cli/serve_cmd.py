@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from goldeval.cli import COMMANDS
 from goldeval.cli.eval_cmd import add_eval_arguments
 from goldeval.errors import InputError
 
@@ -30,7 +31,7 @@ the loaded results, nothing else. Stop it with Ctrl+C.
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "serve",
-        help="show the scorecard in the browser (a local web server)",
+        help=COMMANDS["serve"],
         description="Start a local web server with the live scorecard: metric bars with intervals, a k "
         "control, every question with what ranked and why it missed, comparisons and off-topic "
         "thresholds. Give saved results files, or the same options as `goldeval eval` to evaluate first. "

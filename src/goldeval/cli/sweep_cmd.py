@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from goldeval.cli import COMMANDS
 from goldeval.errors import InputError
 from goldeval.limits import number_type
 
@@ -34,7 +35,7 @@ Exit 0 ok, 2 bad input.
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
-        "sweep", help="evaluate every configuration of a grid of dials (chunking, model, fusion, rerank)",
+        "sweep", help=COMMANDS["sweep"],
         description="Evaluate every configuration of a grid: chunking, embedding model, retriever type, fusion "
         "method and weight, rerank depth. Chunks, embeddings and runs are stored by content in the workspace, "
         "so a changed fusion weight or k re-scores stored runs without searching. Reports every "

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from goldeval.cli import COMMANDS
 from goldeval.errors import InputError
 from goldeval.store.workspace import default_workspace
 
@@ -40,7 +41,7 @@ new. The candidates are unreviewed until `goldeval review` accepts them.
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "synth",
-        help="generate candidate questions from the corpus with a language model",
+        help=COMMANDS["synth"],
         description="Sample passages (seeded, balanced across folders and documents), ask a model for the "
         "question a learner would type that each one answers, and write unreviewed candidates with "
         "provenance, leakage figures (beside your hand-written questions) and possible other answers. "

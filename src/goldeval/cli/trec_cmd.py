@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from goldeval.cli import COMMANDS
 from goldeval.errors import EXIT_OK, InputError
 
 DESCRIPTION = """\
@@ -33,7 +34,7 @@ file formats:
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "trec",
-        help="trec_eval-compatible evaluation of a TREC run against TREC qrels",
+        help=COMMANDS["trec"],
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
