@@ -38,6 +38,7 @@ COMMANDS = {
     "history": "list recorded runs, show trends on a frozen golden set, tag baselines",
     "sweep": "evaluate every configuration of a grid of dials (chunking, model, fusion, rerank)",
     "pg": "list and drop what goldeval left in a PostgreSQL database",
+    "docs": "read goldeval's documentation, installed with it (goldeval docs PAGE)",
 }
 """Each command's one-line help, in the order `goldeval --help` lists them (the one home of these lines)."""
 
@@ -54,7 +55,7 @@ def build_parser(only: str | None | object = _ALL) -> argparse.ArgumentParser:
         description="Tell whether your retrieval is any good, and whether a change made it better or worse.",
         epilog="Exit codes: 0 ok, 1 the evaluation ran and a gate failed, 2 bad input or usage (or an output "
         "that cannot be written), 3 the evaluation ran but a retriever failed on some questions, 4 a bug in "
-        "goldeval, 128+N stopped by signal N (docs/reliability.md).",
+        "goldeval, 128+N stopped by signal N (`goldeval docs reliability`).",
     )
     parser.add_argument("--version", action="version", version=f"goldeval {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from goldeval.scorecard.model import Scorecard
 
 EPILOG = """\
-retriever specs (docs/retrieval.md has the full grammar):
+retriever specs (`goldeval docs retrieval` has the full grammar):
   bm25[?stem=none&stopwords=none&k1=1.2&b=0.75]
                              BM25 (bm25s); English stemming and stopwords by default
   dense:MODEL[?backend=exact|ann|pgvector&batch_size=N]
@@ -43,7 +43,7 @@ retriever specs (docs/retrieval.md has the full grammar):
   module:object              a LangChain or LlamaIndex retriever (or index) as it is;
                              langchain:module:object?id_key=KEY to say where the doc id is
   http://HOST/PATH?q={question}&k={k}[#ids=PATH&scores=PATH&method=POST&body=JSON&headers=NAME:ENV]
-                             a search service (docs/adapters.md)
+                             a search service (`goldeval docs adapters`)
 
 examples:
   goldeval eval --corpus docs/ --golden golden.jsonl
@@ -69,7 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_eval_arguments(parser)
     parser.add_argument("--misses", action="store_true", help="print every miss: expected, what came first, and the rank where an expected answer finally appeared")
-    parser.add_argument("--json", metavar="OUT", type=Path, help="write the full results (documented in docs/results-json.md) to OUT, atomically")
+    parser.add_argument("--json", metavar="OUT", type=Path, help="write the full results (documented in `goldeval docs results-json`) to OUT, atomically")
     parser.add_argument("--markdown", metavar="OUT", type=Path, help="write the scorecard as Markdown (for a pull-request comment) to OUT")
     parser.add_argument("--details", action="store_true", help="print every comparison metric, the by-tag breakdown and off-topic score ranges")
     parser.add_argument("--qrels", metavar="OUT", type=Path, help="write the judgments as scored (answerable questions, at --level) as TREC qrels to OUT")

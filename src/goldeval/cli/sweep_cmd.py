@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Holm), and quality against cost with the Pareto front.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("file", nargs="?", type=Path, metavar="SWEEP.toml", help="a sweep file (docs/sweep.md); flags override it")
+    parser.add_argument("file", nargs="?", type=Path, metavar="SWEEP.toml", help="a sweep file (`goldeval docs sweep`); flags override it")
     parser.add_argument("--corpus", metavar="PATH", help="a folder, JSONL file, BEIR or Cranfield folder")
     parser.add_argument("--golden", metavar="FILE", help="the golden set")
     for dial, example in (("chunking", "none,600:100"), ("retriever", "bm25,dense,hybrid"), ("model", "minilm-l3,wordllama"),
@@ -59,7 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--workspace", metavar="DIR", type=Path, help="where chunks, embeddings and runs are stored (default: $GOLDEVAL_WORKSPACE or .goldeval)")
     parser.add_argument("--workers", metavar="N", type=number_type("workers"), help="run embedding and searches on a local Ray with N CPUs (extra `ray`)")
     parser.add_argument("--ray-address", metavar="HOST:PORT", help="run them on an existing Ray cluster instead")
-    parser.add_argument("--json", metavar="OUT", type=Path, help="write the sweep (documented in docs/sweep.md) to OUT")
+    parser.add_argument("--json", metavar="OUT", type=Path, help="write the sweep (documented in `goldeval docs sweep`) to OUT")
     parser.add_argument("--html", metavar="OUT", type=Path, help="write the sweep view (table, heatmap, Pareto plot) as one self-contained HTML file")
     parser.add_argument("--cards", metavar="DIR", type=Path, help="write each configuration's own results JSON into DIR")
     parser.add_argument("--seed", type=number_type("seed"), help="seed of the intervals and tests (default: 0)")

@@ -162,7 +162,7 @@ def _not_taken(key: str, value: object, found: list[Declared]) -> InputError:
     takes = "; ".join(f"{d.spec} takes {', '.join(_applicable(d)) or 'no options'}" for d in unique)
     return InputError(
         f"--option {key}={value}: {problem}", value=key,
-        hint=(takes or "the retrievers of this run take no options") + " (docs/retrieval.md says what each means)",
+        hint=(takes or "the retrievers of this run take no options") + " (`goldeval docs retrieval` says what each means)",
     )
 
 

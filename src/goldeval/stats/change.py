@@ -19,7 +19,8 @@ The rules it holds, once:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -101,6 +102,25 @@ class ChangeReport:
     gate: GateVerdict | None = None
     scorecards: list[Scorecard] = field(default_factory=list)
     """The scorecards as compared (cut to the shared questions)."""
+
+    # goldeval 0.2's `testing.assert_no_regression` returned the list of GateChecks: until the next release
+    # the report still reads as that list (iterate, index, len), with a warning naming the new spelling.
+    def _old_checks(self) -> list[GateCheck]:
+        warnings.warn("assert_no_regression now returns a ChangeReport; its checks are report.gate.checks",
+                      FutureWarning, stacklevel=3)
+        return list(self.gate.checks) if self.gate is not None else []
+
+    def __iter__(self) -> Iterator[GateCheck]:
+        return iter(self._old_checks())
+
+    def __len__(self) -> int:
+        return len(self._old_checks())
+
+    def __getitem__(self, index: int) -> GateCheck:
+        return self._old_checks()[index]
+
+    def __bool__(self) -> bool:
+        return True  # a report is a report, whatever __len__ says (and `if report:` never warns)
 
     @property
     def questions_changed(self) -> bool:

@@ -63,7 +63,7 @@ class SweepFile:
 def load_sweep_file(path: str | Path) -> SweepFile:
     """Read and check a sweep TOML file; a bad key or value names the file and the fix."""
     path = Path(path)
-    data = read_toml(path, "sweep file", hint="docs/sweep.md shows a sweep file", max_bytes=SETTINGS_FILE_BYTES)
+    data = read_toml(path, "sweep file", hint="`goldeval docs sweep` shows a sweep file", max_bytes=SETTINGS_FILE_BYTES)
     known = (*SETTINGS, "grid", "options")
     unknown = [key for key in data if key not in known]
     if unknown:

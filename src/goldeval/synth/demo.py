@@ -32,7 +32,7 @@ ENABLE_HINT = (
     f"    export {ENV_BACKEND}=openai:MODEL           (with OPENAI_API_KEY)\n"
     f"    export {ENV_BACKEND}='openai:llama3.1?base_url=http://localhost:11434/v1'   (Ollama, no key)\n"
     f"    export {ENV_BACKEND}=transformers:/path/to/model-folder\n"
-    "and run the demo again (or `goldeval synth --demo --backend SPEC`); docs/synthetic.md explains it."
+    "and run the demo again (or `goldeval synth --demo --backend SPEC`); `goldeval docs synthetic` explains it."
 )
 
 
