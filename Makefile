@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip install -q --disable-pip-version-check
 
-.PHONY: demo test lint typecheck pytest bench chromium pgvector clean
+.PHONY: demo test test-core lint typecheck pytest bench chromium pgvector clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +18,17 @@ $(VENV)/.demo-installed: pyproject.toml | $(BIN)/python
 $(VENV)/.test-installed: pyproject.toml | $(BIN)/python
 	$(PIP) 'torch==2.13.0'  # CPU build first, so sentence-transformers (extra st) does not pull CUDA
 	$(PIP) -e '.[dense,ann,pg,dev,bench,st,llm,adapters,ray,fast]'
+	touch $@
+
+# The core install plus the core tests' own references (extra `test`: pytest, pytrec_eval, scipy, scikit-learn),
+# no other extra: what `pip install goldeval` gives a user. `pytest --core` (tests/needs.py) deselects every test
+# marked as needing an extra, so the rest proves a core-only install works.
+CORE_VENV ?= .venv-core
+$(CORE_VENV)/bin/python:
+	$(PYTHON) -m venv $(CORE_VENV)
+
+$(CORE_VENV)/.core-installed: pyproject.toml | $(CORE_VENV)/bin/python
+	$(CORE_VENV)/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
 	touch $@
 
 # Debian's chromium for the browser tests (Playwright's own browser download does not work offline).
@@ -44,8 +55,11 @@ pytest: $(VENV)/.test-installed chromium pgvector
 
 test: lint typecheck pytest
 
+test-core: $(CORE_VENV)/.core-installed
+	$(CORE_VENV)/bin/pytest -q --core
+
 bench: $(VENV)/.test-installed pgvector
 	$(BIN)/python -m bench
 
 clean:
-	rm -rf $(VENV) .goldeval .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(CORE_VENV) .goldeval .pytest_cache .mypy_cache .ruff_cache

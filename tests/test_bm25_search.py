@@ -29,7 +29,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("workspace")
 
 
-@pytest.fixture(params=["numba", "numpy"])
+@pytest.fixture(params=[pytest.param("numba", marks=pytest.mark.fast), "numpy"])  # no numba: no numba case
 def kernel(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     if request.param == "numpy":
         monkeypatch.setattr(bm25_kernel, "compiled", lambda workspace: None)
@@ -103,6 +103,7 @@ def test_scores_equal_bm25s_bit_for_bit_with_passages_of_no_words(workspace: Pat
     assert compared > 4000
 
 
+@pytest.mark.fast
 def test_kernels_agree_to_the_last_tie(workspace: Path) -> None:
     rng = np.random.default_rng(3)
     words = ["wing", "flow", "shock", "heat", "plate", "boundary", "layer", "mach", "lift", "drag"]
@@ -125,6 +126,7 @@ def test_kernels_agree_to_the_last_tie(workspace: Path) -> None:
             assert len(hits) <= k
 
 
+@pytest.mark.fast
 def test_a_second_process_loads_the_compiled_kernel_from_the_workspace(workspace: Path) -> None:
     retriever = BM25Retriever([Passage("a", "a", "wing flow")])
     retriever.workspace = workspace

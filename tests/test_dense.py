@@ -72,6 +72,7 @@ def test_changing_one_passage_embeds_only_that_one(tmp_path: Path) -> None:
     assert sum(calls) - before == 1
 
 
+@pytest.mark.ann
 def test_ann_backend_matches_exact_on_a_small_corpus(tmp_path: Path) -> None:
     encoder, _ = _counting_encoder()
     exact = DenseRetriever(PASSAGES, encoder, workspace=Workspace(tmp_path)).search(QUERIES, top_k=3)
@@ -97,6 +98,7 @@ def test_exact_index_against_brute_force() -> None:
     assert index.search(queries, 5000)[1].shape == (7, 2500)
 
 
+@pytest.mark.ann
 def test_ann_recall_is_reported_and_high_on_clustered_data() -> None:
     rng = np.random.default_rng(0)
     centres = rng.normal(size=(50, 32))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "cranfield"
 
@@ -17,6 +19,7 @@ def _bench_cranfield():  # type: ignore[no-untyped-def]
     return module
 
 
+@pytest.mark.bench  # rank_bm25 is the outside reference
 def test_goldeval_bm25_agrees_with_rank_bm25_within_0_01() -> None:
     check = _bench_cranfield().check_bm25(DATA)
     assert set(check["abs_diff"]) == {"ndcg@10", "map", "recall@100"}

@@ -63,6 +63,7 @@ def _random_run(name: str, rng: random.Random) -> Run:
     )
 
 
+@pytest.mark.bench
 def test_rrf_matches_ranx() -> None:
     from ranx import Run as RanxRun
     from ranx import fuse as ranx_fuse

@@ -55,8 +55,10 @@ from path_equivalence_fixtures import (
     trec_run_lines,
 )
 
-# ranx's own numba kernels warn about their id casts; nothing of ours
-pytestmark = pytest.mark.filterwarnings("ignore:unsafe cast from uint64 to int64")
+# ranx's own numba kernels warn about their id casts; nothing of ours. Every entry point, with ranx and
+# LlamaIndex's evaluator as references and the page in Chromium: extras bench, adapters and a browser.
+pytestmark = [pytest.mark.filterwarnings("ignore:unsafe cast from uint64 to int64"), pytest.mark.bench,
+              pytest.mark.adapters, pytest.mark.browser]
 TREC_MEASURES = [f"{family}.{','.join(map(str, K))}" for family in ("success", "recall", "P", "ndcg_cut", "map_cut")]
 TREC_MEASURES += ["recip_rank", "map", "bpref"]
 

@@ -13,6 +13,8 @@ import pytest
 from goldeval.errors import GoldevalError
 from goldeval.sweep import RayExecutor
 
+pytestmark = pytest.mark.ray  # real Ray workers, killed on purpose
+
 
 def dies_once(marker: str, value: int) -> int:
     """Kills its own worker process the first time it runs for `value`; squares `value` after that."""

@@ -21,6 +21,8 @@ from goldeval.sweep import Grid, RayExecutor, Settings, SweepResult, sweep
 from hang_guard import HANG_GUARD
 from sweep_fixtures import tiny_corpus, tiny_golden, write_inputs
 
+pytestmark = [pytest.mark.ray, pytest.mark.models]  # Ray workers embedding with the offline models
+
 GRID = Grid(chunking=("none", "120:30"), retriever=("bm25", "hybrid"), model=("wordllama", "minilm-l3"),
             fusion=("norm",), weight=(0.3,), rerank=(0, 5), reranker="dense:minilm-l3")
 SETTINGS = Settings(k=(1, 3, 5), headline="ndcg@5", resamples=500)

@@ -179,6 +179,7 @@ def test_every_cell_lands_in_the_run_history(tmp_path: Path) -> None:
     assert names == [c.label for c in result.cells]
 
 
+@pytest.mark.models  # the rerank stage embeds with wordllama
 def test_rerank_reads_its_stored_base_and_caches_its_own_run(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
     grid = Grid(chunking=("none",), retriever=("bm25", "hybrid"), model=("wordllama",), fusion=("rrf",),

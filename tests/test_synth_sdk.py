@@ -21,6 +21,8 @@ from hang_guard import HANG_GUARD, wait_until
 from synth_fixtures import passage_of, question_for, write_corpus, write_golden
 from synth_llm_server import error_body, fake_llm
 
+pytestmark = pytest.mark.llm  # the Anthropic and OpenAI SDKs, against a fake server on 127.0.0.1
+
 KEY = "sk-test-Zq8vY3-do-not-print-4711"
 
 

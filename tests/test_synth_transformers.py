@@ -44,6 +44,8 @@ def run_synth(tmp: Path, model: Path, *extra: str) -> int:
                  "--out", str(tmp / "synth.jsonl"), "--workspace", str(tmp / "ws"), "--quiet", *extra])
 
 
+@pytest.mark.llm
+@pytest.mark.st
 def test_a_local_causal_lm_folder_writes_questions(tiny_model: Path, tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     assert run_synth(tmp_path, tiny_model) == 0
@@ -58,6 +60,8 @@ def test_a_local_causal_lm_folder_writes_questions(tiny_model: Path, tmp_path: P
         assert len(r["question"].split()) <= 12
 
 
+@pytest.mark.llm
+@pytest.mark.st
 def test_local_generation_is_seeded_and_cached(tiny_model: Path, tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "a").mkdir()
@@ -72,6 +76,7 @@ def test_local_generation_is_seeded_and_cached(tiny_model: Path, tmp_path: Path,
         [json.loads(x)["question"] for x in second.splitlines()]
 
 
+@pytest.mark.llm  # the folder is looked at by the transformers backend
 def test_a_folder_without_a_model_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "empty").mkdir()
     assert run_synth(tmp_path, tmp_path / "empty") == 2

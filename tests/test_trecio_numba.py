@@ -22,6 +22,9 @@ from goldeval.trecio import scan as scan_module
 from goldeval.trecio.fields import words_view
 from goldeval.trecio.numbers import POW10
 
+pytestmark = pytest.mark.fast  # the numba kernels themselves (goldeval.trecio.kernels imports numba)
+
+
 AWKWARD_RUN = (
     b"\xef\xbb\xbf# a comment line\n"
     b"q1 Q0 d1 1 12.5 tagA\r\n"

@@ -20,6 +20,8 @@ from goldeval.errors import InputErrors
 from goldeval.trecio import fields, kernels, numbers, read_run_table
 from goldeval.trecio import scan as scan_module
 
+pytestmark = pytest.mark.fast  # both paths side by side: goldeval.trecio.kernels imports numba
+
 HARD = [
     "0", "-0", "+0", "-0.0", "0e0", "-0e-999", "0.000", "-.0e5", "000000000000000000000", "1", "-1", ".5", "5.",
     "+.5e1", "1E5", "1e+05", "1e-0005", "0.1", "0.3", "1e23", "8.589973e9", "7.0e-10", "2.5", "0.1e-0",

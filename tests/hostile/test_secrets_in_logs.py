@@ -59,6 +59,8 @@ DEEP = "[" * 100_000 + "]" * 100_000
     ("a 5000-digit integer", '{"query": "a", "clicks": ' + HUGE + "}", "queries.jsonl:1: search log"),
     ("deeply nested JSON", '{"query": "a", "x": ' + DEEP + "}", "queries.jsonl:1: search log"),
 ], ids=["a 5000-digit integer", "deeply nested JSON"])
+# `golden suggest` loads its embedding model (minilm, extra `dense`) before it reads the log
+@pytest.mark.models
 def test_a_log_line_json_cannot_hold_is_one_error_naming_its_line(inputs: Path, cli: Callable[..., Outcome],
                                                                    case: str, line: str, says: str) -> None:
     (inputs / "queries.jsonl").write_text(line + "\n", encoding="utf-8")
