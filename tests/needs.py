@@ -65,10 +65,10 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
-    left_out = config.stash.get(LEFT_OUT, [])
+    left_out = sorted(set(config.stash.get(LEFT_OUT, [])))  # a path can be offered twice
     if left_out:
         terminalreporter.write_line(f"--core: {len(left_out)} module(s) marked as a whole for an extra were not "
-                                    f"collected: {', '.join(sorted(left_out))}")
+                                    f"collected: {', '.join(left_out)}")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

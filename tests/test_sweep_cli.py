@@ -34,6 +34,7 @@ def swept(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return out
 
 
+@pytest.mark.models  # the grid's dense stage is wordllama
 def test_flags_override_the_file(swept: dict[str, Path]) -> None:
     data = json.loads(swept["json"].read_text(encoding="utf-8"))
     assert data["dials"]["weight"] == [0.3, 0.7]  # --weight replaced the file's [0.5]
@@ -42,6 +43,7 @@ def test_flags_override_the_file(swept: dict[str, Path]) -> None:
     assert data["statistics"]["resamples"] == 500
 
 
+@pytest.mark.models  # the grid's dense stage is wordllama
 def test_cards_are_results_files_best_first(swept: dict[str, Path]) -> None:
     data = json.loads(swept["json"].read_text(encoding="utf-8"))
     cards = sorted(swept["cards"].glob("*.json"))
@@ -51,6 +53,7 @@ def test_cards_are_results_files_best_first(swept: dict[str, Path]) -> None:
     assert best.retrievers[0].intervals  # filled by the sweep before writing
 
 
+@pytest.mark.models  # the grid's dense stage is wordllama
 def test_html_is_self_contained(swept: dict[str, Path]) -> None:
     html = swept["html"].read_text(encoding="utf-8")
     assert re.search(r'<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; script-src \'sha256-', html)
@@ -65,6 +68,7 @@ def test_hostile_text_cannot_leave_the_data_element() -> None:
     assert "alert(1)</script>" not in html and "\\u003c/script\\u003e" in html
 
 
+@pytest.mark.models  # the grid's dense stage is wordllama
 def test_second_run_prints_served_from_cache(swept: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     folder = swept["folder"]
     code = main(["sweep", str(folder / "sweep.toml"), "--weight", "0.3,0.7", "--workspace", str(folder / "ws"),
@@ -74,6 +78,7 @@ def test_second_run_prints_served_from_cache(swept: dict[str, Path], capsys: pyt
     assert "served from the cache: all 4 stored run(s), nothing searched or embedded" in out
 
 
+@pytest.mark.models  # the grid's dense stage is wordllama
 def test_terminal_table_narrow_and_wide(swept: dict[str, Path]) -> None:
     from goldeval.sweep import Grid, Settings, sweep
     from sweep_fixtures import tiny_corpus, tiny_golden
@@ -101,6 +106,7 @@ def test_bad_input_exits_2(tmp_path: Path, args: list[str], match: str, capsys: 
     assert re.search(match, capsys.readouterr().err)
 
 
+@pytest.mark.models  # the grid's dense stage is wordllama
 def test_an_option_no_retriever_takes_is_refused_before_any_work(swept: dict[str, Path],
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     folder = swept["folder"]

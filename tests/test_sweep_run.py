@@ -36,6 +36,7 @@ def first(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, SweepResult]:
     return workspace, run(workspace)
 
 
+@pytest.mark.models  # the grid's dense stage is wordllama
 def test_grid_expands_where_dials_apply(first: tuple[Path, SweepResult]) -> None:
     _, result = first
     # 2 chunkings x (bm25 + hybrid x 2 weights): a weight multiplies hybrids only
@@ -44,6 +45,7 @@ def test_grid_expands_where_dials_apply(first: tuple[Path, SweepResult]) -> None
         "bm25", "hybrid:bm25+dense:wordllama?method=norm&weight=0.3", "hybrid:bm25+dense:wordllama?method=norm&weight=0.7"]
 
 
+@pytest.mark.models  # the grid's dense stage is wordllama
 def test_numbers_equal_evaluate_of_the_same_spec(first: tuple[Path, SweepResult]) -> None:
     workspace, result = first
     for cell in result.cells:
@@ -52,6 +54,7 @@ def test_numbers_equal_evaluate_of_the_same_spec(first: tuple[Path, SweepResult]
         assert card.retrievers[0].metrics == cell.metrics, cell.label
 
 
+@pytest.mark.models  # the grid's dense stage is wordllama
 def test_first_run_searches_each_base_run_once(first: tuple[Path, SweepResult]) -> None:
     _, result = first
     runs = result.stages["runs"]
@@ -65,6 +68,7 @@ def test_first_run_searches_each_base_run_once(first: tuple[Path, SweepResult]) 
     assert not any(c.cached for c in result.cells)
 
 
+@pytest.mark.models  # the grid's dense stage is wordllama
 def test_second_run_is_served_from_cache(first: tuple[Path, SweepResult]) -> None:
     workspace, result = first
     again = run(workspace)
@@ -77,6 +81,7 @@ def test_second_run_is_served_from_cache(first: tuple[Path, SweepResult]) -> Non
     assert [c.cost.index_seconds for c in again.cells] == [c.cost.index_seconds for c in result.cells]
 
 
+@pytest.mark.models  # the grid's dense stage is wordllama
 def test_new_weight_and_new_k_search_nothing(first: tuple[Path, SweepResult]) -> None:
     workspace, _ = first
     grid = Grid(chunking=("none",), retriever=("hybrid",), model=("wordllama",), fusion=("norm", "rrf"),
@@ -86,6 +91,7 @@ def test_new_weight_and_new_k_search_nothing(first: tuple[Path, SweepResult]) ->
     assert len(refused.cells) == 6 and Metric("hit", 7) in refused.cells[0].metrics
 
 
+@pytest.mark.models  # the grid's dense stage is wordllama
 def test_new_chunking_searches_only_its_runs(first: tuple[Path, SweepResult]) -> None:
     workspace, _ = first
     grid = Grid(chunking=("none", "200:40"), retriever=("bm25",))
@@ -93,6 +99,7 @@ def test_new_chunking_searches_only_its_runs(first: tuple[Path, SweepResult]) ->
     assert result.stages["runs"] == {"cached": 1, "computed": 1, "questions_searched": len(tiny_golden())}
 
 
+@pytest.mark.models  # the grid's dense stage is wordllama
 def test_against_the_best_is_compare_values_with_holm(first: tuple[Path, SweepResult]) -> None:
     _, result = first
     primary = result.primary
@@ -117,6 +124,7 @@ def test_against_the_best_is_compare_values_with_holm(first: tuple[Path, SweepRe
     assert result.statistics["within_noise"] == sum(c.vs_best.within_noise for c in result.cells[1:])  # type: ignore[union-attr]
 
 
+@pytest.mark.models  # the grid's dense stage is wordllama
 def test_pareto_fronts_are_the_non_dominated_configurations(first: tuple[Path, SweepResult]) -> None:
     _, result = first
     primary = result.primary
@@ -127,6 +135,7 @@ def test_pareto_fronts_are_the_non_dominated_configurations(first: tuple[Path, S
         assert all((axis in c.pareto) == (c.label in result.pareto[axis]) for c in result.cells)
 
 
+@pytest.mark.models  # the grid's dense stage is wordllama
 def test_costs(first: tuple[Path, SweepResult]) -> None:
     _, result = first
     for c in result.cells:
@@ -145,6 +154,7 @@ def test_costs(first: tuple[Path, SweepResult]) -> None:
     assert hybrid.latency_p50_ms > bm25.latency_p50_ms  # type: ignore[operator]
 
 
+@pytest.mark.models  # the grid's dense stage is wordllama
 def test_heatmaps_hold_the_best_value_of_each_square(first: tuple[Path, SweepResult]) -> None:
     _, result = first
     maps = {(m["rows"], m["cols"]): m for m in result.heatmaps}
@@ -159,6 +169,7 @@ def test_heatmaps_hold_the_best_value_of_each_square(first: tuple[Path, SweepRes
             assert m["values"][i][j] == max(c.metrics[result.primary] for c in matching)
 
 
+@pytest.mark.models  # the grid's dense stage is wordllama
 def test_json_is_plain_and_complete(first: tuple[Path, SweepResult]) -> None:
     _, result = first
     data = json.loads(json.dumps(result.to_dict()))
