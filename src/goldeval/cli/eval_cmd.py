@@ -31,7 +31,7 @@ retriever specs (`goldeval docs retrieval` has the full grammar):
   dense:hf:ORG/NAME[@REVISION][?query_prefix=...&passage_prefix=...]
                              a Hugging Face hub model by name, from your HF cache (token, HF_HUB_OFFLINE
                              respected), e.g. dense:hf:BAAI/bge-small-en-v1.5; prefixes of the common
-                             families are added (docs/models.md)
+                             families are added (`goldeval docs models`)
   hybrid:A+B[?method=rrf|norm&k=60&weight=W]
                              fusion of two or more retrievers, e.g. hybrid:bm25+dense:minilm
   rerank:BASE>RERANKER[?top=50]

@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "whether each is installed in this environment, its dimension and maximum length, and the "
         "command that installs it. Their weights come from installed packages; nothing is downloaded. "
         "Any sentence-transformers model of the Hugging Face hub also works by name, from your HF cache: "
-        "dense:hf:ORG/NAME[@REVISION] (docs/models.md).",
+        "dense:hf:ORG/NAME[@REVISION] (`goldeval docs models`).",
     )
     parser.add_argument("--json", action="store_true", help="machine-readable list on stdout")
     parser.set_defaults(func=run)
@@ -72,4 +72,4 @@ def render_models(rows: list[dict[str, Any]], console: Any) -> None:
                           f"install with: {escape(row['install'])}", highlight=False)
     console.print(escape("A sentence-transformers folder also works: dense:/path/to/folder (extra st), and a Hugging "
                          "Face hub model by name: dense:hf:ORG/NAME[@REVISION], e.g. dense:hf:BAAI/bge-small-en-v1.5 "
-                         "(docs/models.md)."), highlight=False)
+                         "(`goldeval docs models`)."), highlight=False)
