@@ -17,7 +17,7 @@ import pytest
 
 from goldeval import evaluate
 from goldeval.scorecard.io import scorecard_to_dict
-from goldeval.stats import compare
+from goldeval.stats.annotate import compare
 from goldeval.sweep import Grid, Settings, sweep
 from sweep_fixtures import tiny_corpus, tiny_golden
 
