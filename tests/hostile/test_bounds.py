@@ -153,6 +153,7 @@ def test_freeze_on_a_read_only_disk_is_one_error_and_changes_nothing(inputs: Pat
         assert snapshot(folder) == before
 
 
+@pytest.mark.models  # converts minilm to int8 (extra `dense`)
 def test_a_full_workspace_disk_names_the_room_the_model_conversion_needs(inputs: Path, tmp_path: Path,
                                                                          cli: Callable[..., Outcome]) -> None:
     # onnxruntime said INVALID_PROTOBUF ("Protobuf serialization failed") and left the lock behind
@@ -166,6 +167,7 @@ def test_a_full_workspace_disk_names_the_room_the_model_conversion_needs(inputs:
         assert_refused(cli(*EVAL, "--retriever", "dense:minilm", "--workspace", workspace), "the disk has 0.0 MB free")
 
 
+@pytest.mark.adapters  # the endless module is also a LangChain retriever
 def test_a_search_function_that_never_stops_yielding_is_read_up_to_k(inputs: Path, cli: Callable[..., Outcome]) -> None:
     (inputs / "endless.py").write_text(
         "import itertools\nfrom langchain_core.documents import Document\nfrom langchain_core.retrievers import "
