@@ -149,7 +149,9 @@ def test_a_near_miss_is_named() -> None:
     ("bm25?k1=-1", "option k1=-1 in .* must be >= 0"),
     ("bm25?b=1.5", "option b=1.5 in .* is outside \\[0, 1\\]"),
     ("bm25?stem=porter", "option stem='porter' in .* is not one of english, none"),
-    ("dense:minilm?batch_size=0", "option batch_size=0 in .* must be >= 1"),
+    ("dense:minilm?batch_size=0", r"option batch_size=0 in .* is outside \[1, 4096\]"),
+    ("dense:minilm?batch_size=1000000000", r"option batch_size=1000000000 in .* is outside \[1, 4096\]"),
+    ("dense:minilm?threads=100000", r"option threads=100000 in .* is outside \[1, 1024\]"),
     ("dense:minilm?threads=two", "option threads='two' in .* is not a whole number"),
     ("dense:minilm?backend=faiss", "option backend='faiss' in .* is not one of exact, ann, pgvector"),
     ("dense:minilm?hnsw=true", "option hnsw is for backend=pgvector, not backend=exact"),
@@ -161,8 +163,9 @@ def test_a_near_miss_is_named() -> None:
     ("hybrid:bm25+bm25?norm=zscore", "option norm is for method=norm, not method=rrf"),
     ("hybrid:bm25+bm25?depth=0", r"option depth=0 in .* is outside \[1, 10000\]"),
     (f"rerank:bm25>{__name__}:by_length?top=2.5", "option top='2.5' in .* is not a whole number"),
-    (f"rerank:bm25>{__name__}:by_length?batch_size=-3", "option batch_size=-3 in .* must be >= 1"),
-    (f"{__name__}:search_fn?timeout=0", "option timeout=0 in .* must be > 0"),
+    (f"rerank:bm25>{__name__}:by_length?batch_size=-3", r"option batch_size=-3 in .* is outside \[1, 4096\]"),
+    (f"{__name__}:search_fn?timeout=0", r"option timeout=0 in .* is outside \(0, 86400\]"),
+    (f"{__name__}:search_fn?timeout=1e300", r"option timeout=1e\+300 in .* is outside \(0, 86400\]"),
     (f"{__name__}:search_fn?timeout=nan", "option timeout='nan' in .* must be a finite number"),
 ])
 def test_bad_values_in_specs(spec: str, message: str, tmp_path: Path) -> None:

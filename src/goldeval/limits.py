@@ -94,6 +94,11 @@ NUMBERS: dict[str, Limit] = {limit.name: limit for limit in (
     Limit("max-cells", 1, 100_000, "configurations in one sweep, e.g. --max-cells 500"),
     Limit("workers", 1, 1024, "CPUs for the local Ray, e.g. --workers 4"),
     Limit("top", 1, 1_000_000, "rows to print, e.g. --top 10"),
+    Limit("batch_size", 1, 4096, "texts or pairs per model call, e.g. batch_size=32 (unset: the model's own)"),
+    Limit("threads", 1, 1024, "CPU threads for a model, e.g. threads=2 (unset: all cores)"),
+    Limit("candidates", 1, 100_000, "HNSW candidates (expansion_add, expansion_search), e.g. 128"),
+    Limit("timeout", 0, 86_400, "seconds per question, e.g. timeout=30 (--timeout 30)", whole=False, low_open=True),
+    Limit("concurrency", 1, 256, "requests in flight at once, e.g. concurrency=4"),
 )}
 """Every number a user gives goldeval, by the name its flag and sweep key carry."""
 

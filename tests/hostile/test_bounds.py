@@ -31,6 +31,7 @@ from hostile_cases import (
 )
 
 from goldeval.limits import REPLY_BYTES
+from hang_guard import HANG_GUARD
 
 SWEEP = 'corpus = "docs"\ngolden = "golden.jsonl"\n'
 # (case, the sweep file's bytes, or a kind of file; what the one error line says)
@@ -239,7 +240,7 @@ def test_a_service_that_answers_too_much_or_forever_is_cut_off_per_question(
     assert (inputs / "results.json").stat().st_size < 50_000  # the 100 MB id was written into a 307 MB file
     for thread in threading.enumerate():  # a timed-out request stops reading too (a hang guard, not a timing)
         if thread.name.startswith("goldeval-"):
-            thread.join(30)
+            thread.join(HANG_GUARD)
             assert not thread.is_alive(), thread.name
 
 

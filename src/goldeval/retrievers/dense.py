@@ -19,6 +19,7 @@ import numpy as np
 
 from goldeval.corpus.model import Passage
 from goldeval.errors import InputError
+from goldeval.limits import NUMBERS
 from goldeval.retrievers.backends import (
     BACKENDS,
     VectorIndex,
@@ -40,8 +41,9 @@ from goldeval.types import QuestionId
 OPTIONS = OptionSet("dense", "dense:MODEL[?backend=exact|ann|pgvector&batch_size=N&threads=N&long=max|truncate]", (
     Option("backend", "choice", "vector index: exact (numpy), ann (usearch HNSW) or pgvector (PostgreSQL)", "exact",
            choices=BACKENDS),
-    Option("batch_size", "int", "texts per model call (unset: the model's own)", low=1),
-    Option("threads", "int", "CPU threads for the model (unset: all cores); taken when the model first loads", low=1),
+    Option("batch_size", "int", "texts per model call (unset: the model's own)", low=1, high=NUMBERS["batch_size"].high),
+    Option("threads", "int", "CPU threads for the model (unset: all cores); taken when the model first loads", low=1,
+           high=NUMBERS["threads"].high),
     Option("long", "choice", "a passage longer than the model's window: max ranks it by its best window (split along "
            "the model's tokens), truncate embeds its start only, as the model alone would", "max", choices=MODES),
     Option("query_prefix", "str", "text put before each question, for a hub model (hf:ORG/NAME): percent-encoded "

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from goldeval.errors import InputError
+from goldeval.limits import NUMBERS
 from goldeval.ranking import ranked
 from goldeval.retrievers.base import BuildContext
 from goldeval.retrievers.options import Option, OptionSet, split_spec
@@ -45,7 +46,7 @@ DEFAULT_TIMEOUT = 60.0
 
 OPTIONS = OptionSet("module:function", "package.module:function[?timeout=SECONDS]", (
     Option("timeout", "float", "time limit per question in seconds; --timeout sets it", DEFAULT_TIMEOUT,
-           low=0.0, low_open=True),
+           low=0.0, low_open=True, high=NUMBERS["timeout"].high),
 ))
 
 

@@ -43,7 +43,7 @@ from goldeval.types import PassageId, QuestionId
 OPTIONS = OptionSet("rerank", "rerank:BASE>RERANKER[?top=50&batch_size=N]", (
     Option("top", "int", "base results re-scored per question", 50, low=1, high=NUMBERS["depth"].high),
     Option("batch_size", "int", "pairs (ce:) or texts (dense:) per model call (unset: the model's own, 32 for ce:)",
-           low=1),
+           low=1, high=NUMBERS["batch_size"].high),
 ))
 
 ScoreFn = Callable[[str, list[str]], Sequence[float]]

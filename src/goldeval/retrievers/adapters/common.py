@@ -9,6 +9,7 @@ from typing import Any
 
 from goldeval.errors import InputError
 from goldeval.ids import repeat_id
+from goldeval.limits import NUMBERS
 from goldeval.retrievers.function import FunctionRetriever, import_attribute
 from goldeval.retrievers.options import Option
 from goldeval.textsafe import warn
@@ -21,7 +22,7 @@ DEFAULT_TIMEOUT = 60.0
 ID_KEY = Option("id_key", "str", "metadata key holding the document id (unset: doc_id, then source, then id, "
                 "then the object's own id)")
 TIMEOUT = Option("timeout", "float", "time limit per question in seconds; --timeout sets it", DEFAULT_TIMEOUT,
-                 low=0.0, low_open=True)
+                 low=0.0, low_open=True, high=NUMBERS["timeout"].high)
 
 
 class AdapterRetriever(FunctionRetriever):

@@ -34,7 +34,7 @@ from typing import Any
 
 from goldeval import __version__
 from goldeval.errors import InputError
-from goldeval.limits import REPLY_BYTES
+from goldeval.limits import NUMBERS, REPLY_BYTES
 from goldeval.retrievers.adapters.common import AdapterRetriever
 from goldeval.retrievers.base import BuildContext
 from goldeval.retrievers.options import Option, OptionSet, split_spec
@@ -60,9 +60,9 @@ OPTIONS = OptionSet("http", "http[s]://HOST/PATH?q={question}&k={k}[#method=POST
     Option("headers", "str", "request headers from environment variables, `NAME:ENV_VAR[,NAME:ENV_VAR]`; "
            "their values are never written anywhere"),
     Option("timeout", "float", "time limit per question in seconds; --timeout sets it", DEFAULT_TIMEOUT, low=0.0,
-           low_open=True),
+           low_open=True, high=NUMBERS["timeout"].high),
     Option("concurrency", "int", "requests in flight at once (1: one question after another)", DEFAULT_CONCURRENCY,
-           low=1),
+           low=1, high=NUMBERS["concurrency"].high),
 ))
 LISTS = ("results", "hits", "documents", "docs", "matches", "data", "items")
 ID_FIELDS = ("id", "doc_id", "_id", "document_id")

@@ -14,6 +14,7 @@ import os
 from collections.abc import Mapping
 
 from goldeval.errors import InputError
+from goldeval.limits import NUMBERS
 from goldeval.retrievers.backends.index import (
     AnnIndex,
     ExactIndex,
@@ -33,8 +34,10 @@ BACKENDS = ("exact", "ann", "pgvector")
 
 ANN_OPTIONS = OptionSet("ann", "dense:MODEL?backend=ann", (
     Option("connectivity", "int", "HNSW graph degree (usearch)", 16, low=2, high=1024),
-    Option("expansion_add", "int", "HNSW candidates while building the graph", 128, low=1),
-    Option("expansion_search", "int", "HNSW candidates while searching (higher: better recall, slower)", 64, low=1),
+    Option("expansion_add", "int", "HNSW candidates while building the graph", 128, low=1,
+           high=NUMBERS["candidates"].high),
+    Option("expansion_search", "int", "HNSW candidates while searching (higher: better recall, slower)", 64, low=1,
+           high=NUMBERS["candidates"].high),
 ))
 
 PGVECTOR_OPTIONS = OptionSet("pgvector", "dense:MODEL?backend=pgvector", (
