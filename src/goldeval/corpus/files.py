@@ -28,6 +28,7 @@ from typing import Any
 
 from goldeval.errors import InputError
 from goldeval.limits import INPUT_BYTES, LINE_CHARS, NESTING
+from goldeval.textsafe import cut
 
 DEFAULT_MAX_BYTES = 5_000_000
 """Documents larger than this are skipped (5 MB: far above any single documentation page); the CLI's
@@ -103,7 +104,7 @@ def json_value(text: str, *, path: Path, line: int | None, what: str, hint: str,
     except json.JSONDecodeError as exc:
         where = line if line is not None else exc.lineno
         raise InputError(f"{what}: malformed JSON ({exc.msg} at column {exc.colno})", path=path, line=where,
-                         value=(shown or _clip)(text), hint=hint) from None
+                         value=(shown or _quoted)(text), hint=hint) from None
     except RecursionError:
         raise InputError(f"{what}: JSON nested too deeply to read", path=path, line=line, hint=hint) from None
     except ValueError as exc:  # an integer of more than 4,300 digits (CPython's int_max_str_digits)
@@ -154,8 +155,9 @@ def read_toml(path: Path, what: str, *, hint: str, max_bytes: int) -> dict[str, 
     return data
 
 
-def _clip(text: str, limit: int = 80) -> str:
-    return text if len(text) <= limit else text[:limit] + "..."
+def _quoted(text: str) -> str:
+    """The start of a bad line, as an error quotes it (`textsafe.cut`: the one rule for cutting messages)."""
+    return cut(text, 80)
 
 
 def check_input_file(path: Path, what: str, *, max_bytes: int = MAX_INPUT_BYTES) -> None:
