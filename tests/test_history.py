@@ -112,6 +112,17 @@ def test_no_history_when_switched_off(project: Path, monkeypatch: pytest.MonkeyP
     assert not (project / "ws" / "history.sqlite").exists()
 
 
+def test_no_history_flag_records_nothing_and_json_writes_the_runs(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--no-history` is the one flag (eval's as the sweep's); `history --json OUT` writes a file (issue 22)."""
+    assert _eval("--no-history") == 0
+    assert not (project / "ws" / "history.sqlite").exists()
+    assert _eval() == 0
+    assert main(["history", "--workspace", "ws", "--json", "runs.json"]) == 0
+    runs = json.loads((project / "runs.json").read_text())
+    assert [(r["id"], r["retrievers"]) for r in runs] == [(1, ["bm25"])]
+    assert "wrote runs.json" in capsys.readouterr().err
+
+
 @pytest.mark.models
 def test_lifecycle_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     import runpy

@@ -70,6 +70,10 @@ def build_parser(only: str | None | object = _ALL) -> argparse.ArgumentParser:
             module.register(sub)
         else:
             sub.add_parser(name, help=help_text, add_help=False)
+    if only is not None:  # `goldeval --help` lists commands only: it imports no cli module
+        from goldeval.cli.options import use_formatter
+
+        use_formatter(parser)  # every option's default printed from its declaration (cli.options)
     return parser
 
 

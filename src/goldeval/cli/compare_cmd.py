@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from goldeval.cli import COMMANDS
+from goldeval.cli import options as flags
 from goldeval.errors import EXIT_OK
-from goldeval.limits import number_type
 from goldeval.store.workspace import default_workspace
 from goldeval.textsafe import safe_console, warn
 
@@ -50,17 +50,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("results", nargs="+", metavar="RESULTS.json|@RUN",
                         help="results written by `goldeval eval --json`, or history references (@last, @last~1, "
                         "@12, @NAME); one file compares its retrievers, several compare each with the first")
-    parser.add_argument("--workspace", metavar="DIR", type=Path, default=default_workspace(),
-                        help="the workspace whose run history @references read (default: $GOLDEVAL_WORKSPACE, else .goldeval)")
-    parser.add_argument("--metric", action="append", default=[], metavar="NAME",
-                        help="metric(s) to compare (repeatable; default: every metric of the results)")
-    parser.add_argument("--seed", type=number_type("seed"), default=0, help="seed of the bootstrap and randomization (default: 0)")
-    parser.add_argument("--resamples", type=number_type("resamples"), default=10_000,
-                        help="bootstrap resamples and randomization rounds (default: 10000)")
-    parser.add_argument("--confidence", type=float, default=0.95, help="confidence level (default: 0.95)")
-    parser.add_argument("--json", metavar="OUT", type=Path, help="write the comparison as JSON to OUT")
-    parser.add_argument("--markdown", metavar="OUT", type=Path, help="write the comparison as Markdown (a PR comment)")
-    parser.add_argument("--details", action="store_true", help="print every metric, not only the verdicts")
+    flags.add(parser, "workspace", more="here: the run history @references read", default=default_workspace())
+    flags.add(parser, "metric", more="here: the metrics compared (repeatable)", shown="every metric of the results")
+    flags.add(parser, "seed", more="of the bootstrap and randomization")
+    flags.add(parser, "resamples")
+    parser.add_argument("--confidence", type=float, default=0.95, help="confidence level")
+    flags.add(parser, "json", more="the comparison")
+    flags.add(parser, "markdown", more="the comparison")
+    flags.add(parser, "details")
     parser.add_argument("--fail-if-worse", metavar="METRIC",
                         help="exit 1 if a candidate is worse than its baseline on METRIC beyond noise. Several files: "
                         "each retriever of a later file against the retriever of the same name in the first file "

@@ -6,10 +6,10 @@ import argparse
 import importlib.util
 import sys
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from goldeval.cli import COMMANDS
+from goldeval.cli import options as flags
 from goldeval.store.workspace import default_workspace
 
 if TYPE_CHECKING:
@@ -26,13 +26,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "hard cases, off-topic questions), and print the scorecard and the misses. BM25 always runs; "
         "with the `dense` extra installed, a dense model and a hybrid run beside it.",
     )
-    parser.add_argument("--retriever", metavar="SPEC", action="append", help="retrievers to run (default: bm25, dense:minilm and hybrid:bm25+dense:minilm when installed)")
-    parser.add_argument("--k", metavar="K,K,...", default="1,5,10", help="cut-offs (default: 1,5,10)")
+    flags.add(parser, "retriever", more="repeat to compare", shown="bm25, dense:minilm and hybrid:bm25+dense:minilm when installed")
+    flags.add(parser, "k")
     parser.add_argument("--no-misses", action="store_true", help="print the scorecard only")
-    parser.add_argument("--no-cache", action="store_true", help="index, search and resample again, even where the workspace holds the demo's runs and statistics")
-    parser.add_argument("--json", metavar="OUT", type=Path, help="also write the results JSON to OUT")
-    parser.add_argument("--workspace", metavar="DIR", type=Path, default=default_workspace(), help="cache folder (default: $GOLDEVAL_WORKSPACE, else .goldeval)")
-    parser.add_argument("--synth-backend", metavar="SPEC", help="also generate questions with this backend (e.g. anthropic:MODEL; default: $GOLDEVAL_SYNTH_BACKEND) and score them apart, with their leakage")
+    flags.add(parser, "no_cache", more="the demo's runs and statistics")
+    flags.add(parser, "json", more="the results")
+    flags.add(parser, "workspace", default=default_workspace())
+    flags.add(parser, "llm", more="here: also generate questions with it and score them apart, with their leakage",
+              old=("--synth-backend",))
     parser.set_defaults(func=run)
 
 
@@ -98,7 +99,7 @@ def _with_generated(args: argparse.Namespace, corpus: Corpus, golden: GoldenSet)
     (and the hint on how to add one). Nothing is fabricated."""
     from goldeval.synth.demo import demo_synthetic
 
-    generated = demo_synthetic(corpus, golden, workspace=args.workspace, backend=args.synth_backend)
+    generated = demo_synthetic(corpus, golden, workspace=args.workspace, backend=args.llm)
     if generated is None:
         return golden
     print(f"goldeval: {len(generated.golden)} generated questions (unreviewed, from {generated.path}) are "

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from goldeval.cli import COMMANDS
+from goldeval.cli import options as flags
 from goldeval.corpus.files import DEFAULT_MAX_BYTES
 from goldeval.errors import EXIT_OK, EXIT_RAN_WITH_ERRORS, InputError, WriteError
-from goldeval.limits import number_type
 from goldeval.retrievers.function import DEFAULT_TIMEOUT
 from goldeval.store.workspace import default_workspace
 from goldeval.textsafe import warn
@@ -69,38 +69,43 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_eval_arguments(parser)
     parser.add_argument("--misses", action="store_true", help="print every miss: expected, what came first, and the rank where an expected answer finally appeared")
-    parser.add_argument("--json", metavar="OUT", type=Path, help="write the full results (documented in `goldeval docs results-json`) to OUT, atomically")
-    parser.add_argument("--markdown", metavar="OUT", type=Path, help="write the scorecard as Markdown (for a pull-request comment) to OUT")
-    parser.add_argument("--details", action="store_true", help="print every comparison metric, the by-tag breakdown and off-topic score ranges")
-    parser.add_argument("--qrels", metavar="OUT", type=Path, help="write the judgments as scored (answerable questions, at --level) as TREC qrels to OUT")
+    flags.add(parser, "json", more="the full results (`goldeval docs results-json`)")
+    flags.add(parser, "markdown", more="the scorecard")
+    flags.add(parser, "details", more="with the by-tag breakdown and off-topic score ranges")
+    flags.add(parser, "qrels", more="written: the judgments as scored (answerable questions, at --level)", metavar="OUT")
     parser.add_argument("--run", metavar="OUT", type=Path, help="write each retriever's ranking as scored, to the full --depth, as a TREC run to OUT "
                         "(OUT.NAME for several retrievers); `goldeval trec -c QRELS OUT` gives back the evaluation's numbers")
+    flags.add(parser, "no_history")
     parser.set_defaults(func=run)
 
 
 def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     """The options that define an evaluation; `goldeval serve` reuses them."""
-    parser.add_argument("--corpus", metavar="PATH", type=Path, help="a folder (.md .rst .txt .html), a JSONL file, a BEIR folder or a Cranfield folder")
-    parser.add_argument("--golden", metavar="FILE", type=Path, help="the golden set (JSONL or a JSON list)")
-    parser.add_argument("--retriever", metavar="SPEC", action="append", help="retriever to evaluate; repeat to compare (default: bm25)")
-    parser.add_argument("--k", metavar="K,K,...", default="1,5,10", help="cut-offs for hit/recall/precision/nDCG (default: 1,5,10)")
-    parser.add_argument("--metric", metavar="NAME", action="append", default=[], help="extra metric, e.g. recall@100 or map@10 (repeatable)")
-    parser.add_argument("--headline", metavar="METRIC", help="the metric verdicts lead with, in every view (default: hit@5, MRR and nDCG@5; set it to the k your LLM receives, e.g. hit@3)")
-    parser.add_argument("--level", choices=("doc", "chunk"), default="doc", help="doc: a chunk counts for its document (default); chunk: expected chunk ids must be retrieved")
-    parser.add_argument("--chunk", metavar="SIZE[:OVERLAP]", default="none", help="split documents into chunks of SIZE characters with OVERLAP, heading-aware (default: none, whole documents)")
-    parser.add_argument("--depth", metavar="N", type=number_type("depth"), default=100, help="results retrieved per question; misses report ranks up to N (default: 100)")
-    parser.add_argument("--workspace", metavar="DIR", type=Path, default=default_workspace(), help="goldeval's own cache and index folder (default: $GOLDEVAL_WORKSPACE, else .goldeval)")
-    parser.add_argument("--backend", choices=("exact", "ann", "pgvector"), default=None, help="vector search backend for dense retrievers (default: exact)")
-    parser.add_argument("--dsn", metavar="DSN", help="PostgreSQL connection string for --backend pgvector (goldeval only writes to its own eval schema)")
-    parser.add_argument("--option", metavar="KEY=VALUE", action="append", default=[], help="retriever option for every retriever that declares KEY (repeatable; a spec's own ?KEY=VALUE wins), e.g. k1=0.9 or batch_size=64")
-    parser.add_argument("--timeout", metavar="SECONDS", type=float, help=f"time limit per question for module:function retrievers (default: {DEFAULT_TIMEOUT:g})")
-    parser.add_argument("--strict", action="store_true", help="refuse result ids the corpus does not have (default: a warning with counts and examples)")
-    parser.add_argument("--max-doc-size", metavar="SIZE", type=parse_size, default=DEFAULT_MAX_BYTES, help="skip corpus documents larger than SIZE bytes, with a warning (K, M, G suffixes; default: 5M)")
-    parser.add_argument("--quiet", action="store_true", help="no progress (a bar on a terminal, a line every 15 s with an estimate otherwise)")
-    parser.add_argument("--seed", type=number_type("seed"), default=0, help="seed of the bootstrap intervals and paired tests (default: 0)")
-    parser.add_argument("--resamples", type=number_type("resamples"), default=10_000, help="bootstrap resamples and randomization rounds (default: 10000)")
+    flags.add(parser, "corpus")
+    flags.add(parser, "golden")
+    flags.add(parser, "retriever", more="repeat to compare")
+    flags.add(parser, "k")
+    flags.add(parser, "metric", more="added to the default metrics (repeatable)")
+    flags.add(parser, "headline")
+    flags.add(parser, "level")
+    flags.add(parser, "chunk")
+    flags.add(parser, "depth", more="misses report ranks up to N")
+    flags.add(parser, "workspace", default=default_workspace())
+    flags.add(parser, "index", old=("--backend",))
+    flags.add(parser, "dsn", more="for --index pgvector (goldeval only writes to its own eval schema)")
+    flags.add(parser, "option")
+    flags.shown(parser.add_argument("--timeout", metavar="SECONDS", type=float, help="time limit per question for module:function retrievers"),
+                f"{DEFAULT_TIMEOUT:g}")
+    parser.add_argument("--strict", action="store_true", help="refuse result ids the corpus does not have (without it: a warning with counts and examples)")
+    flags.shown(parser.add_argument("--max-doc-size", metavar="SIZE", type=parse_size, default=DEFAULT_MAX_BYTES,
+                                    help="skip corpus documents larger than SIZE bytes, with a warning (K, M, G suffixes)"),
+                "5M")
+    flags.add(parser, "quiet", more="without it: a bar on a terminal, a line every 15 s with an estimate otherwise")
+    flags.add(parser, "seed", more="of the bootstrap intervals and paired tests")
+    flags.add(parser, "resamples")
     parser.add_argument("--no-stats", action="store_true", help="skip intervals, comparisons, breakdowns and miss diagnosis")
-    parser.add_argument("--no-cache", action="store_true", help="index, search and resample again, even where the workspace holds the runs and statistics of an unchanged evaluation (runs are kept for goldeval's own retrievers over local indexes: bm25, dense, hybrid, rerank)")
+    flags.add(parser, "no_cache", more="the runs and statistics of an unchanged evaluation (runs are kept for goldeval's own "
+                "retrievers over local indexes: bm25, dense, hybrid, rerank)")
 
 
 def run_eval(args: argparse.Namespace) -> Scorecard:
@@ -196,8 +201,8 @@ def _options(args: argparse.Namespace) -> dict[str, object]:
 
     given = parse_option_args(args.option)
     options: dict[str, object] = dict(given)
-    if args.backend:
-        options["backend"] = args.backend
+    if args.index:
+        options["backend"] = args.index
     if args.dsn:
         options["dsn"] = args.dsn
     if args.timeout is not None:
@@ -223,7 +228,8 @@ def run(args: argparse.Namespace) -> int:
         write_atomic(args.markdown, scorecard_markdown(card))
         print(f"goldeval: wrote {args.markdown}", file=sys.stderr)
     _export(args, card)
-    _record(card, args.workspace)
+    if not args.no_history:
+        _record(card, args.workspace)
     render(card, show_misses=args.misses, details=args.details)
     return exit_code(card)
 
@@ -266,7 +272,7 @@ def _record(card: Scorecard, workspace: Path) -> None:
         run_id = record_run(card, workspace)
     except (sqlite3.Error, OSError) as exc:
         raise WriteError(f"cannot record the run in the history: {exc}", path=workspace / DB_NAME,
-                         hint="free disk space or fix the workspace, or set GOLDEVAL_NO_HISTORY=1") from None
+                         hint="free disk space or fix the workspace, or pass --no-history") from None
     if run_id is not None:
         print(f"goldeval: recorded run {run_id} in {workspace / DB_NAME}", file=sys.stderr)
 
@@ -281,7 +287,7 @@ def preflight(args: argparse.Namespace) -> None:
         out = getattr(args, flag, None)
         if out is not None:
             check_writable(out, what=f"--{flag} output")
-    history = os.environ.get("GOLDEVAL_NO_HISTORY", "").strip() in ("", "0")
+    history = os.environ.get("GOLDEVAL_NO_HISTORY", "").strip() in ("", "0") and not getattr(args, "no_history", False)
     caches = any(spec_prefix(s) in ("dense", "hybrid", "rerank") for s in args.retriever or ["bm25"])
     if (history and args.func is run) or caches:
         Workspace.at(args.workspace).check()

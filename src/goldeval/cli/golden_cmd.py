@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 from goldeval.cli import COMMANDS
+from goldeval.cli import options as flags
 from goldeval.errors import InputError
 from goldeval.textsafe import warn
 
@@ -36,17 +37,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     check = actions.add_parser("check", help="validate a golden set and summarise it")
     check.add_argument("golden", type=Path, help="the golden set (JSONL or a JSON list)")
-    check.add_argument("--corpus", type=Path, help="also check that every judged id is in this corpus")
+    flags.add(check, "corpus", more="here: every judged id must be in it")
     check.set_defaults(func=run_check)
 
     imp = actions.add_parser("import", help="write a golden set JSONL from TREC, BEIR or Cranfield")
     source = imp.add_mutually_exclusive_group(required=True)
-    source.add_argument("--qrels", type=Path, help="TREC qrels (qid 0 docno rel); needs --topics")
+    flags.add(source, "qrels", more="read; needs --topics")
     source.add_argument("--from", dest="collection", type=Path, help="a BEIR folder (queries.jsonl + qrels/) or a Cranfield folder")
-    imp.add_argument("--topics", type=Path, help="TREC topics: SGML <top>, <topic number=...> or qid<TAB>text")
-    imp.add_argument("--field", choices=("title", "desc"), default="title", help="which TREC topic field is the question (default: title)")
-    imp.add_argument("--out", type=Path, required=True, help="the golden set JSONL to write")
-    imp.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    flags.add(imp, "topics", more="read")
+    imp.add_argument("--field", choices=("title", "desc"), default="title", help="which TREC topic field is the question")
+    flags.add(imp, "out", more="the golden set (JSONL)", required=True)
+    flags.add(imp, "force")
     imp.set_defaults(func=run_import)
 
     exp = actions.add_parser("export", help="write TREC qrels (and topics) from a golden set",
@@ -55,10 +56,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                              "evaluation's level and the full-depth run of each retriever, use `goldeval eval "
                              "--qrels FILE --run FILE`.")
     exp.add_argument("golden", type=Path)
-    exp.add_argument("--qrels", type=Path, required=True, help="qrels file to write")
-    exp.add_argument("--topics", type=Path, help="also write the questions as qid<TAB>text topics (off-topic ones "
-                     "included: a topic without judgments is unjudged in TREC)")
-    exp.add_argument("--force", action="store_true", help="overwrite existing files")
+    flags.add(exp, "qrels", more="written", required=True)
+    flags.add(exp, "topics", more="written: the questions as qid<TAB>text (off-topic ones included: a topic without "
+              "judgments is unjudged in TREC)")
+    flags.add(exp, "force")
     exp.set_defaults(func=run_export)
 
     from goldeval.cli.golden_lifecycle import register_lifecycle

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from goldeval.cli import options as flags
 from goldeval.errors import InputError
 from goldeval.limits import number_type
 from goldeval.store.workspace import default_workspace
@@ -46,7 +47,7 @@ def register_lifecycle(actions: argparse._SubParsersAction) -> None:
                                 epilog=FREEZE_EPILOG, formatter_class=fmt)
     freeze.add_argument("golden", type=Path, help="the golden set (JSONL)")
     freeze.add_argument("--note", default="", help="what this version is (recorded with it)")
-    freeze.add_argument("--by", metavar="NAME", help="who freezes it (default: $USER)")
+    flags.add(freeze, "by", more="here: who freezes it")
     freeze.set_defaults(func=run_freeze)
 
     suggest = actions.add_parser("suggest", help="propose frequent searches of a log that the golden set does not cover",
@@ -54,32 +55,32 @@ def register_lifecycle(actions: argparse._SubParsersAction) -> None:
                                  "embedding, cluster, and propose the frequent clusters the golden set does not cover "
                                  "yet, as candidates for a person to label.", epilog=SUGGEST_EPILOG, formatter_class=fmt)
     suggest.add_argument("--from-log", dest="log", metavar="LOG", type=Path, required=True, help="the search log (JSONL)")
-    suggest.add_argument("--golden", metavar="FILE", type=Path, required=True, help="the golden set to measure coverage against")
-    suggest.add_argument("--out", type=Path, help="write the candidates (JSONL) here (default: print them only)")
-    suggest.add_argument("--model", default="minilm", help="offline embedding model (default: minilm; `goldeval models`)")
-    suggest.add_argument("--min-count", type=number_type("min-count"), default=2, help="propose clusters searched at least this often (default: 2)")
-    suggest.add_argument("--limit", type=number_type("limit"), default=20, help="at most this many proposals (default: 20)")
-    suggest.add_argument("--duplicate", type=float, default=0.9, help="cosine at which two queries are one (default: 0.9)")
-    suggest.add_argument("--cluster", type=float, default=0.7, help="cosine to join a cluster (default: 0.7)")
+    flags.add(suggest, "golden", more="coverage is measured against it", required=True)
+    flags.add(suggest, "out", more="the candidates (JSONL)", shown="none, print them only")
+    flags.add(suggest, "model", default="minilm")
+    suggest.add_argument("--min-count", type=number_type("min-count"), default=2, help="propose clusters searched at least this often")
+    flags.add(suggest, "limit", more="proposals")
+    suggest.add_argument("--duplicate", type=float, default=0.9, help="cosine at which two queries are one")
+    suggest.add_argument("--cluster", type=float, default=0.7, help="cosine to join a cluster")
     suggest.add_argument("--covered", type=float, default=0.75,
-                         help="cosine to the nearest golden question above which a cluster counts as covered (default: 0.75)")
-    suggest.add_argument("--workspace", metavar="DIR", type=Path, default=default_workspace(), help="model cache (default: $GOLDEVAL_WORKSPACE, else .goldeval)")
-    suggest.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+                         help="cosine to the nearest golden question above which a cluster counts as covered")
+    flags.add(suggest, "workspace", default=default_workspace())
+    flags.add(suggest, "force")
     suggest.set_defaults(func=run_suggest)
 
     add = actions.add_parser("add", help="add one question, e.g. from a production incident",
                              description="Add a question to the golden set in one command, with provenance "
                              "`incident` (the reference, when, who) and a changelog line.", epilog=ADD_EPILOG,
                              formatter_class=fmt)
-    add.add_argument("--golden", metavar="FILE", type=Path, required=True, help="the golden set (JSONL) to add to")
+    flags.add(add, "golden", more="the question is added to it", required=True)
     add.add_argument("--question", required=True, help="the question, as the user asked it")
     add.add_argument("--expected", metavar="DOC", action="append", default=[], help="a document that answers it (repeatable)")
     add.add_argument("--off-topic", action="store_true", help="the corpus does not answer it")
     add.add_argument("--incident", metavar="REF", default="", help="the incident it comes from (ticket, URL)")
-    add.add_argument("--id", dest="qid", help="the question id (default: inc-NNN, the next free one)")
+    flags.shown(add.add_argument("--id", dest="qid", help="the question id"), "inc-NNN, the next free one")
     add.add_argument("--tag", action="append", default=[], help="a tag (repeatable)")
-    add.add_argument("--corpus", type=Path, help="check that every --expected document is in this corpus")
-    add.add_argument("--by", metavar="NAME", help="who adds it (default: $USER)")
+    flags.add(add, "corpus", more="here: every --expected document must be in it")
+    flags.add(add, "by", more="here: who adds it")
     add.set_defaults(func=run_add)
 
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from goldeval.cli import COMMANDS
+from goldeval.cli import options as flags
 from goldeval.errors import InputError
 from goldeval.limits import number_type
 from goldeval.store.workspace import default_workspace
@@ -18,11 +19,11 @@ examples:
   goldeval history                                 the recorded runs, newest first
   goldeval history trend                           each retriever's headline metric over the runs of the
                                                    newest frozen golden-set version, with intervals
-  goldeval history trend --version 3 --metric mrr --json trend.json
+  goldeval history trend --golden-version 3 --metric mrr --json trend.json
   goldeval history tag @last baseline              name a run; then: goldeval compare @baseline @last
   goldeval history export @baseline --out baseline.json
 
-Every `goldeval eval` records its run in WORKSPACE/history.sqlite (set GOLDEVAL_NO_HISTORY=1 to skip).
+Every `goldeval eval` records its run in WORKSPACE/history.sqlite (`goldeval eval --no-history`, or GOLDEVAL_NO_HISTORY=1, to skip).
 References: @last, @last~N (the N-th run before the newest), @ID (a run id), @NAME (a tag).
 """
 
@@ -38,20 +39,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--workspace", metavar="DIR", type=Path, default=default_workspace(),
-                        help="the workspace holding history.sqlite (default: $GOLDEVAL_WORKSPACE, else .goldeval)")
-    parser.add_argument("--limit", type=number_type("limit"), default=20, help="runs to list (default: 20)")
-    parser.add_argument("--json", dest="as_json", action="store_true", help="print the runs as JSON on stdout")
+    flags.add(parser, "workspace", more="here: the one holding history.sqlite", default=default_workspace())
+    flags.add(parser, "limit", more="runs")
+    flags.add(parser, "json", more="the runs listed", nargs="?", const=flags.BARE_JSON)
     parser.set_defaults(func=run_list)
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--workspace", metavar="DIR", type=Path, default=argparse.SUPPRESS,
-                        help="the workspace holding history.sqlite (default: $GOLDEVAL_WORKSPACE, else .goldeval)")
+    flags.add(common, "workspace", more="here: the one holding history.sqlite", default=argparse.SUPPRESS)
 
     trend = actions.add_parser("trend", parents=[common], help="each retriever's metric over the runs of one frozen golden-set version")
-    trend.add_argument("--version", type=number_type("version"), help="the frozen golden-set version (default: the newest with runs)")
-    trend.add_argument("--metric", help="the metric (default: the newest run's first headline metric)")
-    trend.add_argument("--json", metavar="OUT", type=Path, help="also write the trend as JSON (for a page's trend view)")
+    flags.renamed(trend, flags.shown(trend.add_argument("--golden-version", type=number_type("version"), metavar="N",
+                                                        help="the frozen golden-set version"), "the newest with runs"),
+                  "--version")
+    flags.add(trend, "metric", more="here: the one followed", action="store", default=None,
+              shown="the newest run's first headline metric")
+    flags.add(trend, "json", more="the trend (for a page's trend view)")
     trend.set_defaults(func=run_trend)
 
     tag = actions.add_parser("tag", parents=[common], help="name a run, e.g. as the baseline CI compares against")
@@ -61,7 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     export = actions.add_parser("export", parents=[common], help="write a recorded run as results JSON")
     export.add_argument("run", metavar="RUN", help="a run id or reference")
-    export.add_argument("--out", type=Path, required=True, help="the results JSON to write")
+    flags.add(export, "out", more="the results JSON", required=True)
     export.set_defaults(func=run_export)
 
 
@@ -83,9 +85,15 @@ def run_list(args: argparse.Namespace) -> int:
 
     history = _history(args)
     rows = history.runs(limit=args.limit)
-    if args.as_json:
-        print(json.dumps([describe(r) for r in rows], indent=1))
-        return 0
+    if args.json is not None:
+        text = json.dumps([describe(r) for r in rows], indent=1)
+        if flags.bare_json(args.json):  # the old stdout form, for one release
+            print(text)
+            return 0
+        from goldeval.store.atomic import write_atomic
+
+        write_atomic(args.json, text + "\n")
+        print(f"goldeval: wrote {args.json}", file=sys.stderr)
     table = Table(title=f"runs in {history.path}", title_justify="left", show_edge=False, pad_edge=False)
     for column in ("run", "created", "golden set", "version", "corpus", "retrievers", "tags"):
         table.add_column(column)
@@ -109,7 +117,7 @@ def run_trend(args: argparse.Namespace) -> int:
 
     history = _history(args)
     metric = args.metric or _default_metric(history)
-    data = trend_payload(history, metric=metric, version=args.version)
+    data = trend_payload(history, metric=metric, version=args.golden_version)
     if args.json:
         write_atomic(args.json, dumps_strict(data))
         print(f"goldeval: wrote {args.json}", file=sys.stderr)

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from goldeval.cli import COMMANDS
+from goldeval.cli import options as flags
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,16 +21,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Any sentence-transformers model of the Hugging Face hub also works by name, from your HF cache: "
         "dense:hf:ORG/NAME[@REVISION] (`goldeval docs models`).",
     )
-    parser.add_argument("--json", action="store_true", help="machine-readable list on stdout")
+    flags.add(parser, "json", more="the list of models", nargs="?", const=flags.BARE_JSON)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     rows = model_rows()
-    if args.json:
-        json.dump(rows, sys.stdout, indent=2)
-        sys.stdout.write("\n")
-        return 0
+    if args.json is not None:
+        text = json.dumps(rows, indent=2) + "\n"
+        if flags.bare_json(args.json):  # the old stdout form, for one release
+            sys.stdout.write(text)
+            return 0
+        from goldeval.store.atomic import write_atomic
+
+        write_atomic(args.json, text)
+        print(f"goldeval: wrote {args.json}", file=sys.stderr)
     from goldeval.textsafe import safe_console
 
     render_models(rows, safe_console())  # a model folder's name is the user's text

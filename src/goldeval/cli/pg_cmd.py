@@ -1,6 +1,6 @@
 """`goldeval pg`: what goldeval left in a PostgreSQL database, and dropping it (issue 9, class 6).
 
-An evaluation on `--backend pgvector` works in a fresh `goldeval_eval_...` schema and drops it when
+An evaluation on `--index pgvector` works in a fresh `goldeval_eval_...` schema and drops it when
 it ends, on Ctrl+C, SIGTERM and SIGHUP too. Only a process killed outright (`kill -9`, a lost
 machine) leaves one behind; the next evaluation says so, and `goldeval pg cleanup` drops those: only
 schemas goldeval marked as its own, only when no running evaluation holds them, and only by the
@@ -13,6 +13,7 @@ import argparse
 import sys
 
 from goldeval.cli import COMMANDS
+from goldeval.cli import options as flags
 from goldeval.errors import EXIT_OK
 
 EPILOG = """\
@@ -36,9 +37,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     for name, help_text, func in (("list", "list goldeval's eval schemas", run_list),
                                   ("cleanup", "drop goldeval's own leftover eval schemas", run_cleanup)):
         action = actions.add_parser(name, help=help_text, description=help_text)
-        action.add_argument("--dsn", metavar="DSN", required=True, help="the database (postgresql://USER@HOST:PORT/DB)")
+        flags.add(action, "dsn", required=True)
         if name == "cleanup":
-            action.add_argument("--dry-run", action="store_true", help="say what would be dropped, drop nothing")
+            flags.add(action, "dry_run", more="here: say what would be dropped, drop nothing")
         action.set_defaults(func=func)
 
 

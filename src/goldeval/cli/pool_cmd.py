@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from goldeval.cli import COMMANDS
+from goldeval.cli import options as flags
 from goldeval.errors import InputError
-from goldeval.limits import number_type
 from goldeval.store.workspace import default_workspace
 
 EPILOG = """\
@@ -17,18 +17,18 @@ keys on the page:
   n or 0         not relevant
   x              the corpus does not answer this question (a content gap: relabelled off-topic; needs a reason)
   w              the question's first expected document is wrong (needs a reason; each chip has a button)
-  s              accept the model's suggestion (--prelabel), as your own verdict
+  s              accept the model's suggestion (--llm), as your own verdict
   r              type a reason; j / k or arrows: next / previous
 
 examples:
   goldeval eval --corpus docs/ --golden golden.jsonl --retriever bm25 --retriever dense:minilm \\
       --retriever hybrid:bm25+dense:minilm --json results.json
   goldeval pool results.json --golden golden.jsonl --corpus docs/
-  goldeval pool base.json new.json --golden golden.jsonl --k 5 --judge ana
+  goldeval pool base.json new.json --golden golden.jsonl --depth 5 --by ana
   goldeval pool @last --golden golden.jsonl --list          print the unjudged candidates (TSV), no page
-  goldeval pool results.json --golden golden.jsonl --prelabel openai:gpt-4o-mini   suggestions only
+  goldeval pool results.json --golden golden.jsonl --llm openai:gpt-4o-mini   suggestions only
 
-Every verdict is written into the golden set at once (atomically) as a judgment with who (--judge),
+Every verdict is written into the golden set at once (atomically) as a judgment with who (--by),
 when and which pool, and recorded in golden.changes.jsonl beside it. Re-run `goldeval eval` to re-score:
 the scorecard then shows judged@k and each metric's range. Stop the server with Ctrl+C.
 """
@@ -48,22 +48,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("results", nargs="+", metavar="RESULTS.json|@RUN",
                         help="results of `goldeval eval --json`, or history references (@last, @NAME)")
-    parser.add_argument("--golden", metavar="FILE", type=Path, required=True,
-                        help="the golden set (JSONL) the verdicts are written into")
-    parser.add_argument("--k", type=number_type("k"), default=10, help="pool each retriever's top k (default: 10)")
-    parser.add_argument("--corpus", metavar="PATH", type=Path,
-                        help="show each passage's full text (default: the snippet stored in the results)")
-    parser.add_argument("--judge", metavar="NAME", help="who judges, recorded on every verdict (default: $USER)")
-    parser.add_argument("--prelabel", metavar="BACKEND",
-                        help="ask a model for a suggestion per passage (a `goldeval synth` backend spec); shown, "
-                        "never written unless you accept it")
-    parser.add_argument("--workspace", metavar="DIR", type=Path, default=default_workspace(),
-                        help="the workspace whose run history @references read (default: $GOLDEVAL_WORKSPACE, else .goldeval)")
+    flags.add(parser, "golden", more="the verdicts are written into it", required=True)
+    flags.add(parser, "depth", more="here: each retriever's top N is pooled", default=10, old=("--k",))
+    flags.add(parser, "corpus", more="here: each passage's full text is shown (without it: the snippet stored in the results)")
+    flags.add(parser, "by", more="here: who judges, recorded on every verdict", old=("--judge",))
+    flags.add(parser, "llm", more="here: a suggestion per passage, shown, never written unless you accept it",
+              shown="none, no suggestions", old=("--prelabel",))
+    flags.add(parser, "workspace", more="here: the run history @references read", default=default_workspace())
     parser.add_argument("--list", action="store_true", help="print the pool as TSV on stdout and exit (no page)")
-    parser.add_argument("--json", metavar="OUT", type=Path, help="also write the pool as JSON")
-    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
-    parser.add_argument("--port", type=int, default=8767, help="port (default: 8767; 0 picks a free one)")
-    parser.add_argument("--no-open", action="store_true", help="do not open the page in the browser")
+    flags.add(parser, "json", more="the pool")
+    flags.add(parser, "host")
+    flags.add(parser, "port", default=8767)
+    flags.add(parser, "open")
     parser.set_defaults(func=run)
 
 
@@ -74,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0 <= args.port <= 65535:
         raise InputError(f"--port {args.port} is not a port number", value=args.port, hint="use 1-65535, or 0 for a free port")
-    golden_file = GoldenFile(args.golden, judge=args.judge)
+    golden_file = GoldenFile(args.golden, judge=args.by)
     golden = golden_file.load()
     loaded = [load_results(ref, args.workspace) for ref in args.results]
     labels = [label for _, label in loaded]
@@ -82,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         labels = list(args.results)
     cards = [card for card, _ in loaded]
     texts = _texts(args.corpus, cards) if args.corpus else None
-    pool = build_pool(cards, labels, golden, k=args.k, texts=texts)
+    pool = build_pool(cards, labels, golden, k=args.depth, texts=texts)
     for note in pool.notes:
         print(f"goldeval: note: {note}", file=sys.stderr)
     questions = len({i.question_id for i in pool.items})
@@ -113,11 +109,11 @@ def _serve(args: argparse.Namespace, pool, golden_file) -> int:  # type: ignore[
     from goldeval.web.pool import PoolStore, make_pool_server
 
     suggestions = {}
-    if args.prelabel:
+    if args.llm:
         from goldeval.judging.prelabel import prelabel
 
-        suggestions = prelabel(pool.items, args.prelabel)
-        print(f"goldeval: {len(suggestions)} suggestion(s) from {args.prelabel} (written only if you accept them)",
+        suggestions = prelabel(pool.items, args.llm)
+        print(f"goldeval: {len(suggestions)} suggestion(s) from {args.llm} (written only if you accept them)",
               file=sys.stderr)
     server = make_pool_server(PoolStore(pool, golden_file, suggestions), host=args.host, port=args.port)
     if not is_loopback(args.host):
@@ -127,7 +123,7 @@ def _serve(args: argparse.Namespace, pool, golden_file) -> int:  # type: ignore[
           f"{args.golden}", flush=True)
     from goldeval.cli.serving import serve_until_interrupted
 
-    return serve_until_interrupted(server, open_browser=not args.no_open)
+    return serve_until_interrupted(server, open_browser=args.open)
 
 
 def _texts(corpus_path: Path, cards):  # type: ignore[no-untyped-def]

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from goldeval.cli import COMMANDS
+from goldeval.cli import options as flags
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,12 +23,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("results", metavar="RESULTS.json", type=Path, nargs="+", help="results written by `goldeval eval --json`")
-    parser.add_argument("--html", metavar="OUT.html", type=Path, required=True, help="where to write the report")
-    parser.add_argument("--title", metavar="TEXT", help="the page title (default: goldeval scorecard)")
+    flags.add(parser, "html", more="the scorecard page", required=True)
+    flags.shown(parser.add_argument("--title", metavar="TEXT", help="the page title"), "goldeval scorecard")
     parser.add_argument("--history", action="store_true",
                         help="include the trend of the workspace's run history (each retriever on one frozen golden-set version)")
-    parser.add_argument("--workspace", metavar="DIR", type=Path, default=None,
-                        help="the workspace holding history.sqlite (default: $GOLDEVAL_WORKSPACE, else .goldeval)")
+    flags.add(parser, "workspace", more="here: its run history, with --history")
     parser.set_defaults(func=run)
 
 

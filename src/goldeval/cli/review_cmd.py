@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from goldeval.cli import COMMANDS
+from goldeval.cli import options as flags
 from goldeval.errors import InputError
 
 EPILOG = """\
@@ -20,7 +21,7 @@ keys on the page:
 
 examples:
   goldeval review synth.jsonl --golden golden.jsonl
-  goldeval review synth.jsonl --golden golden.jsonl --reviewer ana --port 0 --open
+  goldeval review synth.jsonl --golden golden.jsonl --by ana --port 0 --open
   goldeval review candidates.jsonl --golden golden.jsonl --corpus docs/   expected ids checked
 Every action is saved at once: the candidates file keeps every question with its history (rejected
 and edited ones too); the golden set gets exactly the accepted ones, with provenance and who reviewed
@@ -42,14 +43,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("candidates", metavar="FILE", type=Path, help="candidates written by `goldeval synth --out` or `goldeval golden suggest`")
-    parser.add_argument("--golden", metavar="FILE", type=Path, required=True,
-                        help="golden set to write accepted questions into (created if missing; its own lines are kept)")
-    parser.add_argument("--corpus", metavar="PATH", type=Path,
-                        help="refuse expected documents this corpus does not have (naming the nearest one it has)")
-    parser.add_argument("--reviewer", metavar="NAME", help="who reviews, recorded on every action (default: your user name)")
-    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
-    parser.add_argument("--port", type=int, default=8766, help="port (default: 8766; 0 picks a free one)")
-    parser.add_argument("--open", action="store_true", help="open the page in the default browser")
+    flags.add(parser, "golden", more="accepted questions are written into it (created if missing; its own lines are kept)",
+              required=True)
+    flags.add(parser, "corpus", more="here: expected documents it does not have are refused (naming the nearest one it has)")
+    flags.add(parser, "by", more="here: who reviews, recorded on every action", old=("--reviewer",))
+    flags.add(parser, "host")
+    flags.add(parser, "port", default=8766)
+    flags.add(parser, "open")
     parser.set_defaults(func=run)
 
 
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         from goldeval.corpus import load_corpus
 
         ids = set(load_corpus(args.corpus).documents)
-    session = ReviewSession(args.candidates, args.golden, reviewer=args.reviewer or default_reviewer(), corpus=ids)
+    session = ReviewSession(args.candidates, args.golden, reviewer=args.by or default_reviewer(), corpus=ids)
     server = make_review_server(session, host=args.host, port=args.port)
     if not is_loopback(args.host):
         print(f"goldeval: warning: serving on {args.host}: anyone who can reach this machine can see and change "

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from goldeval.cli import COMMANDS
+from goldeval.cli import options as flags
 from goldeval.cli.eval_cmd import add_eval_arguments
 from goldeval.errors import InputError
 
@@ -22,7 +23,7 @@ examples:
                                                    evaluate first, then serve
   goldeval serve results.json --golden golden.jsonl fix labels from a miss's details (written into
                                                    golden.jsonl and golden.changes.jsonl, with a reason)
-The page shows the trend of the workspace's run history (--workspace, default .goldeval) when it has one.
+The page shows the trend of the workspace's run history (--workspace) when it has one.
 The server binds 127.0.0.1 (this machine only) unless --host says otherwise; it serves the page and
 the loaded results, nothing else. Stop it with Ctrl+C.
 """
@@ -41,11 +42,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("results", metavar="RESULTS.json", type=Path, nargs="*", help="results written by `goldeval eval --json`")
     add_eval_arguments(parser)
-    parser.add_argument("--json", metavar="OUT", type=Path, help="when evaluating, also save the results to OUT")
-    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
-    parser.add_argument("--port", type=int, default=8765, help="port (default: 8765; 0 picks a free one)")
-    parser.add_argument("--open", action="store_true", help="open the page in the default browser")
-    parser.add_argument("--judge", metavar="NAME", help="who fixes labels from the page, recorded on every fix (default: $USER)")
+    flags.add(parser, "json", more="when evaluating, the results")
+    flags.add(parser, "host")
+    flags.add(parser, "port", default=8765)
+    flags.add(parser, "open")
+    flags.add(parser, "by", more="here: who fixes labels from the page", old=("--judge",))
     parser.set_defaults(func=run)
 
 
@@ -96,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     payload = payload_from_args(args)
     golden = fixes_golden(args.golden)
     server = make_server(payload, host=args.host, port=args.port, quiet=True, workspace=args.workspace,
-                         golden=golden, judge=args.judge)
+                         golden=golden, judge=args.by)
     if not is_loopback(args.host):
         what = "read these results" + (" and change the golden set" if golden else "")
         print(f"goldeval: warning: serving on {args.host}: anyone who can reach this machine can {what}",

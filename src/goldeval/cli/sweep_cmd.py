@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from goldeval.cli import COMMANDS
+from goldeval.cli import options as flags
 from goldeval.errors import InputError
 from goldeval.limits import number_type
 
 EPILOG = """\
 dials (lists are comma-separated; a dial only multiplies the configurations it applies to):
-  --chunking none,600:100    whole documents, or SIZE:OVERLAP characters
+  --chunk none,600:100       whole documents, or SIZE:OVERLAP characters
   --retriever bm25,dense,hybrid
   --model minilm-l3,wordllama        dense and hybrid models (`goldeval models`)
   --fusion rrf,norm --weight 0.3,0.5,0.7   hybrid only: bm25 gets w, dense 1 - w
@@ -23,7 +24,7 @@ dials (lists are comma-separated; a dial only multiplies the configurations it a
 examples:
   goldeval sweep examples/sweep_cranfield.toml
   goldeval sweep --corpus docs/ --golden golden.jsonl --retriever hybrid --model minilm-l3,wordllama \\
-      --weight 0.3,0.5,0.7 --chunking none,800:100 --json sweep.json --html sweep.html
+      --weight 0.3,0.5,0.7 --chunk none,800:100 --json sweep.json --html sweep.html
   goldeval sweep sweep.toml --workers 2              # embedding and searches on a local Ray
   goldeval sweep sweep.toml --ray-address 10.0.0.5:6379   # join an existing Ray cluster
   goldeval sweep sweep.toml --k 1,3,5,20             # new cut-offs: scored from stored runs, nothing searched
@@ -44,30 +45,35 @@ def register(sub: argparse._SubParsersAction) -> None:
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("file", nargs="?", type=Path, metavar="SWEEP.toml", help="a sweep file (`goldeval docs sweep`); flags override it")
-    parser.add_argument("--corpus", metavar="PATH", help="a folder, JSONL file, BEIR or Cranfield folder")
-    parser.add_argument("--golden", metavar="FILE", help="the golden set")
-    for dial, example in (("chunking", "none,600:100"), ("retriever", "bm25,dense,hybrid"), ("model", "minilm-l3,wordllama"),
-                          ("fusion", "rrf,norm"), ("weight", "0.3,0.5,0.7"), ("rerank", "0,50")):
-        parser.add_argument(f"--{dial}", metavar="LIST", help=f"values of the {dial} dial, e.g. {example}")
-    parser.add_argument("--reranker", metavar="SPEC", help="what --rerank uses: dense:MODEL, ce:FOLDER or module:function (default: dense:minilm)")
-    parser.add_argument("--k", metavar="K,K,...", help="cut-offs (default: 1,5,10); a new k searches nothing")
-    parser.add_argument("--depth", metavar="N", type=number_type("depth"), help="results per question (default: 100)")
-    parser.add_argument("--headline", metavar="METRIC", help="the metric configurations are ranked and tested on (default: hit@5)")
-    parser.add_argument("--metric", metavar="NAME", action="append", help="extra metric (repeatable), e.g. recall@100")
-    parser.add_argument("--level", choices=("doc", "chunk"), help="doc (default) or chunk level")
-    parser.add_argument("--option", metavar="KEY=VALUE", action="append", default=[], help="retriever option for every retriever that declares KEY (repeatable)")
-    parser.add_argument("--workspace", metavar="DIR", type=Path, help="where chunks, embeddings and runs are stored (default: $GOLDEVAL_WORKSPACE or .goldeval)")
+    flags.add(parser, "corpus")
+    flags.add(parser, "golden")
+    dial: dict[str, Any] = {"action": "store", "metavar": "LIST", "default": None}  # a dial: a comma-separated list of the values eval takes
+    flags.add(parser, "chunk", more="the chunking dial, e.g. none,600:100", old=("--chunking",), **dial)
+    flags.add(parser, "retriever", more="the retriever dial: kinds, e.g. bm25,dense,hybrid", shown="the sweep file's", **dial)
+    flags.add(parser, "model", more="the model dial of dense and hybrid, e.g. minilm-l3,wordllama", **dial)
+    for name, example in (("fusion", "rrf,norm"), ("weight", "0.3,0.5,0.7"), ("rerank", "0,50")):
+        parser.add_argument(f"--{name}", metavar="LIST", help=f"values of the {name} dial, e.g. {example}")
+    flags.shown(parser.add_argument("--reranker", metavar="SPEC", help="what --rerank uses: dense:MODEL, ce:FOLDER or module:function"),
+                "dense:minilm")
+    file = "the sweep file's, else "
+    flags.add(parser, "k", more="a new k searches nothing", default=None, shown=file + "1,5,10")
+    flags.add(parser, "depth", default=None, shown=file + "100")
+    flags.add(parser, "headline", more="configurations are ranked and tested on it", shown=file + "hit@5")
+    flags.add(parser, "metric", more="added to the default metrics (repeatable)", default=None)
+    flags.add(parser, "level", default=None, shown=file + "doc")
+    flags.add(parser, "option")
+    flags.add(parser, "workspace", more="here: chunks, embeddings and runs are stored there")
     parser.add_argument("--workers", metavar="N", type=number_type("workers"), help="run embedding and searches on a local Ray with N CPUs (extra `ray`)")
     parser.add_argument("--ray-address", metavar="HOST:PORT", help="run them on an existing Ray cluster instead")
-    parser.add_argument("--json", metavar="OUT", type=Path, help="write the sweep (documented in `goldeval docs sweep`) to OUT")
-    parser.add_argument("--html", metavar="OUT", type=Path, help="write the sweep view (table, heatmap, Pareto plot) as one self-contained HTML file")
+    flags.add(parser, "json", more="the sweep (`goldeval docs sweep`)")
+    flags.add(parser, "html", more="the sweep view (table, heatmap, Pareto plot)")
     parser.add_argument("--cards", metavar="DIR", type=Path, help="write each configuration's own results JSON into DIR")
-    parser.add_argument("--seed", type=number_type("seed"), help="seed of the intervals and tests (default: 0)")
-    parser.add_argument("--resamples", type=number_type("resamples"), help="bootstrap resamples and randomization rounds (default: 10000)")
-    parser.add_argument("--max-cells", type=number_type("max-cells"), default=500, help="refuse grids of more configurations (default: 500)")
-    parser.add_argument("--top", type=number_type("top"), help="print only the best N rows (default: all)")
-    parser.add_argument("--no-history", action="store_true", help="do not record the configurations in the run history")
-    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    flags.add(parser, "seed", more="of the intervals and tests", default=None, shown=file + "0")
+    flags.add(parser, "resamples", default=None, shown=file + "10000")
+    parser.add_argument("--max-cells", type=number_type("max-cells"), default=500, help="refuse grids of more configurations")
+    flags.shown(parser.add_argument("--top", type=number_type("top"), help="print only the best N rows"), "all")
+    flags.add(parser, "no_history", more="here: none of the configurations")
+    flags.add(parser, "quiet")
     parser.set_defaults(func=run)
 
 
@@ -107,6 +113,10 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+FLAG_OF_DIAL = {"chunking": "chunk"}
+"""A dial spelled as eval spells the same setting (the sweep file's keys keep the dials' names)."""
+
+
 def _inputs(args: argparse.Namespace) -> tuple[Any, Any]:
     """Settings and grid: the sweep file's, then the flags given on top."""
     from dataclasses import replace
@@ -124,7 +134,7 @@ def _inputs(args: argparse.Namespace) -> tuple[Any, Any]:
     base = loaded.grid if loaded else Grid()
     values: dict[str, Any] = {**base.values(), "reranker": base.reranker}
     for dial in DIALS:
-        given = getattr(args, dial)
+        given = getattr(args, FLAG_OF_DIAL.get(dial, dial))  # the chunking dial is eval's --chunk
         if given is not None:
             values[dial] = parse_list(given)
     if args.reranker is not None:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from goldeval.cli import COMMANDS
+from goldeval.cli import options as flags
 from goldeval.errors import InputError
 from goldeval.store.workspace import default_workspace
 
@@ -29,9 +30,9 @@ backends (API keys come from environment variables only):
 The backend may also come from $GOLDEVAL_SYNTH_BACKEND.
 
 examples:
-  goldeval synth --corpus docs/ --golden golden.jsonl --backend openai:gpt-4o-mini --n 30 --dry-run
-  goldeval synth --corpus docs/ --golden golden.jsonl --backend openai:gpt-4o-mini --n 30 --out synth.jsonl
-  goldeval synth --corpus docs/ --backend 'openai:llama3.1?base_url=http://localhost:11434/v1' --out synth.jsonl
+  goldeval synth --corpus docs/ --golden golden.jsonl --llm openai:gpt-4o-mini --n 30 --dry-run
+  goldeval synth --corpus docs/ --golden golden.jsonl --llm openai:gpt-4o-mini --n 30 --out synth.jsonl
+  goldeval synth --corpus docs/ --llm 'openai:llama3.1?base_url=http://localhost:11434/v1' --out synth.jsonl
   goldeval review synth.jsonl --golden golden.jsonl
 Every reply is cached in the workspace: a re-run, or a run resumed after Ctrl-C, pays only for what is
 new. The candidates are unreviewed until `goldeval review` accepts them.
@@ -50,30 +51,31 @@ def register(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add = parser.add_argument
-    add("--corpus", metavar="PATH", type=Path, help="a folder (.md .rst .txt .html), a JSONL file, a BEIR or Cranfield folder")
-    add("--golden", metavar="FILE", type=Path, help="your golden set: its hand-written questions are the leakage baseline")
+    flags.add(parser, "corpus")
+    flags.add(parser, "golden", more="its hand-written questions are the leakage baseline")
     add("--demo", action="store_true", help="use the demo corpus (the stdlib's docs) and its shipped golden set")
-    add("--backend", metavar="SPEC", help="the question generator (see below; default: $GOLDEVAL_SYNTH_BACKEND)")
-    add("--n", type=int, default=30, help="questions to generate (default: 30)")
-    add("--out", metavar="FILE", type=Path, help="candidates file to write (JSONL; merged with what it already holds)")
-    add("--dry-run", action="store_true", help="show the sample and the estimate, then stop: no call at all")
-    add("--chunk", metavar="SIZE[:OVERLAP]", default="1500:200", help="passage size (default: 1500:200, heading-aware; none: whole documents)")
-    add("--min-chars", type=int, default=200, help="skip passages shorter than this (default: 200)")
+    flags.add(parser, "llm", more="here: the question generator (see below)", old=("--backend",))
+    add("--n", type=int, default=30, help="questions to generate")
+    flags.add(parser, "out", more="the candidates (JSONL; merged with what it already holds)")
+    flags.add(parser, "dry_run", more="show the sample and the estimate, then stop: no call at all")
+    flags.add(parser, "chunk", more="the passages questions are asked about", default="1500:200")
+    add("--min-chars", type=int, default=200, help="skip passages shorter than this")
     add("--uncovered", action="store_true", help="only documents that no hand-written question of --golden lists")
-    add("--seed", type=int, default=0, help="seed of the passage sample and of local sampling (default: 0)")
+    flags.add(parser, "seed", more="of the passage sample and of local sampling")
     add("--prompt", metavar="FILE", type=Path, help="prompt template with {passage} (and {title}) instead of the default")
-    add("--temperature", type=float, default=0.7, help="sampling temperature (default: 0.7)")
-    add("--max-tokens", type=int, default=64, help="reply token limit (default: 64)")
-    add("--concurrency", type=int, default=4, help="calls in flight at once (default: 4; local models: 1)")
-    add("--retries", type=int, default=6, help="attempts per passage on rate limits and server errors (default: 6)")
-    add("--backoff", metavar="SECONDS", type=float, default=1.0, help="first retry delay, doubled on each retry (default: 1; a server's Retry-After wins)")
+    add("--temperature", type=float, default=0.7, help="sampling temperature")
+    add("--max-tokens", type=int, default=64, help="reply token limit")
+    flags.shown(add("--concurrency", type=int, default=4, help="calls in flight at once"), "4; local models: 1")
+    add("--retries", type=int, default=6, help="attempts per passage on rate limits and server errors")
+    flags.shown(add("--backoff", metavar="SECONDS", type=float, default=1.0, help="first retry delay, doubled on each retry"),
+                "1; a server's Retry-After wins")
     add("--price", metavar="IN:OUT", help="dollars per million prompt:reply tokens, for the cost estimate")
-    add("--retriever", metavar="SPEC", action="append", help="retriever offering other possible answers (repeatable; default: bm25)")
-    add("--others", type=int, default=5, help="other possible answers offered per retriever (default: 5)")
+    flags.add(parser, "retriever", more="here: the retrievers offering other possible answers")
+    add("--others", type=int, default=5, help="other possible answers offered per retriever")
     add("--leakage-json", metavar="OUT", type=Path, help="also write the leakage report as JSON")
     add("--fresh", action="store_true", help="ignore cached replies (they are still updated)")
-    add("--workspace", metavar="DIR", type=Path, default=default_workspace(), help="cache folder (default: $GOLDEVAL_WORKSPACE, else .goldeval)")
-    add("--quiet", action="store_true", help="no progress lines")
+    flags.add(parser, "workspace", default=default_workspace())
+    flags.add(parser, "quiet")
     parser.set_defaults(func=run)
 
 
@@ -88,7 +90,7 @@ def config_from_args(args: argparse.Namespace) -> SynthConfig:
     from goldeval.synth.prompt import load_prompt
     from goldeval.synth.retry import RetryPolicy
 
-    spec = configured_backend(args.backend)
+    spec = configured_backend(args.llm)
     if spec is None:
         raise InputError("no backend given", hint=ENABLE_HINT.replace("the demo", "synth"))
     for name in ("n", "concurrency", "retries", "max_tokens", "others"):

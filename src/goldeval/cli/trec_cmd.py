@@ -52,7 +52,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     parser.add_argument(
         "-l", type=int, default=1, dest="level", metavar="N",
-        help="smallest judgment that counts as relevant (default 1)",
+        help="smallest judgment that counts as relevant",
     )  # fmt: skip
     parser.add_argument("-n", action="store_false", dest="summary", help="no summary ('all') lines")
     parser.add_argument(

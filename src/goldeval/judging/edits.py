@@ -29,7 +29,7 @@ VERDICTS = ("relevant", "not_relevant", "not_covered", "wrong_expected")
 
 
 def who(name: str | None = None) -> str:
-    """The judge: `--judge NAME`, else $USER, else the login name."""
+    """The judge: `--by NAME`, else $USER, else the login name."""
     if name:
         return name
     try:

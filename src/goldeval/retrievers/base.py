@@ -61,7 +61,7 @@ class BuildContext:
     corpus_key: str = ""
     """A content hash of the passages, so caches of two corpora never collide."""
     options: dict[str, object] = field(default_factory=dict)
-    """Options shared by the run: `--option KEY=VALUE` and the CLI's --backend, --dsn, --timeout
+    """Options shared by the run: `--option KEY=VALUE` and the CLI's --index, --dsn, --timeout
     (plus `progress`); each retriever takes the keys it declares, and its spec's own values win."""
     built: dict[str, Retriever] = field(default_factory=dict)
     """Retrievers already built in this evaluation, by spec, so hybrid can reuse its parts."""

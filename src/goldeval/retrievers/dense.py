@@ -3,7 +3,7 @@
 Spec: `dense:MODEL[?backend=exact|ann|pgvector&batch_size=N&threads=N]`, where MODEL is a short
 name from the registry (`goldeval models`), a path to a sentence-transformers folder, or a hub name
 `hf:ORG/NAME[@REVISION]` (encoders/hub.py; `query_prefix`/`passage_prefix` override its family's). The same
-options may come from `BuildContext.options` (`--option`, the CLI's `--backend`, `--dsn`); the spec
+options may come from `BuildContext.options` (`--option`, the CLI's `--index`, `--dsn`); the spec
 wins. The backend's own options (`hnsw=true`, `connectivity=32`) are declared by the backend and
 apply only with it (`retrievers.backends`).
 Passages are embedded as `title\\ntext` (the text alone when there is no title), like BM25 indexes.

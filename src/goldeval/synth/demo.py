@@ -2,7 +2,7 @@
 the shipped hand-written ones, and the leakage gap between them; without one, how to enable it.
 
 goldeval ships no generated questions: a "synthetic" set that no model wrote would show nothing true.
-The backend comes from `--backend` or the `GOLDEVAL_SYNTH_BACKEND` environment variable (its key, if it
+The backend comes from `--llm` or the `GOLDEVAL_SYNTH_BACKEND` environment variable (its key, if it
 needs one, from its own variable, as always).
 """
 
@@ -32,7 +32,7 @@ ENABLE_HINT = (
     f"    export {ENV_BACKEND}=openai:MODEL           (with OPENAI_API_KEY)\n"
     f"    export {ENV_BACKEND}='openai:llama3.1?base_url=http://localhost:11434/v1'   (Ollama, no key)\n"
     f"    export {ENV_BACKEND}=transformers:/path/to/model-folder\n"
-    "and run the demo again (or `goldeval synth --demo --backend SPEC`); `goldeval docs synthetic` explains it."
+    "and run the demo again (or `goldeval synth --demo --llm SPEC`); `goldeval docs synthetic` explains it."
 )
 
 
