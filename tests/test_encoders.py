@@ -107,9 +107,9 @@ def test_function_encoder_normalises_and_checks_shape() -> None:
         bad.encode(["a", "b"])
 
 
-def test_models_command_lists_installed_and_install_hints(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["models", "--json"]) == 0
-    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+def test_models_command_lists_installed_and_install_hints(tmp_path: Path) -> None:
+    assert main(["models", "--json", str(tmp_path / "models.json")]) == 0
+    rows = {r["name"]: r for r in json.loads((tmp_path / "models.json").read_text())}
     assert {"minilm", "minilm-l3", "e5-small", "wordllama", "mpnet-base"} <= set(rows)
     assert rows["minilm"]["installed"] is True and rows["minilm"]["dim"] == 384
     assert rows["mpnet-base"]["dim"] == 768

@@ -45,14 +45,14 @@ def test_a_run_made_before_its_set_was_frozen_belongs_to_that_version(project: P
     assert _eval() == 0  # run 2: the edited set, not frozen yet
     assert _eval() == 0  # run 3: the same content
     assert main(["golden", "freeze", "golden.jsonl"]) == 0  # version 2: what runs 2 and 3 were scored on
-    assert main(["history", "trend", "--workspace", "ws", "--version", "2", "--metric", "mrr",
+    assert main(["history", "trend", "--workspace", "ws", "--golden-version", "2", "--metric", "mrr",
                  "--json", "v2.json"]) == 0
     v2 = json.loads((project / "v2.json").read_text())
     assert [r["id"] for r in v2["runs"]] == [2, 3] and v2["golden_version"] == 2
     assert not any("not frozen" in n for n in v2["notes"])
     assert main(["history", "trend", "--workspace", "ws", "--metric", "mrr", "--json", "latest.json"]) == 0
     assert json.loads((project / "latest.json").read_text())["golden_version"] == 2  # the newest version
-    assert main(["history", "trend", "--workspace", "ws", "--version", "1", "--metric", "mrr", "--json", "v1.json"]) == 0
+    assert main(["history", "trend", "--workspace", "ws", "--golden-version", "1", "--metric", "mrr", "--json", "v1.json"]) == 0
     assert [r["id"] for r in json.loads((project / "v1.json").read_text())["runs"]] == [1]
     # the history lists each run under the version its content is
     assert [(r.id, r.golden_version) for r in History.of(project / "ws").runs()] == [(3, 2), (2, 2), (1, 1)]
@@ -80,7 +80,7 @@ def test_questions_accepted_in_review_reach_the_changelog_and_the_scorecard(
     monkeypatch.chdir(tmp_path)
     corpus, golden = write_corpus(tmp_path), write_golden(tmp_path)
     assert main(["golden", "freeze", str(golden), "--by", "ana"]) == 0
-    assert main(["synth", "--corpus", str(corpus), "--golden", str(golden), "--backend", "synth_fixtures:generate",
+    assert main(["synth", "--corpus", str(corpus), "--golden", str(golden), "--llm", "synth_fixtures:generate",
                  "--min-chars", "100", "--n", "3", "--out", "synth.jsonl", "--workspace", "ws", "--quiet"]) == 0
     session = ReviewSession(tmp_path / "synth.jsonl", golden, reviewer="cy")
     server = make_review_server(session, port=0)

@@ -264,8 +264,8 @@ def test_the_pool_page_runs_on_the_public_review_server_api() -> None:
 def test_serve_takes_results_with_golden_judge_and_workspace() -> None:
     from goldeval.cli import build_parser
 
-    args = build_parser().parse_args(["serve", "results.json", "--golden", "g.jsonl", "--judge", "ana", "--workspace", "ws"])
-    assert (args.golden, args.judge, args.workspace) == (Path("g.jsonl"), "ana", Path("ws"))
+    args = build_parser().parse_args(["serve", "results.json", "--golden", "g.jsonl", "--by", "ana", "--workspace", "ws"])
+    assert (args.golden, args.by, args.workspace) == (Path("g.jsonl"), "ana", Path("ws"))
 
 
 def test_serve_leaves_fixes_off_for_a_golden_set_that_is_not_jsonl(capsys: pytest.CaptureFixture[str]) -> None:

@@ -253,7 +253,7 @@ def test_cli_eval_with_backend_pgvector(production_dsn: str, minilm_cranfield: E
     corpus, golden = _write_kitchen(tmp_path)
     before = snapshot(production_dsn)
     common = ["eval", "--corpus", corpus, "--golden", golden, "--retriever", "dense:minilm", "--quiet",
-              "--workspace", str(minilm_cranfield.workspace.root), "--backend", "pgvector", "--dsn", production_dsn]
+              "--workspace", str(minilm_cranfield.workspace.root), "--index", "pgvector", "--dsn", production_dsn]
     assert main([*common, "--json", str(tmp_path / "card.json")]) == 0
     assert (tmp_path / "card.json").exists()
     capsys.readouterr()

@@ -286,7 +286,7 @@ def test_an_option_for_another_backend_or_method_is_refused() -> None:
     with pytest.raises(InputError, match="--option hnsw=true: hnsw is for backend=pgvector, and dense:minilm has "
                                          "backend=exact"):
         check_run_options(["dense:minilm"], {"hnsw": "true"}, ["hnsw"])
-    check_run_options(["dense:minilm"], {"hnsw": "true", "backend": "pgvector"}, ["hnsw"])  # --backend pgvector
+    check_run_options(["dense:minilm"], {"hnsw": "true", "backend": "pgvector"}, ["hnsw"])  # --index pgvector
     with pytest.raises(InputError, match="--option k=10: k is for method=rrf, and .* has method=norm"):
         check_run_options(["hybrid:bm25+bm25?method=norm"], {"k": "10"}, ["k"])
     with pytest.raises(InputError, match="option k1='fast' \\(--option, for 'bm25'\\) is not a number"):

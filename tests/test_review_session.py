@@ -24,7 +24,7 @@ HAND_LINES = ['# my own comment line, kept as written\n',
 
 
 def make_candidates(tmp: Path, n: int = 3) -> Path:
-    code = main(["synth", "--corpus", str(write_corpus(tmp)), "--golden", str(write_golden(tmp)), "--backend",
+    code = main(["synth", "--corpus", str(write_corpus(tmp)), "--golden", str(write_golden(tmp)), "--llm",
                  "synth_fixtures:generate", "--min-chars", "100", "--n", str(n), "--out", str(tmp / "synth.jsonl"),
                  "--workspace", str(tmp / "ws"), "--quiet"])
     assert code == 0

@@ -98,7 +98,7 @@ def test_ray_address_joins_a_running_cluster(single: tuple[SweepResult, Path], t
         corpus, golden = write_inputs(tmp_path / "data")
         out = tmp_path / "sweep.json"
         command = [sys.executable, "-m", "goldeval", "sweep", "--corpus", str(corpus), "--golden", str(golden),
-                   "--chunking", "none,120:30", "--retriever", "bm25,hybrid", "--model", "wordllama,minilm-l3",
+                   "--chunk", "none,120:30", "--retriever", "bm25,hybrid", "--model", "wordllama,minilm-l3",
                    "--fusion", "norm", "--weight", "0.3", "--rerank", "0,5", "--reranker", "dense:minilm-l3",
                    "--k", "1,3,5", "--headline", "ndcg@5", "--resamples", "500", "--workspace", str(tmp_path / "ws"),
                    "--ray-address", address, "--json", str(out), "--no-history", "--quiet"]

@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def synth(tmp: Path, *extra: str) -> int:
     return main(["synth", "--corpus", str(write_corpus(tmp)), "--golden", str(write_golden(tmp)),
-                 "--backend", "synth_fixtures:generate", "--min-chars", "100", "--out", str(tmp / "synth.jsonl"),
+                 "--llm", "synth_fixtures:generate", "--min-chars", "100", "--out", str(tmp / "synth.jsonl"),
                  "--workspace", str(tmp / "ws"), "--quiet", *extra])
 
 
@@ -98,7 +98,7 @@ def test_help_explains_the_command(command: str, capsys: pytest.CaptureFixture[s
         main([command, "--help"])
     assert exc.value.code == 0
     out = capsys.readouterr().out
-    words = ["--backend", "--dry-run", "anthropic:MODEL", "module:function", "environment"] if command == "synth" else [
+    words = ["--llm", "--dry-run", "anthropic:MODEL", "module:function", "environment"] if command == "synth" else [
         "--golden", "accept", "reject", "edit", "1-9"]
     for word in words:
         assert word in out

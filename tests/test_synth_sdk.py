@@ -32,7 +32,7 @@ def answer(prompt: str) -> str:
 
 def synth(tmp: Path, backend: str, *extra: str) -> list[str]:
     corpus, golden = write_corpus(tmp), write_golden(tmp)
-    return ["synth", "--corpus", str(corpus), "--golden", str(golden), "--backend", backend,
+    return ["synth", "--corpus", str(corpus), "--golden", str(golden), "--llm", backend,
             "--out", str(tmp / "synth.jsonl"), "--workspace", str(tmp / "ws"), "--quiet", "--min-chars", "100",
             "--backoff", "0.01",
             *extra]

@@ -40,7 +40,7 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def run_synth(tmp: Path, model: Path, *extra: str) -> int:
     return main(["synth", "--corpus", str(write_corpus(tmp)), "--golden", str(write_golden(tmp)),
-                 "--backend", f"transformers:{model}", "--n", "3", "--min-chars", "100", "--max-tokens", "12",
+                 "--llm", f"transformers:{model}", "--n", "3", "--min-chars", "100", "--max-tokens", "12",
                  "--out", str(tmp / "synth.jsonl"), "--workspace", str(tmp / "ws"), "--quiet", *extra])
 
 

@@ -51,7 +51,7 @@ def _leave_one(dsn: str, data: Embedded, tmp_path: Path) -> str:
 def test_a_signal_during_a_pgvector_evaluation_drops_its_schema(inputs: Path, production_dsn: str,
                                                                 signum: signal.Signals) -> None:
     before = snapshot(production_dsn)
-    args = [*EVAL, "--retriever", "dense:minilm", "--backend", "pgvector", "--dsn", production_dsn,
+    args = [*EVAL, "--retriever", "dense:minilm", "--index", "pgvector", "--dsn", production_dsn,
             "--retriever", "search:hangs", "--timeout", str(HANG_GUARD)]
     proc = subprocess.Popen([sys.executable, "-m", "goldeval", *args], cwd=inputs, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True,

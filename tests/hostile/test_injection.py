@@ -101,7 +101,7 @@ def test_pool_list_keeps_one_tsv_row_per_passage_and_no_control_characters(hosti
     rows[4] = {**rows[4], "question": "let\tthe dough\nrise\x07 now"}  # a tab, a newline, BEL
     write_jsonl(hostile / "golden.jsonl", rows)
     assert_clean(cli(*EVAL[:-1], "--retriever", "bm25", "--no-stats", "--json", "a.json"), 0)
-    outcome = cli("pool", "a.json", "--golden", "golden.jsonl", "--list", "--k", "3")
+    outcome = cli("pool", "a.json", "--golden", "golden.jsonl", "--list", "--depth", "3")
     assert_clean(outcome, 0)
     for raw in RAW:
         assert raw not in outcome.out + outcome.err

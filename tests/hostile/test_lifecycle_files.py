@@ -331,7 +331,7 @@ def test_a_signal_mid_write_waits_for_the_changelog(files: Path, signame: str, c
 def test_ctrl_c_while_the_review_page_writes_lets_the_write_finish(files: Path) -> None:
     (files / "hook.py").write_text(HOOK, encoding="utf-8")
     proc = subprocess.Popen([sys.executable, "hook.py", "SIGINT", "ready", "review", "candidates.jsonl", "--golden",
-                             "golden.jsonl", "--port", "0", "--reviewer", "ana"], cwd=files,
+                             "golden.jsonl", "--port", "0", "--by", "ana"], cwd=files,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "GOLDEVAL_NO_HISTORY": "1"})
     try:

@@ -75,9 +75,8 @@ def test_every_command_finds_the_workspace_the_same_way(inputs: Path, cli: Calla
     assert (inputs / where / "history.sqlite").is_file()
     others = {".goldeval", "from-env", "from-flag"} - {where}
     assert not any((inputs / name).exists() for name in others)
-    listed = cli("history", "--json", *extra)  # reads the same workspace
-    assert_clean(listed, 0)
-    assert [r["retrievers"] for r in json.loads(listed.out)] == [["bm25?stem=none"], ["bm25"]]
+    assert_clean(cli("history", "--json", "runs.json", *extra), 0)  # reads the same workspace
+    assert [r["retrievers"] for r in json.loads((inputs / "runs.json").read_text())] == [["bm25?stem=none"], ["bm25"]]
     assert_clean(cli("compare", "@last~1", "@last", "--resamples", "200", *extra), 0)
 
 

@@ -79,7 +79,7 @@ OPTIONS: dict[str, Option] = {o.dest: o for o in (
     _o("--dsn", "a PostgreSQL connection string (postgresql://USER@HOST:PORT/DB)", metavar="DSN"),
     _o("--model", "an offline embedding model (`goldeval models`)", metavar="MODEL"),
     _o("--llm", "the language model: a backend spec such as anthropic:MODEL, openai:MODEL, ollama:MODEL or "
-       "local:FOLDER (`goldeval docs synth`)", metavar="SPEC", shown="$GOLDEVAL_SYNTH_BACKEND"),
+       "local:FOLDER (`goldeval docs synthetic`)", metavar="SPEC", shown="$GOLDEVAL_SYNTH_BACKEND"),
     _o("--chunk", "split documents into chunks of SIZE characters with OVERLAP, heading-aware; none: whole documents",
        metavar="SIZE[:OVERLAP]", default="none"),
     _o("--level", "doc: a chunk counts for its document; chunk: expected chunk ids must be retrieved",
