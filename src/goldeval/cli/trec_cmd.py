@@ -51,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="measure or family to print, e.g. map, P.5,10, ndcg_cut.10, official, all_trec (repeatable)",
     )  # fmt: skip
     parser.add_argument(
-        "-l", type=int, default=1, dest="level", metavar="N",
+        "-l", type=int, default=1, dest="min_grade", metavar="N",
         help="smallest judgment that counts as relevant",
     )  # fmt: skip
     parser.add_argument("-n", action="store_false", dest="summary", help="no summary ('all') lines")
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     if args.max_docs is not None and args.max_docs < 1:
         raise InputError("-M must be at least 1", value=args.max_docs, hint="like -M 1000")
     report = evaluate_trec_files(
-        args.qrels, args.run, request, complete=args.complete, level=args.level, max_docs=args.max_docs
+        args.qrels, args.run, request, complete=args.complete, level=args.min_grade, max_docs=args.max_docs
     )
     lines = report.lines(per_query=args.per_query, summary=args.summary)
     sys.stdout.write("".join(line + "\n" for line in lines))
