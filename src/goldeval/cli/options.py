@@ -64,7 +64,7 @@ OPTIONS: dict[str, Option] = {o.dest: o for o in (
     # inputs
     _o("--corpus", "the corpus: a folder (.md .rst .txt .html), a JSONL file, a BEIR folder or a Cranfield folder",
        kind="path", metavar="PATH"),
-    _o("--golden", "the golden set (JSONL, or a JSON list)", kind="path", metavar="FILE"),
+    _o("--golden", "the golden set (JSONL; `goldeval docs golden`)", kind="path", metavar="FILE"),
     _o("--qrels", "a TREC qrels file (qid 0 docno rel)", kind="path", metavar="FILE"),
     _o("--topics", "a TREC topics file (SGML <top>, <topic number=...> or qid<TAB>text)", kind="path", metavar="FILE"),
     _o("--workspace", "goldeval's own folder: caches, indexes, stored runs and statistics, the run history",
@@ -78,8 +78,8 @@ OPTIONS: dict[str, Option] = {o.dest: o for o in (
        choices=("exact", "ann", "pgvector"), shown="exact, or a spec's own ?backend="),
     _o("--dsn", "a PostgreSQL connection string (postgresql://USER@HOST:PORT/DB)", metavar="DSN"),
     _o("--model", "an offline embedding model (`goldeval models`)", metavar="MODEL"),
-    _o("--llm", "the language model: a backend spec such as anthropic:MODEL, openai:MODEL, ollama:MODEL or "
-       "local:FOLDER (`goldeval docs synthetic`)", metavar="SPEC", shown="$GOLDEVAL_SYNTH_BACKEND"),
+    _o("--llm", "the language model: anthropic:MODEL, openai:MODEL[?base_url=URL], transformers:FOLDER or "
+       "module:function (`goldeval docs synthetic`)", metavar="SPEC", shown="$GOLDEVAL_SYNTH_BACKEND"),
     _o("--chunk", "split documents into chunks of SIZE characters with OVERLAP, heading-aware; none: whole documents",
        metavar="SIZE[:OVERLAP]", default="none"),
     _o("--level", "doc: a chunk counts for its document; chunk: expected chunk ids must be retrieved",

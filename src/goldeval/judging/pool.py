@@ -87,7 +87,7 @@ def build_pool(cards: Sequence[Scorecard], labels: Sequence[str], golden: Golden
     snippets are shown. Questions of the results that the golden set no longer has are skipped, noted.
     """
     if k < 1:
-        raise InputError(f"--k must be at least 1, got {k}", value=k, hint="e.g. --k 10")
+        raise InputError(f"the pool depth must be at least 1, got {k}", value=k, hint="e.g. goldeval pool --depth 10")
     levels = {c.level for c in cards}
     if len(levels) > 1:
         raise InputError("the results were evaluated at different levels (doc and chunk)", value=sorted(levels),
