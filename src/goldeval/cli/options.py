@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +46,6 @@ class Option:
     choices: tuple[str, ...] | None = None
     default: Any = None
     shown: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def dest(self) -> str:
@@ -127,7 +126,8 @@ def add(parser: argparse._ActionsContainer, name: str, *, more: str | None = Non
     if unknown:
         raise TypeError(f"{option.flag}: {sorted(unknown)} would change its meaning; declare that in OPTIONS")
     shown = variant.pop("shown", option.shown)
-    kwargs: dict[str, Any] = {"dest": option.dest, "help": option.help + (f"; {more}" if more else "")}
+    text = option.help + (f"; {more}" if more else "")
+    kwargs: dict[str, Any] = {"dest": option.dest, "help": text}
     action = variant.pop("action", option.action)
     if action == "bool":
         kwargs["action"] = argparse.BooleanOptionalAction
@@ -142,7 +142,7 @@ def add(parser: argparse._ActionsContainer, name: str, *, more: str | None = Non
             kwargs[key] = list(value) if isinstance(value, list) else value
     kwargs.update(variant)
     made = parser.add_argument(option.flag, **kwargs)
-    made.help = option.help + (f"; {more}" if more else "")  # BooleanOptionalAction appends its own default
+    made.help = text  # BooleanOptionalAction appends its own "(default: ...)": the formatter prints it
     made.shown_default = shown  # type: ignore[attr-defined]
     made.home = name  # type: ignore[attr-defined]
     return renamed(parser, made, *old)
