@@ -181,3 +181,11 @@ def test_models_json_writes_a_file_and_the_bare_flag_still_prints(tmp_path: Path
     assert json.loads(done.out) == rows
     assert "--json without OUT is renamed --json OUT" in done.err
 
+
+
+@pytest.mark.parametrize("flag", ["--chunk", "--chunking"])
+def test_the_sweep_chunk_dial_is_spelled_as_eval_spells_chunking(flag: str) -> None:
+    from goldeval.cli.sweep_cmd import _inputs
+
+    _, grid = _inputs(build_parser().parse_args(["sweep", flag, "none,120:30", "--retriever", "bm25"]))
+    assert grid.values()["chunking"] == ["none", "120:30"]
