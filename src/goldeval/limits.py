@@ -88,7 +88,7 @@ NUMBERS: dict[str, Limit] = {limit.name: limit for limit in (
     Limit("confidence", 0.5, 1, "a fraction, e.g. confidence = 0.95", whole=False, high_open=True),
     Limit("run", 1, 2**63 - 1, "`goldeval history` lists the runs; e.g. @12, @last, @last~1"),
     Limit("back", 0, 2**63 - 1, "@last~N counts runs back from the newest; `goldeval history` lists them"),
-    Limit("version", 1, 2**63 - 1, "`goldeval golden history FILE` lists the frozen versions, e.g. --golden-version 3"),
+    Limit("version", 1, 2**63 - 1, "`goldeval golden freeze` numbers them from 1 (GOLDEN.versions.jsonl lists each), e.g. --golden-version 3"),
     Limit("limit", 1, 100_000, "how many to list, e.g. --limit 20"),
     Limit("min-count", 1, 1_000_000_000, "how often a query must be searched to be proposed, e.g. --min-count 2"),
     Limit("max-cells", 1, 100_000, "configurations in one sweep, e.g. --max-cells 500"),
