@@ -161,7 +161,7 @@ def results_file(scorecard_dict: dict[str, Any], tmp_path_factory: pytest.TempPa
 def served_url(results_file: Path) -> Iterator[str]:
     """`goldeval serve results.json` in a thread, on a free port of 127.0.0.1."""
     from goldeval.report.page import results_payload
-    from goldeval.web.server import make_server, start_in_thread
+    from goldeval.web.app import make_server, start_in_thread
 
     server = make_server(results_payload([results_file]), port=0)
     thread = start_in_thread(server)
@@ -228,7 +228,7 @@ def screenshot(page: Any, name: str) -> Path:
 def serving(payload_or_source: Any, **options: Any) -> Iterator[str]:
     """A scorecard server for a payload (or a `ResultsFiles`) in a thread, with `make_server`'s `options`
     (golden=, workspace=, judge=); yields its address."""
-    from goldeval.web.server import make_server, start_in_thread
+    from goldeval.web.app import make_server, start_in_thread
 
     srv = make_server(payload_or_source, port=0, **options)
     thread = start_in_thread(srv)

@@ -1,5 +1,6 @@
-"""The review and pool servers share one copy of the item pages' script, style and HTML skeleton
-(`goldeval/web/static/items.*`), served by exact path with the same security headers; any other path is 404."""
+"""The review and pool pages, both on the one server, share one copy of the item pages' script, style and HTML
+skeleton (`goldeval/web/static/items.*`), served by exact path with the same security headers; any other path
+is 404, and a server given one page serves only that one's files."""
 
 from __future__ import annotations
 
@@ -14,9 +15,9 @@ from goldeval.golden.io import load_golden
 from goldeval.judging.edits import GoldenFile
 from goldeval.judging.pool import build_pool
 from goldeval.synth.review import ReviewSession
-from goldeval.web.pool import PoolStore, make_pool_server
-from goldeval.web.review import ReviewServer, make_review_server, start_in_thread
-from goldeval.web.server import CSP
+from goldeval.web.app import AppServer, make_server, start_in_thread
+from goldeval.web.handler import CSP
+from goldeval.web.pool import PoolStore
 from hang_guard import HANG_GUARD
 from test_pool_edits import GOLDEN, _card
 from test_review_session import make_candidates
@@ -26,7 +27,7 @@ SECURITY = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "R
 
 
 @contextmanager
-def running(server: ReviewServer) -> Iterator[ReviewServer]:
+def running(server: AppServer) -> Iterator[AppServer]:
     thread = start_in_thread(server)
     try:
         yield server
@@ -36,7 +37,7 @@ def running(server: ReviewServer) -> Iterator[ReviewServer]:
         thread.join(timeout=HANG_GUARD)
 
 
-def get(server: ReviewServer, path: str) -> tuple[int, dict[str, str], bytes]:
+def get(server: AppServer, path: str) -> tuple[int, dict[str, str], bytes]:
     conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=HANG_GUARD)
     conn.request("GET", path)
     response = conn.getresponse()
@@ -46,28 +47,32 @@ def get(server: ReviewServer, path: str) -> tuple[int, dict[str, str], bytes]:
 
 
 @pytest.fixture(scope="module")
-def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, ReviewServer]]:
-    """Both servers, started once: these tests only read."""
+def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, AppServer]]:
+    """The one server with both item pages, and one with the pool page only, started once: these tests only read."""
     tmp_path = tmp_path_factory.mktemp("pages")
-    review = make_review_server(ReviewSession(make_candidates(tmp_path, 1), tmp_path / "g.jsonl", reviewer="cy"), port=0)
+    review = ReviewSession(make_candidates(tmp_path, 1), tmp_path / "g.jsonl", reviewer="cy")
     golden = tmp_path / "golden.jsonl"
     shutil.copy(GOLDEN, golden)
-    pool = build_pool([_card({"h01": ["git/git-branch.md"]})], ["r"], load_golden(golden), k=5)
-    with running(review), running(make_pool_server(PoolStore(pool, GoldenFile(golden, judge="ana")), port=0)) as pooled:
-        yield {"review": review, "pool": pooled}
+    pool = PoolStore(build_pool([_card({"h01": ["git/git-branch.md"]})], ["r"], load_golden(golden), k=5),
+                     GoldenFile(golden, judge="ana"))
+    with running(make_server(review=review, pool=pool, port=0)) as both, running(make_server(pool=pool, port=0)) as alone:
+        yield {"both": both, "pool only": alone}
 
 
-def test_both_servers_serve_the_shared_files_with_the_same_headers(servers: dict[str, ReviewServer]) -> None:
+def test_both_pages_link_the_shared_files_served_with_the_same_headers(servers: dict[str, AppServer]) -> None:
+    server = servers["both"]
     shared: dict[str, bytes] = {}
-    for name, server in servers.items():
-        status, headers, html = get(server, "/")
+    for name in ("review", "pool"):
+        status, headers, html = get(server, f"/{name}")
         page = html.decode()
         assert status == 200 and f"<title>goldeval {name}</title>" in page and "{{" not in page
+        assert f'<body data-page="{name}">' in page  # items.js finds the page's API at /api/NAME/items
         for asset in ("/items.css", f"/{name}.css", "/items.js", f"/{name}.js"):
             assert asset in page  # the skeleton links the shared files, then the page's own
         assert page.index("/items.js") < page.index(f"/{name}.js") and page.index("/items.css") < page.index(f"/{name}.css")
-        for path, ctype in (("/items.js", "text/javascript"), ("/items.css", "text/css")):
-            status, headers, body = get(server, path)
+    for path, ctype in (("/items.js", "text/javascript"), ("/items.css", "text/css")):
+        for one in servers.values():
+            status, headers, body = get(one, path)
             assert status == 200 and headers["Content-Type"] == f"{ctype}; charset=utf-8"
             assert {k: headers[k] for k in SECURITY} == SECURITY
             assert shared.setdefault(path, body) == body  # one file, the same from both servers
@@ -75,16 +80,19 @@ def test_both_servers_serve_the_shared_files_with_the_same_headers(servers: dict
 
 
 UNKNOWN = ("/items.html", "/items.jss", "/static/items.js", "/../static/items.js", "/%2e%2e/static/items.css",
-           "/items.js/", "/web/static/items.css", "/..%2fpyproject.toml", "/items.js%00.html")
+           "/items.js/", "/web/static/items.css", "/..%2fpyproject.toml", "/items.js%00.html", "/pool/", "/review/x",
+           "/api/items", "/api/pool/items/")
 
 
-def test_an_unknown_asset_path_is_404_with_the_security_headers(servers: dict[str, ReviewServer]) -> None:
+def test_an_unknown_asset_path_is_404_with_the_security_headers(servers: dict[str, AppServer]) -> None:
     for server in servers.values():
         for path in UNKNOWN:
             status, headers, _ = get(server, path)
             assert (path, status) == (path, 404) and {k: headers[k] for k in SECURITY} == SECURITY
 
 
-def test_each_server_serves_only_its_own_page(servers: dict[str, ReviewServer]) -> None:
-    assert get(servers["pool"], "/review.js")[0] == get(servers["pool"], "/review.css")[0] == 404
-    assert get(servers["review"], "/pool.js")[0] == get(servers["review"], "/pool.css")[0] == 404
+def test_a_server_serves_only_the_pages_it_was_given(servers: dict[str, AppServer]) -> None:
+    alone = servers["pool only"]
+    for path in ("/review", "/review.js", "/review.css", "/api/review/items", "/results.json", "/app.js"):
+        assert get(alone, path)[0] == 404, path
+    assert get(alone, "/pool.js")[0] == get(servers["both"], "/review.js")[0] == 200

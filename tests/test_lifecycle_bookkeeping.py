@@ -16,7 +16,8 @@ from goldeval.cli import main
 from goldeval.golden.changelog import read_changes
 from goldeval.history.db import History
 from goldeval.synth.review import ReviewSession
-from goldeval.web.review import TOKEN_HEADER, make_review_server, start_in_thread
+from goldeval.web.app import make_server, start_in_thread
+from goldeval.web.handler import TOKEN_HEADER
 from hang_guard import HANG_GUARD
 from synth_fixtures import write_corpus, write_golden
 
@@ -69,7 +70,7 @@ def _post(server: Any, path: str, body: Any, token: str) -> int:
 
 def _token(server: Any) -> str:
     conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=HANG_GUARD)
-    conn.request("GET", "/")
+    conn.request("GET", "/review")
     html = conn.getresponse().read().decode()
     conn.close()
     return html.split('name="goldeval-token" content="')[1].split('"')[0]
@@ -83,15 +84,15 @@ def test_questions_accepted_in_review_reach_the_changelog_and_the_scorecard(
     assert main(["synth", "--corpus", str(corpus), "--golden", str(golden), "--llm", "synth_fixtures:generate",
                  "--min-chars", "100", "--n", "3", "--out", "synth.jsonl", "--workspace", "ws", "--quiet"]) == 0
     session = ReviewSession(tmp_path / "synth.jsonl", golden, reviewer="cy")
-    server = make_review_server(session, port=0)
+    server = make_server(review=session, port=0)
     thread = start_in_thread(server)
     try:
         token = _token(server)
         ids = [r["id"] for r in session.records]
         for qid in ids:
-            assert _post(server, f"/api/items/{qid}", {"action": "accept"}, token) == 200
-        assert _post(server, f"/api/items/{ids[2]}", {"action": "reset"}, token) == 200  # taken back
-        assert _post(server, f"/api/items/{ids[1]}", {"action": "edit", "question": "how is a stash kept?"},
+            assert _post(server, f"/api/review/items/{qid}", {"action": "accept"}, token) == 200
+        assert _post(server, f"/api/review/items/{ids[2]}", {"action": "reset"}, token) == 200  # taken back
+        assert _post(server, f"/api/review/items/{ids[1]}", {"action": "edit", "question": "how is a stash kept?"},
                      token) == 200
     finally:
         server.shutdown()

@@ -1,6 +1,6 @@
 """The page's lifecycle data, without a browser: leakage and the synthetic gap prepared in Python, the
 trend of the run history, label fixes through the server (and its checks), the offline report's
---history, and the hooks of the review server (log candidates, the public `make_review_server`)."""
+--history, the review of log candidates, and the one server (`goldeval.web.app`) holding the pool page alone."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from goldeval.report.lifecycle import leakage_view, trend_view
 from goldeval.report.page import results_payload
 from goldeval.synth.leakage import FIGURES
 from goldeval.synth.summary import LABELS, format_figure
-from goldeval.web.server import make_server, start_in_thread
+from goldeval.web.app import make_server, start_in_thread
 from hang_guard import HANG_GUARD
 from lifecycle_fixtures import World, card_of, world  # noqa: F401 - fixture
 
@@ -138,7 +138,7 @@ def test_a_fix_needs_the_token_this_origin_and_host_and_json(fix_server: tuple[A
     ]
     for headers, status in refused:
         assert request(server, "POST", "/api/fix", fix, headers)[0] == status, headers
-    assert request(server, "POST", "/results.json", fix, fix_headers(server, token))[0] == 501
+    assert request(server, "POST", "/results.json", fix, fix_headers(server, token))[0] == 405  # a read-only route
     bad = [
         {**fix, "reason": "  "}, {**fix, "question": "nope"}, {**fix, "doc": "python/never-retrieved.md"},
         {**fix, "grade": 7}, {**fix, "grade": True}, {**fix, "action": "delete_everything"}, ["not", "an", "object"],
@@ -235,11 +235,10 @@ def test_review_takes_candidates_from_a_search_log(tmp_path: Path) -> None:
     assert written.by_id()["log-8072d05dca"].source == "log" and written.relevant("log-8072d05dca") == {"git/git-push.md": 1}
 
 
-def test_the_pool_page_runs_on_the_public_review_server_api() -> None:
+def test_the_pool_page_alone_is_served_at_its_route_and_home_leads_there() -> None:
     import goldeval.web.pool as pool
-    from goldeval.web.review import ReviewServer, make_review_server
+    from goldeval.web.app import AppServer
 
-    assert pool.make_review_server is make_review_server
     assert not [name for name in vars(pool) if name.startswith("_") and not name.startswith("__")]
 
     class Empty:
@@ -249,13 +248,20 @@ def test_the_pool_page_runs_on_the_public_review_server_api() -> None:
         def apply(self, item_id: str, action: Any) -> dict[str, Any]:
             return {}
 
-    server = make_review_server(Empty(), port=0, pages=pool.PAGES)
-    start_in_thread(server)  # type: ignore[arg-type]
+    server = make_server(pool=Empty(), port=0)
+    start_in_thread(server)
     try:
-        assert isinstance(server, ReviewServer)
-        page = request(server, "GET", "/")[1].decode()
+        assert isinstance(server, AppServer) and server.pages == ("pool",)
+        assert server.page_url("pool") == server.url + "pool"
+        page = request(server, "GET", "/pool")[1].decode()
         assert "pool.js" in page and "{{TOKEN}}" not in page
         assert request(server, "GET", "/review.js")[0] == 404  # only the pages it was given
+        assert request(server, "GET", "/results.json")[0] == 404
+        conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=HANG_GUARD)
+        conn.request("GET", "/")
+        home = conn.getresponse()
+        assert (home.status, home.getheader("Location")) == (302, "/pool")
+        conn.close()
     finally:
         server.shutdown()
         server.server_close()

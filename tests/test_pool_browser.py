@@ -27,8 +27,8 @@ from goldeval.judging.prelabel import prelabel
 from goldeval.metrics.definitions import Metric
 from goldeval.report.markdown import scorecard_markdown
 from goldeval.scorecard.model import Scorecard
-from goldeval.web.pool import PoolStore, make_pool_server
-from goldeval.web.review import start_in_thread
+from goldeval.web.app import make_server, start_in_thread
+from goldeval.web.pool import PoolStore
 from hang_guard import HANG_GUARD
 
 pytestmark = [pytest.mark.browser, pytest.mark.models]
@@ -59,9 +59,9 @@ def judged_setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[di
     monkeypatch.syspath_prepend(str(tmp_path))
     suggestions = prelabel(pool.items, "stand_in_judge:judge")
     store = PoolStore(pool, GoldenFile(golden_path, judge="ana"), suggestions)
-    server = make_pool_server(store, port=0)
+    server = make_server(pool=store, port=0)
     thread = start_in_thread(server)
-    yield {"golden": golden_path, "card": card, "pool": pool, "url": server.url, "corpus": corpus, "ws": tmp_path / "ws"}
+    yield {"golden": golden_path, "card": card, "pool": pool, "url": server.page_url("pool"), "corpus": corpus, "ws": tmp_path / "ws"}
     server.shutdown()
     server.server_close()
     thread.join(timeout=HANG_GUARD)

@@ -21,8 +21,8 @@ from goldeval.judging.edits import GoldenFile
 from goldeval.judging.pool import build_pool
 from goldeval.judging.prelabel import parse_reply
 from goldeval.scorecard.model import Hit, QuestionResult, RetrieverResult, Scorecard
-from goldeval.web.pool import PoolStore, make_pool_server
-from goldeval.web.review import start_in_thread
+from goldeval.web.app import make_server, start_in_thread
+from goldeval.web.pool import PoolStore
 from hang_guard import HANG_GUARD
 
 REPO = Path(__file__).resolve().parents[1]
@@ -118,16 +118,16 @@ def test_pool_keeps_only_unjudged_passages_and_marks_misses(golden_path: Path) -
 
 def test_page_server_refuses_writes_without_its_token(golden_path: Path) -> None:
     pool = build_pool([_card({"h01": ["git/git-branch.md"]})], ["r"], load_golden(golden_path), k=5)
-    server = make_pool_server(PoolStore(pool, GoldenFile(golden_path, judge="ana")), port=0)
+    server = make_server(pool=PoolStore(pool, GoldenFile(golden_path, judge="ana")), port=0)
     thread = start_in_thread(server)
     try:
-        with urllib.request.urlopen(server.url + "api/items") as response:
+        with urllib.request.urlopen(server.url + "api/pool/items") as response:
             items = json.load(response)["items"]
         assert [(i["question_id"], i["passage"], i["status"]) for i in items] == [("h01", "git/git-branch.md", "unjudged")]
         body = json.dumps({"action": "relevant", "grade": 1}).encode()
         for headers in ({"Content-Type": "application/json"},
                         {"Content-Type": "application/json", "X-Goldeval-Token": "guess", "Origin": "http://evil.example"}):
-            request = urllib.request.Request(server.url + "api/items/p1", data=body, headers=headers, method="POST")
+            request = urllib.request.Request(server.url + "api/pool/items/p1", data=body, headers=headers, method="POST")
             with pytest.raises(urllib.error.HTTPError) as caught:
                 urllib.request.urlopen(request)
             assert caught.value.code == 403

@@ -13,7 +13,7 @@ import pytest
 from browser_fixtures import browser, page, screenshot  # noqa: F401 - pytest fixtures
 from goldeval.synth.candidates import read_candidates, write_candidates
 from goldeval.synth.review import ReviewSession
-from goldeval.web.review import make_review_server, start_in_thread
+from goldeval.web.app import make_server, start_in_thread
 from hang_guard import HANG_GUARD
 from test_review_session import make_candidates
 
@@ -29,9 +29,9 @@ def review_url(tmp_path: Path) -> Iterator[tuple[str, Path, Path, list[dict[str,
     records[1]["question"] = XSS  # a hostile question must show as text
     write_candidates(candidates, records)
     golden = tmp_path / "reviewed.jsonl"
-    server = make_review_server(ReviewSession(candidates, golden, reviewer="playwright"), port=0)
+    server = make_server(review=ReviewSession(candidates, golden, reviewer="playwright"), port=0)
     thread = start_in_thread(server)
-    yield server.url, candidates, golden, records
+    yield server.page_url("review"), candidates, golden, records
     server.shutdown()
     server.server_close()
     thread.join(timeout=HANG_GUARD)
@@ -107,9 +107,9 @@ def log_review(tmp_path: Path) -> Iterator[tuple[str, Path, list[dict[str, Any]]
     candidates = tmp_path / "mixed.jsonl"
     write_candidates(candidates, records)
     golden = tmp_path / "reviewed.jsonl"
-    server = make_review_server(ReviewSession(candidates, golden, reviewer="playwright"), port=0)
+    server = make_server(review=ReviewSession(candidates, golden, reviewer="playwright"), port=0)
     thread = start_in_thread(server)
-    yield server.url, golden, records
+    yield server.page_url("review"), golden, records
     server.shutdown()
     server.server_close()
     thread.join(timeout=HANG_GUARD)

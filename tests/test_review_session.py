@@ -15,7 +15,8 @@ from goldeval.errors import InputError
 from goldeval.golden.io import load_golden
 from goldeval.synth.candidates import read_candidates
 from goldeval.synth.review import ReviewSession
-from goldeval.web.review import TOKEN_HEADER, make_review_server, start_in_thread
+from goldeval.web.app import make_server, start_in_thread
+from goldeval.web.handler import TOKEN_HEADER
 from hang_guard import HANG_GUARD
 from synth_fixtures import write_corpus, write_golden
 
@@ -123,7 +124,7 @@ def test_a_log_question_shows_its_log_and_locks_no_document(tmp_path: Path) -> N
 @pytest.fixture()
 def served(tmp_path: Path) -> Iterator[tuple[Any, ReviewSession]]:
     session = ReviewSession(make_candidates(tmp_path, 2), tmp_path / "g.jsonl", reviewer="cy")
-    server = make_review_server(session, port=0)
+    server = make_server(review=session, port=0)
     thread = start_in_thread(server)
     yield server, session
     server.shutdown()
@@ -142,7 +143,7 @@ def request(server: Any, method: str, path: str, body: Any = None, headers: dict
 
 
 def token_of(server: Any) -> str:
-    status, html = request(server, "GET", "/")
+    status, html = request(server, "GET", "/review")
     assert status == 200
     return html.split('name="goldeval-token" content="')[1].split('"')[0]
 
@@ -153,15 +154,15 @@ def test_the_server_writes_only_for_its_own_page(served: tuple[Any, ReviewSessio
     token = token_of(server)
     assert len(token) >= 24
     accept = {"action": "accept"}
-    assert request(server, "POST", f"/api/items/{qid}", accept)[0] == 403  # no token
-    assert request(server, "POST", f"/api/items/{qid}", accept, {TOKEN_HEADER: "guess"})[0] == 403
-    assert request(server, "POST", f"/api/items/{qid}", accept,
+    assert request(server, "POST", f"/api/review/items/{qid}", accept)[0] == 403  # no token
+    assert request(server, "POST", f"/api/review/items/{qid}", accept, {TOKEN_HEADER: "guess"})[0] == 403
+    assert request(server, "POST", f"/api/review/items/{qid}", accept,
                    {TOKEN_HEADER: token, "Origin": "http://evil.example"})[0] == 403
-    assert request(server, "POST", f"/api/items/{qid}", accept, {TOKEN_HEADER: token, "Host": "evil.example"})[0] == 403
+    assert request(server, "POST", f"/api/review/items/{qid}", accept, {TOKEN_HEADER: token, "Host": "evil.example"})[0] == 403
     assert session.payload()["counts"]["accepted"] == 0
-    status, text = request(server, "POST", f"/api/items/{qid}", accept, {TOKEN_HEADER: token})
+    status, text = request(server, "POST", f"/api/review/items/{qid}", accept, {TOKEN_HEADER: token})
     assert status == 200 and json.loads(text)["item"]["status"] == "accepted"
-    status, text = request(server, "POST", f"/api/items/{qid}", {"action": "explode"}, {TOKEN_HEADER: token})
+    status, text = request(server, "POST", f"/api/review/items/{qid}", {"action": "explode"}, {TOKEN_HEADER: token})
     assert status == 400 and "unknown action" in json.loads(text)["error"]
 
 
@@ -170,7 +171,7 @@ def test_a_content_length_that_is_no_number_is_answered_not_dropped(served: tupl
     server, session = served
     qid = session.records[0]["id"]
     conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=HANG_GUARD)
-    conn.putrequest("POST", f"/api/items/{qid}")
+    conn.putrequest("POST", f"/api/review/items/{qid}")
     for name, value in (("Content-Type", "application/json"), (TOKEN_HEADER, token_of(server)), ("Content-Length", "ten")):
         conn.putheader(name, value)
     conn.endheaders()
@@ -182,13 +183,13 @@ def test_a_content_length_that_is_no_number_is_answered_not_dropped(served: tupl
 
 def test_the_server_serves_its_page_and_items_and_nothing_else(served: tuple[Any, ReviewSession]) -> None:
     server, session = served
-    status, text = request(server, "GET", "/api/items")
+    status, text = request(server, "GET", "/api/review/items")
     items = json.loads(text)["items"]
     assert status == 200 and [i["id"] for i in items] == [r["id"] for r in session.records]
     source = items[0]["passages"][0]
     assert source["role"] == "source" and source["highlights"]
     for path in ("/review.js", "/review.css"):
         assert request(server, "GET", path)[0] == 200
-    for path in ("/../synth.jsonl", "/%2e%2e/g.jsonl", "/static/review.js", "/etc/passwd", "/api/items/x"):
+    for path in ("/../synth.jsonl", "/%2e%2e/g.jsonl", "/static/review.js", "/etc/passwd", "/api/review/items/x"):
         assert request(server, "GET", path)[0] == 404
-    assert request(server, "GET", "/api/items", headers={"Host": "attacker.example:80"})[0] == 403
+    assert request(server, "GET", "/api/review/items", headers={"Host": "attacker.example:80"})[0] == 403

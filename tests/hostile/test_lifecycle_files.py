@@ -34,8 +34,10 @@ from goldeval.judging.edits import GoldenFile
 from goldeval.judging.pool import Found, Pool, PoolItem
 from goldeval.synth.candidates import keep_reviews, read_candidates
 from goldeval.synth.review import ReviewSession
+from goldeval.web.app import make_server, start_in_thread
+from goldeval.web.handler import TOKEN_HEADER
+from goldeval.web.items import ItemStore
 from goldeval.web.pool import PoolStore
-from goldeval.web.review import TOKEN_HEADER, ItemStore, make_review_server, start_in_thread
 
 HAND = (
     '{"_notes": "git help questions", "_owner": "docs team"}\n'
@@ -203,7 +205,7 @@ def test_a_pool_page_verdict_is_whole_or_refused(files: Path, changelog_ok: bool
     if not changelog_ok:
         (files / "golden.changes.jsonl").mkdir()
     before = contents(files)
-    with serving(store) as post:  # the pool page runs on the review server
+    with serving(store, "pool") as post:
         status, body = post(item.id, {"action": "not_relevant"})
     if changelog_ok:
         assert status == 200, body
@@ -339,7 +341,7 @@ def test_ctrl_c_while_the_review_page_writes_lets_the_write_finish(files: Path) 
         url = re.search(r"http://127\.0\.0\.1:(\d+)/", proc.stdout.readline())
         assert url is not None
         port = int(url.group(1))
-        token = re.search(r'name="goldeval-token" content="([^"]+)"', _get(port, "/"))
+        token = re.search(r'name="goldeval-token" content="([^"]+)"', _get(port, "/review"))
         assert token is not None
         with contextlib.suppress(OSError, http.client.HTTPException):  # the answer may come after the end
             _post(port, token.group(1), "syn-1", {"action": "accept"})
@@ -365,9 +367,9 @@ def _get(port: int, path: str) -> str:
     return text
 
 
-def _post(port: int, token: str, item: str, body: dict[str, Any]) -> tuple[int, str]:
+def _post(port: int, token: str, item: str, body: dict[str, Any], page: str = "review") -> tuple[int, str]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    conn.request("POST", f"/api/items/{item}", body=json.dumps(body).encode(),
+    conn.request("POST", f"/api/{page}/items/{item}", body=json.dumps(body).encode(),
                  headers={"Content-Type": "application/json", TOKEN_HEADER: token})
     response = conn.getresponse()
     text = response.read().decode()
@@ -376,16 +378,18 @@ def _post(port: int, token: str, item: str, body: dict[str, Any]) -> tuple[int, 
 
 
 class serving:  # noqa: N801 - used as `with serving(session) as post`
-    """A review server on a free port for `session`; yields `post(item, action) -> (status, body)`."""
+    """The one server on a free port with `session` as its review page (or, `page="pool"`, its pool page);
+    yields `post(item, action) -> (status, body)`."""
 
-    def __init__(self, session: ItemStore) -> None:
-        self.server = make_review_server(session, port=0)
+    def __init__(self, session: ItemStore, page: str = "review") -> None:
+        self.page = page
+        self.server = make_server(port=0, **{page: session})
 
     def __enter__(self) -> Callable[[str, dict[str, Any]], tuple[int, str]]:
         self.thread = start_in_thread(self.server)
         token = self.server.RequestHandlerClass.token  # type: ignore[attr-defined]
         port = self.server.server_address[1]
-        return lambda item, body: _post(port, token, item, body)
+        return lambda item, body: _post(port, token, item, body, self.page)
 
     def __exit__(self, *exc: object) -> None:
         self.server.shutdown()

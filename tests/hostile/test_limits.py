@@ -140,8 +140,8 @@ def test_an_interrupted_write_leaves_no_temp_file_and_the_previous_file(tmp_path
 
 
 def test_serve_is_silent_about_a_dropped_connection(results: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from goldeval.web.app import make_server
     from goldeval.web.live import ResultsFiles
-    from goldeval.web.server import make_server
 
     server = make_server(ResultsFiles([results]), port=0)
     try:

@@ -173,8 +173,8 @@ def test_a_lone_surrogate_in_a_results_file_is_shown_escaped_never_a_crash(resul
 
 
 def test_serve_shows_a_replaced_broken_file_in_the_page_and_keeps_the_last_results(results: Path) -> None:
+    from goldeval.web.app import make_server, start_in_thread
     from goldeval.web.live import ResultsFiles
-    from goldeval.web.server import make_server, start_in_thread
 
     good = results.read_bytes()
     server = make_server(ResultsFiles([results]), port=0)

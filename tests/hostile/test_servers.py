@@ -1,5 +1,5 @@
-"""Hostile requests to the three page servers (issue 20): `goldeval serve --golden`, `goldeval review` and
-`goldeval pool`, each started as its own process from the real command line and spoken to over real HTTP.
+"""Hostile requests to the one page server (issues 20, 22) as each command starts it: `goldeval serve --golden`,
+`goldeval review` and `goldeval pool`, each its own process from the real command line, over real HTTP.
 
 Every case asserts the status, that the answer is one line of JSON (`{"error": ...}`), that the server's
 stderr holds no traceback, and that the server still answers afterwards: a JSON body nested 30,000 deep
@@ -35,6 +35,8 @@ CANDIDATE = {
 NESTED = b"[" * 30_000 + b"]" * 30_000
 """60 KB of nested arrays: under the body limit, far past what Python's JSON parser can nest."""
 JUNK = b"\x00\xff{not a golden set\n"
+HOME = {"serve": "/", "review": "/review", "pool": "/pool"}
+"""Where each command opens the one server."""
 
 
 @dataclass
@@ -80,18 +82,18 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         args, write = ["serve", str(results), "--golden", str(golden), "--port", "0"], "/api/fix"
     elif request.param == "review":
         candidates = write_jsonl(folder / "candidates.jsonl", [CANDIDATE])
-        args, write = ["review", str(candidates), "--golden", str(golden), "--port", "0"], f"/api/items/{CANDIDATE['id']}"
+        args, write = ["review", str(candidates), "--golden", str(golden), "--port", "0"], f"/api/review/items/{CANDIDATE['id']}"
     else:  # q1's retrieved passage left unjudged, to be pooled
         write_jsonl(golden, [{**q, "expected": ["git/branch.md"]} if q["id"] == "q1" else q for q in QUESTIONS])
         args, write = ["pool", str(results), "--golden", str(golden), "--port", "0", "--no-open"], ""
     proc, port, stderr = _start(args, folder, request.param)
     try:
-        status, body = _request(port, "GET", "/")
+        status, body = _request(port, "GET", HOME[request.param])
         assert status == 200
         token = re.search(rb'name="goldeval-token" content="([^"]+)"', body)
         assert token, body[:500]
         if not write:  # the pool's first item
-            write = "/api/items/" + json.loads(_request(port, "GET", "/api/items")[1])["items"][0]["id"]
+            write = "/api/pool/items/" + json.loads(_request(port, "GET", "/api/pool/items")[1])["items"][0]["id"]
         yield Page(request.param, proc, port, token.group(1).decode(), write, golden, stderr)
     finally:
         proc.send_signal(signal.SIGINT)
@@ -144,8 +146,8 @@ def _assert_one_line_error(status: int, body: bytes, expected: int, *needles: st
 
 def _assert_alive_and_quiet(page: Page) -> None:
     """The server still answers its page, and nothing it said was a traceback."""
-    assert _request(page.port, "GET", "/")[0] == 200
-    assert _request(page.port, "GET", "/results.json" if page.kind == "serve" else "/api/items")[0] == 200
+    assert _request(page.port, "GET", HOME[page.kind])[0] == 200
+    assert _request(page.port, "GET", "/results.json" if page.kind == "serve" else f"/api/{page.kind}/items")[0] == 200
     err = page.err()
     assert "Traceback" not in err and all(line.startswith("goldeval") for line in err.splitlines()), err
 
@@ -183,7 +185,7 @@ def test_a_non_ascii_token_is_a_wrong_token(page: Page, token: str) -> None:
 def test_a_golden_set_turned_to_junk_answers_with_its_error(page: Page) -> None:
     page.golden.write_bytes(JUNK)
     if page.kind == "pool":
-        status, body = _request(page.port, "GET", "/api/items")
+        status, body = _request(page.port, "GET", "/api/pool/items")
     elif page.kind == "serve":
         status, body = _request(page.port, "GET", "/lifecycle.json")
     else:  # review reads the golden set when a question is accepted into it
@@ -191,7 +193,7 @@ def test_a_golden_set_turned_to_junk_answers_with_its_error(page: Page) -> None:
     error = _assert_one_line_error(status, body, 400 if page.kind == "review" else 500)
     assert "golden.jsonl" in error and "Traceback" not in error, error
     assert "internal error" not in error, error
-    assert _request(page.port, "GET", "/")[0] == 200  # the page itself is still served
+    assert _request(page.port, "GET", HOME[page.kind])[0] == 200  # the page itself is still served
     assert "Traceback" not in page.err(), page.err()
 
 
@@ -213,7 +215,7 @@ def test_clients_that_reset_are_silent(page: Page) -> None:
 
 @pytest.mark.parametrize("request_head", [
     b"GET / HTTP/9.9", b"GET / HTTP/1.x", b"BREW /pot HTTP/1.0", b"GET /\x1b[2J HTTP/1.0", b"GET /" + b"a" * 70_000 + b" HTTP/1.0",
-    b"GET / HTTP/1.0\r\nX-Long: " + b"a" * 70_000, b"POST /api/items/x?" + b"\xff" * 10 + b" HTTP/1.0",
+    b"GET / HTTP/1.0\r\nX-Long: " + b"a" * 70_000, b"POST /api/pool/items/x?" + b"\xff" * 10 + b" HTTP/1.0",
 ])
 def test_malformed_requests_are_one_line_of_json(page: Page, request_head: bytes) -> None:
     with socket.create_connection(("127.0.0.1", page.port), timeout=60) as sock:

@@ -11,6 +11,9 @@ from goldeval.cli import options as flags
 from goldeval.errors import InputError
 from goldeval.store.workspace import default_workspace
 
+POOL_K = 10
+"""Each retriever's top k that is pooled, unless --k says otherwise (`goldeval serve --golden` pools this k)."""
+
 EPILOG = """\
 keys on the page:
   1 / 2 / 3      relevant, with that grade (on a question some retriever missed: "also answers", a label fix)
@@ -49,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("results", nargs="+", metavar="RESULTS.json|@RUN",
                         help="results of `goldeval eval --json`, or history references (@last, @NAME)")
     flags.add(parser, "golden", more="the verdicts are written into it", required=True)
-    flags.add(parser, "depth", more="here: each retriever's top N is pooled", default=10, old=("--k",))
+    flags.add(parser, "depth", more="here: each retriever's top N is pooled", default=POOL_K, old=("--k",))
     flags.add(parser, "corpus", more="here: each passage's full text is shown (without it: the snippet stored in the results)")
     flags.add(parser, "by", more="here: who judges, recorded on every verdict", old=("--judge",))
     flags.add(parser, "llm", more="here: a suggestion per passage, shown, never written unless you accept it",
@@ -63,10 +66,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+def make_pool(cards, labels, golden, *, k: int, corpus: Path | None = None):  # type: ignore[no-untyped-def]
+    """The pool of the results' top k that `golden` has not judged (passage texts from `corpus` when given),
+    its notes and counts said on stderr: what `goldeval pool` judges, and `goldeval serve --golden` mounts."""
+    from goldeval.judging.pool import build_pool
+
+    texts = _texts(corpus, cards) if corpus else None
+    pool = build_pool(cards, labels, golden, k=k, texts=texts)
+    for note in pool.notes:
+        print(f"goldeval: note: {note}", file=sys.stderr)
+    questions = len({i.question_id for i in pool.items})
+    print(f"goldeval: {pool.id}: {len(pool.items)} unjudged passage(s) for {questions} question(s) in the top "
+          f"{pool.k} of " + ", ".join(f"{s} ({n} unjudged)" for s, n in pool.unjudged.items()), file=sys.stderr)
+    return pool
+
+
 def run(args: argparse.Namespace) -> int:
     from goldeval.history.db import load_results
     from goldeval.judging.edits import GoldenFile
-    from goldeval.judging.pool import build_pool
 
     if not 0 <= args.port <= 65535:
         raise InputError(f"--port {args.port} is not a port number", value=args.port, hint="use 1-65535, or 0 for a free port")
@@ -76,14 +93,7 @@ def run(args: argparse.Namespace) -> int:
     labels = [label for _, label in loaded]
     if len(set(labels)) < len(labels):
         labels = list(args.results)
-    cards = [card for card, _ in loaded]
-    texts = _texts(args.corpus, cards) if args.corpus else None
-    pool = build_pool(cards, labels, golden, k=args.depth, texts=texts)
-    for note in pool.notes:
-        print(f"goldeval: note: {note}", file=sys.stderr)
-    questions = len({i.question_id for i in pool.items})
-    print(f"goldeval: {pool.id}: {len(pool.items)} unjudged passage(s) for {questions} question(s) in the top "
-          f"{pool.k} of " + ", ".join(f"{s} ({n} unjudged)" for s, n in pool.unjudged.items()), file=sys.stderr)
+    pool = make_pool([card for card, _ in loaded], labels, golden, k=args.depth, corpus=args.corpus)
     if args.json:
         from goldeval.scorecard.io import dumps_strict
         from goldeval.store.atomic import write_atomic
@@ -105,8 +115,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace, pool, golden_file) -> int:  # type: ignore[no-untyped-def]
+    from goldeval.web.app import make_server
     from goldeval.web.handler import is_loopback
-    from goldeval.web.pool import PoolStore, make_pool_server
+    from goldeval.web.pool import PoolStore
 
     suggestions = {}
     if args.llm:
@@ -115,15 +126,15 @@ def _serve(args: argparse.Namespace, pool, golden_file) -> int:  # type: ignore[
         suggestions = prelabel(pool.items, args.llm)
         print(f"goldeval: {len(suggestions)} suggestion(s) from {args.llm} (written only if you accept them)",
               file=sys.stderr)
-    server = make_pool_server(PoolStore(pool, golden_file, suggestions), host=args.host, port=args.port)
+    server = make_server(pool=PoolStore(pool, golden_file, suggestions), host=args.host, port=args.port, name="pool")
     if not is_loopback(args.host):
         print(f"goldeval: warning: serving on {args.host}: anyone who can reach this machine can change the golden set",
               file=sys.stderr)
-    print(f"goldeval: judging at {server.url} as {golden_file.judge} (Ctrl+C to stop); verdicts go into "
+    print(f"goldeval: judging at {server.page_url('pool')} as {golden_file.judge} (Ctrl+C to stop); verdicts go into "
           f"{args.golden}", flush=True)
     from goldeval.cli.serving import serve_until_interrupted
 
-    return serve_until_interrupted(server, open_browser=args.open)
+    return serve_until_interrupted(server, open_browser=args.open, url=server.page_url("pool"))
 
 
 def _texts(corpus_path: Path, cards):  # type: ignore[no-untyped-def]

@@ -62,8 +62,8 @@ def default_reviewer() -> str:
 
 def run(args: argparse.Namespace) -> int:
     from goldeval.synth.review import ReviewSession
+    from goldeval.web.app import make_server
     from goldeval.web.handler import is_loopback
-    from goldeval.web.review import make_review_server
 
     if not 0 <= args.port <= 65535:
         raise InputError(f"--port {args.port} is not a port number", value=args.port, hint="use 1-65535, or 0 for a free port")
@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
 
         ids = set(load_corpus(args.corpus).documents)
     session = ReviewSession(args.candidates, args.golden, reviewer=args.by or default_reviewer(), corpus=ids)
-    server = make_review_server(session, host=args.host, port=args.port)
+    server = make_server(review=session, host=args.host, port=args.port, name="review")
     if not is_loopback(args.host):
         print(f"goldeval: warning: serving on {args.host}: anyone who can reach this machine can see and change "
               "these questions", file=sys.stderr)
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     counts = session.payload()["counts"]
     print(f"goldeval: reviewing {len(session.records)} question(s) ({counts['unreviewed']} unreviewed) at "
-          f"{server.url}  (Ctrl+C to stop); accepted ones go into {args.golden}", flush=True)
+          f"{server.page_url('review')}  (Ctrl+C to stop); accepted ones go into {args.golden}", flush=True)
     from goldeval.cli.serving import serve_until_interrupted
 
-    return serve_until_interrupted(server, open_browser=args.open)
+    return serve_until_interrupted(server, open_browser=args.open, url=server.page_url("review"))

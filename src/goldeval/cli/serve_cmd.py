@@ -13,7 +13,9 @@ from goldeval.cli.eval_cmd import add_eval_arguments
 from goldeval.errors import InputError
 
 if TYPE_CHECKING:
+    from goldeval.scorecard import Scorecard
     from goldeval.web.live import ResultsFiles
+    from goldeval.web.pool import PoolStore
 
 EPILOG = """\
 examples:
@@ -22,10 +24,15 @@ examples:
   goldeval serve --corpus docs/ --golden golden.jsonl --retriever bm25 --retriever dense:minilm
                                                    evaluate first, then serve
   goldeval serve results.json --golden golden.jsonl fix labels from a miss's details (written into
-                                                   golden.jsonl and golden.changes.jsonl, with a reason)
+                                                   golden.jsonl and golden.changes.jsonl, with a reason),
+                                                   and judge the unjudged top 10 at /pool
+  goldeval serve results.json --golden golden.jsonl --candidates synth.jsonl
+                                                   and review generated questions at /review
 The page shows the trend of the workspace's run history (--workspace) when it has one.
-The server binds 127.0.0.1 (this machine only) unless --host says otherwise; it serves the page and
-the loaded results, nothing else. Stop it with Ctrl+C.
+One server, one port: the scorecard at /, pooled judging at /pool and the review at /review (the pages
+it has data for; `goldeval pool` and `goldeval review` start the same server at their page). It binds
+127.0.0.1 (this machine only) unless --host says otherwise; it serves the pages and their data, nothing
+else. Stop it with Ctrl+C.
 """
 
 
@@ -47,12 +54,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     flags.add(parser, "port", default=8765)
     flags.add(parser, "open")
     flags.add(parser, "by", more="here: who fixes labels from the page", old=("--judge",))
+    parser.add_argument("--candidates", metavar="FILE", type=Path,
+                        help="also review these candidate questions at /review (see `goldeval review`); accepted "
+                        "ones go into --golden")
     parser.set_defaults(func=run)
 
 
-def payload_from_args(args: argparse.Namespace) -> dict[str, object] | ResultsFiles:
+def payload_from_args(args: argparse.Namespace, cards: list[Scorecard] | None = None) -> dict[str, object] | ResultsFiles:
     """What the page shows: the given results files (re-read when they change, so an open page follows
-    re-runs of `goldeval eval --json`), or the payload of a fresh evaluation with eval's options."""
+    re-runs of `goldeval eval --json`), or the payload of a fresh evaluation with eval's options (its
+    scorecard appended to `cards` when given)."""
     from goldeval.report.page import results_payload
     from goldeval.web.live import ResultsFiles
 
@@ -72,6 +83,8 @@ def payload_from_args(args: argparse.Namespace) -> dict[str, object] | ResultsFi
     from goldeval.cli.eval_cmd import run_eval
 
     card = run_eval(args)
+    if cards is not None:
+        cards.append(card)
     if args.json:
         card.save(args.json)
         print(f"goldeval: wrote {args.json}", file=sys.stderr)
@@ -88,23 +101,53 @@ def fixes_golden(golden: Path | None) -> Path | None:
     return golden
 
 
+def pool_store(args: argparse.Namespace, golden: Path, cards: list[Scorecard]) -> PoolStore | None:
+    """The /pool page's data: the unjudged passages of the results' top POOL_K, judged into `golden`
+    (the JSONL set label fixes go into); None when every one is judged."""
+    from goldeval.cli.pool_cmd import POOL_K, make_pool
+    from goldeval.history.db import load_results
+    from goldeval.judging.edits import GoldenFile
+    from goldeval.web.pool import PoolStore
+
+    labels = [Path(args.golden).name]
+    if args.results:
+        cards = [load_results(str(path), args.workspace)[0] for path in args.results]
+        labels = [path.name for path in args.results]
+        labels = labels if len(set(labels)) == len(labels) else [str(path) for path in args.results]
+    file = GoldenFile(golden, judge=args.by)
+    pool = make_pool(cards, labels, file.load(), k=POOL_K, corpus=None if args.results else args.corpus)
+    return PoolStore(pool, file) if pool.items else None
+
+
 def run(args: argparse.Namespace) -> int:
+    from goldeval.web.app import make_server
     from goldeval.web.handler import is_loopback
-    from goldeval.web.server import make_server
 
     if not 0 <= args.port <= 65535:
         raise InputError(f"--port {args.port} is not a port number", value=args.port, hint="use 1-65535, or 0 for a free port")
-    payload = payload_from_args(args)
+    if args.candidates is not None and args.golden is None:
+        raise InputError("--candidates needs --golden, the golden set accepted questions are written into",
+                         hint="goldeval serve results.json --golden golden.jsonl --candidates synth.jsonl")
+    cards: list[Scorecard] = []
+    payload = payload_from_args(args, cards)
     golden = fixes_golden(args.golden)
-    server = make_server(payload, host=args.host, port=args.port, quiet=True, workspace=args.workspace,
-                         golden=golden, judge=args.by)
+    pool = pool_store(args, golden, cards) if golden is not None else None
+    review = None
+    if args.candidates is not None:
+        from goldeval.cli.review_cmd import default_reviewer
+        from goldeval.synth.review import ReviewSession
+
+        review = ReviewSession(args.candidates, args.golden, reviewer=args.by or default_reviewer())
+    server = make_server(payload, pool=pool, review=review, host=args.host, port=args.port, quiet=True,
+                         workspace=args.workspace, golden=golden, judge=args.by)
     if not is_loopback(args.host):
-        what = "read these results" + (" and change the golden set" if golden else "")
+        what = "read these results" + (" and change the golden set" if golden or review else "")
         print(f"goldeval: warning: serving on {args.host}: anyone who can reach this machine can {what}",
               file=sys.stderr)
     if golden is not None:
         print(f"goldeval: label fixes from the page are written into {golden} (and its changelog)", file=sys.stderr)
-    print(f"goldeval: serving the scorecard at {server.url}  (Ctrl+C to stop)", flush=True)
+    others = "".join(f", {name} at {server.page_url(name)}" for name in server.pages if name != "scorecard")
+    print(f"goldeval: serving the scorecard at {server.url}{others}  (Ctrl+C to stop)", flush=True)
     from goldeval.cli.serving import serve_until_interrupted
 
     return serve_until_interrupted(server, open_browser=args.open)

@@ -1,4 +1,4 @@
-"""Run a local page's server until Ctrl+C: the one loop `serve`, `review` and `pool` share."""
+"""Run the one page server until Ctrl+C: the loop `serve`, `review` and `pool` share."""
 
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ import sys
 from typing import Any
 
 
-def serve_until_interrupted(server: Any, *, open_browser: bool = False) -> int:
-    """Open the page in the default browser if asked, serve until Ctrl+C, let the writes in flight end, always
-    close the socket."""
+def serve_until_interrupted(server: Any, *, open_browser: bool = False, url: str | None = None) -> int:
+    """Open the page (`url`, default the server's own address) in the default browser if asked, serve until
+    Ctrl+C, let the writes in flight end, always close the socket."""
     if open_browser:
         import webbrowser
 
-        webbrowser.open(server.url)
+        webbrowser.open(url or server.url)
     from goldeval.store.transaction import stop_writes
 
     try:

@@ -1,4 +1,5 @@
-"""What every goldeval page server shares (serve, review, pool): how a request is read, checked and answered.
+"""How the one goldeval server (`goldeval.web.app`) reads, checks and answers a request, whichever page
+(scorecard, pool, review) it is for.
 
 - **One request reader** (`json_body`): a POST's body is one JSON object of at most `MAX_BODY` bytes,
   nested at most `MAX_DEPTH` levels, without lone surrogates; anything else is a `BadRequest` with its
@@ -11,8 +12,8 @@
   headers. A request whose answer fails (the golden set behind the page replaced by a file that does not
   read) answers 500 with that error's message and says it in one line on stderr; a client that went away
   (a reset, a closed tab, a request that stalls past `REQUEST_TIMEOUT`) is silent. No traceback, ever.
-- **One server class** (`PageServer`): daemon threads, the same `handle_error`, the same `url`, the same
-  messages for an address or port it cannot listen on.
+- **One server class** (`PageServer`): daemon threads, `handle_error`, `url`, and the messages for an
+  address or port it cannot listen on.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ CSP = (
 )
 SECURITY_HEADERS = (("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"),
                     ("Referrer-Policy", "no-referrer"), ("Content-Security-Policy", CSP))
-"""Sent with every answer of every goldeval page server (serve, review, pool): one list, so they cannot drift."""
+"""Sent with every answer of the one server, whichever page and whatever status: one list, so they cannot drift.
+No Access-Control-* header is ever sent: no other origin may read an answer or send a preflighted write."""
 JSON = "application/json; charset=utf-8"
 TOKEN_HEADER = "X-Goldeval-Token"
 MAX_BODY = 64 * 1024
@@ -131,6 +133,11 @@ def allowed_hosts(host: str) -> frozenset[str] | None:
     return frozenset(LOOPBACK | {host.strip("[]").lower()}) if is_loopback(host) else None
 
 
+def json_bytes(data: Any) -> bytes:
+    """A JSON answer's body: UTF-8, credentials redacted (every JSON the server sends goes through here)."""
+    return redact(json.dumps(data, ensure_ascii=False)).encode("utf-8")
+
+
 def one_line(error: BaseException) -> str:
     """An error as the one line a page server answers and prints: a GoldevalError's own message (its hint
     after `;`), anything else as `internal error: Type: message`; credentials redacted."""
@@ -139,14 +146,14 @@ def one_line(error: BaseException) -> str:
 
 
 class PageHandler(BaseHTTPRequestHandler):
-    """The request handling every page server shares; a server's handler defines `answer_get` (GET and
-    HEAD) and `answer_post`, and answers through `answer` and `answer_json`."""
+    """The request handling of the one server (`goldeval.web.app` defines `answer_get`, for GET and HEAD,
+    and `answer_post`); every answer goes through `answer` and `answer_json`."""
 
     server_version = "goldeval"
     sys_version = ""
     timeout = REQUEST_TIMEOUT
     name = "serve"
-    """Who speaks on stderr: `goldeval serve:`, `goldeval review:`, `goldeval pool:`."""
+    """Who speaks on stderr: `goldeval serve:`, or the command that started the server (`review`, `pool`)."""
     token = ""
     allowed_hosts: frozenset[str] | None = None
     """Host header names accepted (without port); None accepts any (when bound beyond loopback)."""
@@ -204,9 +211,9 @@ class PageHandler(BaseHTTPRequestHandler):
             raise BadRequest(HTTPStatus.FORBIDDEN, "forbidden: missing or wrong session token")
 
     def answer_json(self, status: HTTPStatus, data: Any) -> None:
-        self.answer(status, redact(json.dumps(data, ensure_ascii=False)).encode("utf-8"), JSON)
+        self.answer(status, json_bytes(data), JSON)
 
-    def answer(self, status: HTTPStatus, body: bytes, content_type: str) -> None:
+    def answer(self, status: HTTPStatus, body: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
         """Send one answer with the security headers (no body for HEAD). After an error the connection is
         closed: a body the server did not read must not be taken for the next request."""
         self._answered = True
@@ -215,7 +222,7 @@ class PageHandler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", content_type if "charset" in content_type else content_type + "; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
-        for name, value in SECURITY_HEADERS:
+        for name, value in (*SECURITY_HEADERS, *(headers or {}).items()):
             self.send_header(name, value)
         if status >= 400:
             self.send_header("Connection", "close")
@@ -238,7 +245,7 @@ class PageHandler(BaseHTTPRequestHandler):
 
 
 class PageServer(ThreadingHTTPServer):
-    """A ThreadingHTTPServer for one page; `url` is the address to open."""
+    """A ThreadingHTTPServer; `url` is its address."""
 
     daemon_threads = True
     name = "serve"

@@ -14,7 +14,7 @@ uses (under the set's lock, an atomic write, a changelog line with who, when and
 
 A fix must name a question of the served results and, for `also_answers`, a passage retrieved for it
 there (at the results' level: a document, or a chunk); every fix needs a reason. The server's checks
-(session token, Origin, Host) are in `goldeval.web.server`.
+(session token, Origin, Host) are the one server's, `goldeval.web.app`.
 """
 
 from __future__ import annotations

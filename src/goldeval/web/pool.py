@@ -1,12 +1,12 @@
 """The pooled-judging page: one unjudged (question, passage) pair at a time, keyboard first.
 
-It runs on the review server of `goldeval.web.review` (exact paths, 127.0.0.1, Host and Origin checks,
-a session token on every POST, a strict Content-Security-Policy) with its own page
+It is the item page `/pool` of the one server (`goldeval.web.app`: exact paths, 127.0.0.1, Host and Origin
+checks, a session token on every POST, a strict Content-Security-Policy), with its own files
 (`goldeval/web/static/pool.*`, beside the `items.*` it shares with the review page) and a `PoolStore`
-behind `/api/items`. Every verdict goes straight into the golden-set file through
+behind `/api/pool/items`. Every verdict goes straight into the golden-set file through
 `goldeval.judging.edits.GoldenFile` (atomic write, changelog line), so closing the page loses nothing.
 
-Actions (POST `/api/items/<id>`, JSON): `{"action": "relevant", "grade": 1..3, "reason": "..."}`,
+Actions (POST `/api/pool/items/<id>`, JSON): `{"action": "relevant", "grade": 1..3, "reason": "..."}`,
 `{"action": "not_relevant"}`, `{"action": "not_covered", "reason": "..."}` (the corpus does not answer
 the question: a content gap), `{"action": "wrong_expected", "doc": "...", "reason": "..."}`,
 `{"action": "accept_suggestion"}` (the model's pre-label, written as the person's verdict).
@@ -22,10 +22,7 @@ from goldeval.golden.model import GoldenSet
 from goldeval.judging.edits import GoldenFile
 from goldeval.judging.pool import Pool, PoolItem
 from goldeval.judging.prelabel import Suggestion
-from goldeval.web.review import ReviewServer, item_page, make_review_server
-
-PAGES = item_page("pool")
-GRADES = (1, 2, 3)
+from goldeval.web.lifecycle import GRADES
 
 
 class PoolStore:
@@ -89,8 +86,3 @@ class PoolStore:
                              hint="relevant, not_relevant, not_covered, wrong_expected or accept_suggestion")
         return self.item(item, self.file.load())
 
-
-def make_pool_server(store: PoolStore, *, host: str = "127.0.0.1", port: int = 8767, quiet: bool = True) -> ReviewServer:
-    """Bind the pool page's server (port 0 picks a free one); `serve_forever()` it, or start it in a thread
-    with `goldeval.web.review.start_in_thread`."""
-    return make_review_server(store, host=host, port=port, quiet=quiet, pages=PAGES, name="pool")

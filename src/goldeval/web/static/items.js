@@ -4,6 +4,8 @@
 "use strict";
 
 const token = document.querySelector('meta[name="goldeval-token"]').content;
+// This page's items on the one server: /api/review/items or /api/pool/items (its route's name).
+const API = `/api/${document.body.dataset.page}/items`;
 const $ = (id) => document.getElementById(id);
 const state = { items: [], index: 0 };
 
@@ -23,7 +25,7 @@ function showError(message, hint) {
   showError.timer = setTimeout(() => { box.hidden = true; }, 6000);
 }
 
-// What a failed answer says: every page server answers an error with one line of JSON, `{"error": ...}`
+// What a failed answer says: the server answers an error with one line of JSON, `{"error": ...}`
 // (a golden set that no longer reads, say); its HTTP status when there is none.
 async function failure(response) {
   try {
@@ -48,7 +50,7 @@ function keepItem(item) { state.items[state.index] = item; }
 async function send(action, saved = keepItem) {
   const item = current();
   if (!item) return null;
-  const response = await fetch(`/api/items/${encodeURIComponent(item.id)}`, {
+  const response = await fetch(`${API}/${encodeURIComponent(item.id)}`, {
     method: "POST",
     headers: { "Content-Type": "application/json", "X-Goldeval-Token": token },
     body: JSON.stringify(action),

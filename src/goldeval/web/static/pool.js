@@ -6,7 +6,7 @@
 const LABELS = { unjudged: "unjudged", relevant: "relevant", not_relevant: "not relevant", not_covered: "not covered" };
 
 async function load(keep) {
-  const response = await fetch("/api/items", { cache: "no-store" });
+  const response = await fetch(API, { cache: "no-store" });
   if (!response.ok) { showError(`cannot load the pool: ${await failure(response)}`); return; }
   const payload = await response.json();
   state.items = payload.items || [];

@@ -6,7 +6,7 @@ state.editing = false;
 state.payload = null;
 
 async function load() {
-  const response = await fetch("/api/items", { cache: "no-store" });
+  const response = await fetch(API, { cache: "no-store" });
   if (!response.ok) { showError(`cannot load the items: ${await failure(response)}`); return; }
   state.payload = await response.json();
   state.items = state.payload.items || [];

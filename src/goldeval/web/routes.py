@@ -1,0 +1,77 @@
+"""What a page brings to the one server (`goldeval.web.app`): its routes, as exact paths.
+
+A `Page` is data: the files it serves (built once, looked up by exact path), the answers it builds per
+request (`reads`), and the writes it takes (`writes`: a POST path, or a path prefix ending in `/` whose
+rest names an item). The server merges every page's routes into one table and refuses two pages that
+claim one path with different answers, so no request can reach a page it was not meant for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+Answer = tuple[bytes, str]
+"""A GET's answer: the body and its content type."""
+Write = Callable[[str, dict[str, Any]], Any]
+"""A POST's handler: (the rest of the path after a prefix, "" for an exact path; the JSON action) -> the
+JSON answer. A ValueError or GoldevalError it raises is the request's 400."""
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page's routes: `name` (scorecard, pool, review), `path` (where it opens), `files` (exact path ->
+    answer, built once), `reads` (exact path -> a function building the answer per request), `writes`
+    (POST path or prefix -> `Write`), and `off` (POST paths the page has but that are turned off -> why, a 404)."""
+
+    name: str
+    path: str
+    files: Mapping[str, Answer] = field(default_factory=dict)
+    reads: Mapping[str, Callable[[], Answer]] = field(default_factory=dict)
+    writes: Mapping[str, Write] = field(default_factory=dict)
+    off: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Routes:
+    """Every page's routes in one table, each path claimed once."""
+
+    pages: list[Page] = field(default_factory=list)
+    files: dict[str, Answer] = field(default_factory=dict)
+    reads: dict[str, Callable[[], Answer]] = field(default_factory=dict)
+    writes: dict[str, Write] = field(default_factory=dict)
+    off: dict[str, str] = field(default_factory=dict)
+
+    def add(self, page: Page) -> None:
+        """Mount a page; a path another page already serves differently is a ValueError (a programming error)."""
+        for path, answer in page.files.items():
+            if self.files.get(path, answer) != answer or path in self.reads:
+                raise ValueError(f"two pages serve {path}")
+            self.files[path] = answer
+        for path in (*page.reads, *page.writes, *page.off):
+            if path in self.reads or path in self.writes or path in self.off or path in self.files:
+                raise ValueError(f"two pages serve {path}")
+        self.reads.update(page.reads)
+        self.writes.update(page.writes)
+        self.off.update(page.off)
+        self.pages.append(page)
+
+    def get(self, path: str) -> Answer | None:
+        """The answer to GET `path` (exact lookup), or None."""
+        if path in self.reads:
+            return self.reads[path]()
+        return self.files.get(path)
+
+    def get_exists(self, path: str) -> bool:
+        """Whether `path` is a GET route (a POST to it is a 405, not a 404)."""
+        return path in self.reads or path in self.files
+
+    def write(self, path: str) -> tuple[Write, str] | None:
+        """The write a POST to `path` reaches and the rest of its path (an item id), or None."""
+        if path in self.writes and not path.endswith("/"):
+            return self.writes[path], ""
+        for prefix, handler in self.writes.items():
+            if prefix.endswith("/") and path.startswith(prefix) and len(path) > len(prefix):
+                return handler, path[len(prefix):]
+        return None
