@@ -1,0 +1,150 @@
+"""The one page server (issue 22): the scorecard, the pool and the review on one port, every route answered
+with the one set of security headers, every write held to the same limits (token, Origin, Host, the body
+reader), bound to 127.0.0.1 by default. The pages' own behaviour is tested beside each page
+(test_web_server.py, test_page_lifecycle.py, test_item_pages.py, test_review_session.py)."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from goldeval.cli import main
+from goldeval.golden.io import load_golden
+from goldeval.judging.edits import GoldenFile
+from goldeval.judging.pool import build_pool
+from goldeval.scorecard import Scorecard
+from goldeval.synth.review import ReviewSession
+from goldeval.web.app import AppServer, make_server, start_in_thread
+from goldeval.web.handler import CSP, MAX_BODY, MAX_DEPTH, TOKEN_HEADER
+from goldeval.web.live import ResultsFiles
+from goldeval.web.pool import PoolStore
+from goldeval.web.routes import Page, Routes
+from hang_guard import HANG_GUARD
+from lifecycle_fixtures import World, world  # noqa: F401 - fixture
+from test_review_session import make_candidates
+
+SECURITY = {"cache-control": "no-store", "x-content-type-options": "nosniff", "referrer-policy": "no-referrer",
+            "content-security-policy": CSP}
+"""Written out here, not read from the code: what every answer must carry."""
+
+
+@pytest.fixture(scope="module")
+def app(world: World, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[AppServer, Path, Path]]:  # noqa: F811
+    """The one server with all three pages over one golden set (label fixes on); yields it, the golden set
+    and the candidates file."""
+    tmp = tmp_path_factory.mktemp("app")
+    golden = world.golden_copy(tmp / "g")
+    candidates = make_candidates(tmp, 1)
+    pool = build_pool([Scorecard.load(world.results)], ["r"], load_golden(golden), k=10)
+    assert pool.items, "the world's results leave passages unjudged in their top 10"
+    server = make_server(ResultsFiles([world.results]), pool=PoolStore(pool, GoldenFile(golden, judge="ana")),
+                         review=ReviewSession(candidates, golden, reviewer="ana"), port=0, golden=golden, judge="ana")
+    thread = start_in_thread(server)
+    try:
+        yield server, golden, candidates
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=HANG_GUARD)
+
+
+def call(server: AppServer, method: str, path: str, body: bytes | None = None,
+         headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=HANG_GUARD)
+    conn.request(method, path, body=body, headers=headers or {})
+    response = conn.getresponse()
+    out = response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+    conn.close()
+    return out
+
+
+def token(server: AppServer) -> str:
+    return server.RequestHandlerClass.token  # type: ignore[attr-defined, no-any-return]
+
+
+def write_paths(server: AppServer) -> list[str]:
+    pooled = json.loads(call(server, "GET", "/api/pool/items")[2])["items"][0]["id"]
+    reviewed = json.loads(call(server, "GET", "/api/review/items")[2])["items"][0]["id"]
+    return ["/api/fix", f"/api/pool/items/{pooled}", f"/api/review/items/{reviewed}"]
+
+
+def assert_headers(what: str, headers: dict[str, str]) -> None:
+    assert {k: headers.get(k) for k in SECURITY} == SECURITY, what
+    assert not [k for k in headers if k.startswith("access-control")], what  # no CORS, ever
+
+
+PAGES = ["/", "/index.html", "/style.css", "/app.js", "/results.json", "/version", "/lifecycle.json", "/pool",
+         "/pool.js", "/pool.css", "/review", "/review.js", "/review.css", "/items.js", "/items.css", "/favicon.ico",
+         "/api/pool/items", "/api/review/items"]
+
+
+def test_every_page_is_on_one_port_of_127_0_0_1(app: tuple[AppServer, Path, Path]) -> None:
+    server, _, _ = app
+    port = server.server_address[1]
+    assert server.server_address[0] == "127.0.0.1" and server.pages == ("scorecard", "pool", "review")
+    assert [server.page_url(p) for p in server.pages] == [f"http://127.0.0.1:{port}/", f"http://127.0.0.1:{port}/pool",
+                                                          f"http://127.0.0.1:{port}/review"]
+    for path in PAGES:
+        status, headers, body = call(server, "GET", path)
+        assert status == 200 and body, path
+        assert_headers(path, headers)
+    assert call(server, "GET", "/favicon.ico")[1]["content-type"] == "image/svg+xml; charset=utf-8"
+    for page in ("/", "/pool", "/review"):  # one session token, in every page that writes
+        assert f'content="{token(server)}"' in call(server, "GET", page)[2].decode()
+
+
+def test_every_refusal_carries_the_same_headers(app: tuple[AppServer, Path, Path]) -> None:
+    server, _, _ = app
+    refusals = [("GET", "/nope", None, {}, 404), ("GET", "/pool/../results.json", None, {}, 404),
+                ("GET", "/pool", None, {"Host": "evil.example"}, 403), ("POST", "/pool", b"{}", {}, 405),
+                ("POST", "/api/nope", b"{}", {TOKEN_HEADER: token(server), "Content-Type": "application/json"}, 404),
+                ("OPTIONS", "/api/fix", None, {"Origin": "http://evil.example",
+                                               "Access-Control-Request-Method": "POST"}, 501),
+                ("PUT", "/api/fix", b"{}", {}, 501)]
+    for method, path, body, headers, expected in refusals:
+        status, answer, text = call(server, method, path, body, headers)
+        assert status == expected, (method, path)
+        assert_headers(f"{method} {path}", answer)
+        assert set(json.loads(text)) == {"error"}  # one line of JSON
+
+
+def test_every_write_is_held_to_the_same_limits(app: tuple[AppServer, Path, Path]) -> None:
+    server, golden, candidates = app
+    before = golden.read_bytes(), candidates.read_bytes()
+    good = {TOKEN_HEADER: token(server), "Content-Type": "application/json"}
+    nested = json.dumps({"a": json.loads("[" * MAX_DEPTH + "]" * MAX_DEPTH)}).encode()
+    cases = [(b"{}", {"Content-Type": "application/json"}, 403),  # no token
+             (b"{}", {**good, TOKEN_HEADER: "guess"}, 403), (b"{}", {**good, TOKEN_HEADER: "t\u00e9"}, 403),
+             (b"{}", {**good, "Origin": "http://evil.example"}, 403), (b"{}", {**good, "Host": "evil.example"}, 403),
+             (b"{}", {**good, "Content-Type": "text/plain"}, 415), (b"x" * (MAX_BODY + 1), good, 413),
+             (nested, good, 400), (b"[1, 2]", good, 400), (b"{not json", good, 400)]
+    for path in write_paths(server):
+        for body, headers, expected in cases:
+            status, answer, text = call(server, "POST", path, body, headers)
+            assert (path, status) == (path, expected), (headers, body[:40])
+            assert_headers(path, answer)
+            assert json.loads(text)["error"]
+    assert (golden.read_bytes(), candidates.read_bytes()) == before  # nothing refused was written
+
+
+def test_a_server_needs_a_page_and_two_pages_cannot_claim_one_path() -> None:
+    with pytest.raises(ValueError, match="needs something to serve"):
+        make_server(port=0)
+    routes = Routes()
+    routes.add(Page("a", "/a", files={"/a": (b"a", "text/plain")}))
+    routes.add(Page("b", "/b", files={"/a": (b"a", "text/plain")}))  # the same file twice is one file
+    with pytest.raises(ValueError, match="two pages serve /a"):
+        routes.add(Page("c", "/c", files={"/a": (b"c", "text/plain")}))
+    with pytest.raises(ValueError, match="two pages serve /a"):
+        routes.add(Page("d", "/d", reads={"/a": lambda: (b"d", "text/plain")}))
+
+
+def test_serve_with_candidates_needs_golden(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copy(Path(__file__).parent / "data" / "goldset-0.1-results.json", tmp_path / "r.json")
+    assert main(["serve", str(tmp_path / "r.json"), "--candidates", str(tmp_path / "c.jsonl"), "--port", "0"]) == 2
+    assert "--candidates needs --golden" in capsys.readouterr().err
