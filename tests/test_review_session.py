@@ -1,4 +1,4 @@
-"""Review actions and the files they write; the review server's checks on who may read and write."""
+"""Review actions and the files they write; the one server's checks on who may read and write the review page."""
 
 from __future__ import annotations
 

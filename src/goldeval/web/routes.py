@@ -45,13 +45,14 @@ class Routes:
 
     def add(self, page: Page) -> None:
         """Mount a page; a path another page already serves differently is a ValueError (a programming error)."""
+        claimed = {*self.reads, *self.writes, *self.off}
         for path, answer in page.files.items():
-            if self.files.get(path, answer) != answer or path in self.reads:
+            if path in claimed or self.files.get(path, answer) != answer:
                 raise ValueError(f"two pages serve {path}")
-            self.files[path] = answer
         for path in (*page.reads, *page.writes, *page.off):
-            if path in self.reads or path in self.writes or path in self.off or path in self.files:
+            if path in claimed or path in self.files:
                 raise ValueError(f"two pages serve {path}")
+        self.files.update(page.files)
         self.reads.update(page.reads)
         self.writes.update(page.writes)
         self.off.update(page.off)
