@@ -111,6 +111,7 @@ def test_every_refusal_carries_the_same_headers(app: tuple[AppServer, Path, Path
         assert status == expected, (method, path)
         assert_headers(f"{method} {path}", answer)
         assert set(json.loads(text)) == {"error"}  # one line of JSON
+        assert answer.get("allow") == ("GET, HEAD" if expected == 405 else None)
 
 
 def test_every_write_is_held_to_the_same_limits(app: tuple[AppServer, Path, Path]) -> None:

@@ -70,7 +70,8 @@ class _Handler(PageHandler):
     def answer_post(self) -> None:
         path = self.route
         if self.routes.get_exists(path):
-            raise BadRequest(HTTPStatus.METHOD_NOT_ALLOWED, "method not allowed: this path is read-only")
+            raise BadRequest(HTTPStatus.METHOD_NOT_ALLOWED, "method not allowed: this path is read-only",
+                             {"Allow": "GET, HEAD"})
         if path in self.routes.off and self.same_page():
             raise BadRequest(HTTPStatus.NOT_FOUND, self.routes.off[path])
         self.write_allowed()  # before saying whether a write path exists: another site learns nothing

@@ -51,11 +51,11 @@ REQUEST_TIMEOUT = 60
 
 
 class BadRequest(Exception):
-    """A request the server refuses: the status to answer, and why (one line)."""
+    """A request the server refuses: the status to answer, why (one line), and any header the status needs."""
 
-    def __init__(self, status: HTTPStatus, message: str) -> None:
+    def __init__(self, status: HTTPStatus, message: str, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
-        self.status, self.message = status, message
+        self.status, self.message, self.headers = status, message, headers
 
 
 def json_body(headers: Any, rfile: Any, what: str) -> dict[str, Any]:
@@ -188,7 +188,7 @@ class PageHandler(BaseHTTPRequestHandler):
         except (ConnectionError, TimeoutError):
             self.close_connection = True  # the client went away: nothing to answer, nothing to say
         except BadRequest as bad:
-            self.answer_json(bad.status, {"error": bad.message})
+            self.answer_json(bad.status, {"error": bad.message}, bad.headers)
         except Exception as exc:  # noqa: BLE001 - one request's failure is its answer, and the server goes on
             message = one_line(exc)
             sys.stderr.write(f"goldeval {self.name}: {self.command} {clean(self.route, limit=200)}: {clean(message)}\n")
@@ -210,8 +210,8 @@ class PageHandler(BaseHTTPRequestHandler):
         if not token_ok(self.headers.get(TOKEN_HEADER), self.token):
             raise BadRequest(HTTPStatus.FORBIDDEN, "forbidden: missing or wrong session token")
 
-    def answer_json(self, status: HTTPStatus, data: Any) -> None:
-        self.answer(status, json_bytes(data), JSON)
+    def answer_json(self, status: HTTPStatus, data: Any, headers: dict[str, str] | None = None) -> None:
+        self.answer(status, json_bytes(data), JSON, headers)
 
     def answer(self, status: HTTPStatus, body: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
         """Send one answer with the security headers (no body for HEAD). After an error the connection is
