@@ -34,7 +34,7 @@ def served(world: World, tmp_path: Path) -> Iterator[tuple[str, str, Path, Path]
     candidates = make_candidates(tmp_path, 1)
     env = {**os.environ, "GOLDEVAL_NO_HISTORY": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "goldeval", "serve", str(world.results), "--golden", str(golden),
-                             "--candidates", str(candidates), "--judge", "ana", "--port", "0"],
+                             "--candidates", str(candidates), "--by", "ana", "--port", "0"],
                             cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
