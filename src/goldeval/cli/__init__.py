@@ -35,6 +35,7 @@ COMMANDS = {
     "synth": "generate candidate questions from the corpus with a language model",
     "review": "review generated or log-suggested questions in the browser; accepted ones go into the golden set",
     "pool": "judge the unjudged passages of every retriever's top k, in the browser",
+    "judge": "grade passages with a language model, and measure it against people's judgments",
     "history": "list recorded runs, show trends on a frozen golden set, tag baselines",
     "sweep": "evaluate every configuration of a grid of dials (chunking, model, fusion, rerank)",
     "pg": "list and drop what goldeval left in a PostgreSQL database",

@@ -1,14 +1,16 @@
 """The reply cache: every model reply, keyed by what produced it, so nothing is paid for twice.
 
-Layout: `<workspace>/synth/replies/<first 2 hex digits>/<sha256>.json`, one small file a reply, written
-atomically the moment the reply arrives (a run stopped by Ctrl-C keeps every reply it got). The key is
+Layout: `<workspace>/synth/replies/<first 2 hex digits>/<sha256>.json` (`goldeval judge`'s under
+`<workspace>/judge/replies/`), one small file a reply, written atomically the moment the reply arrives (a run stopped by Ctrl-C keeps every reply it got). The key is
 the sha256 of the backend's identity (kind, model, endpoint, temperature, token limit; never a key) and
 of the full prompt, which holds the template and the passage's title and text: a changed passage, model
-or prompt is a new key, an unchanged one is free.
+or prompt is a new key, an unchanged one is free. Each file carries the sha256 of its reply: a file whose
+reply no longer matches (damaged on disk, edited by hand) is a miss, asked again, never served.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,8 +36,8 @@ class CachedReply:
 class ReplyCache:
     """Replies on disk under the workspace; `get` never raises on a damaged file (it is a miss)."""
 
-    def __init__(self, workspace: Workspace) -> None:
-        self.folder = workspace.root / "synth" / "replies"
+    def __init__(self, workspace: Workspace, *, kind: str = "synth") -> None:
+        self.folder = workspace.root / kind / "replies"
 
     def path(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.json"
@@ -43,6 +45,8 @@ class ReplyCache:
     def get(self, key: str) -> CachedReply | None:
         try:
             data: Any = json.loads(self.path(key).read_text(encoding="utf-8"))
+            if "sha256" in data and data["sha256"] != _checksum(str(data["reply"])):
+                return None
             return CachedReply(str(data["reply"]), str(data["model"]), str(data["created"]))
         except (OSError, ValueError, KeyError, TypeError):
             return None
@@ -51,5 +55,9 @@ class ReplyCache:
         return self.get(key) is not None
 
     def put(self, key: str, reply: CachedReply) -> None:
-        body = {"reply": reply.reply, "model": reply.model, "created": reply.created}
+        body = {"reply": reply.reply, "model": reply.model, "created": reply.created, "sha256": _checksum(reply.reply)}
         write_atomic(self.path(key), json.dumps(body, ensure_ascii=False))
+
+
+def _checksum(reply: str) -> str:
+    return hashlib.sha256(reply.encode("utf-8")).hexdigest()
