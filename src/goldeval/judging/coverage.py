@@ -56,10 +56,12 @@ def prompts(result: RetrieverResult, golden: GoldenSet, k: int,
         if q.id not in known or q.error:
             continue
         top = q.top[:k]
+        if not top:
+            continue  # nothing returned: not covered, with no call (`coverage_check`)
         share = max(200, budget // max(len(top), 1))
         blocks = [PASSAGE.format(n=n, id=h.id, text=(texts.get(h.id) or ("", ""))[1][:share].strip())
                   for n, h in enumerate(top, start=1)]
-        out.append((q.id, PROMPT.format(question=known[q.id].question, passages="\n\n".join(blocks) or "(no passage)")))
+        out.append((q.id, PROMPT.format(question=known[q.id].question, passages="\n\n".join(blocks))))
     return out
 
 
@@ -68,12 +70,16 @@ def coverage_check(result: RetrieverResult, golden: GoldenSet, grader: Grader, *
     """The covered / not covered judge scored on the golden set's answerable and off-topic questions,
     beside the score threshold of the same retriever."""
     asked = prompts(result, golden, k, texts)
-    answers = grader.ask(asked, parse_covered, REMINDER)
+    answers = dict(zip([qid for qid, _ in asked], grader.ask(asked, parse_covered, REMINDER), strict=True))
     known = golden.by_id()
     rows = []
-    for (qid, _), (covered, reply, why) in zip(asked, answers, strict=True):
-        rows.append({"question": qid, "off_topic": known[qid].off_topic, "covered": covered, "reply": reply[:200],
-                     "reason": why, "correct": None if covered is None else covered != known[qid].off_topic})
+    for q in result.questions:
+        if q.id not in known or q.error:
+            continue
+        # a question that returned nothing is not covered, as the threshold refuses it at every cut
+        covered, reply, why = answers.get(q.id, (False, "", "nothing retrieved: not covered, no call"))
+        rows.append({"question": q.id, "off_topic": known[q.id].off_topic, "covered": covered, "reply": reply[:200],
+                     "reason": why, "correct": None if covered is None else covered != known[q.id].off_topic})
     answered = [r for r in rows if r["covered"] is not None]
     off = [r for r in answered if r["off_topic"]]
     ans = [r for r in answered if not r["off_topic"]]

@@ -62,7 +62,7 @@ def rescored(cards: Sequence[Scorecard], labels: Sequence[str], golden: GoldenSe
     ks = sorted({m.k for m in metrics if m.k is not None})
     first = cards[0]
     return replace(first, retrievers=results, metrics=metrics, k=ks, depth=keep,
-                   headline=[m for m in first.headline if m in metrics] or headline_metrics(metrics, ks),
+                   headline=[m for m in first.headline if m in metrics] or headline_metrics(metrics, ks)[:1],
                    identity=replace(first.identity, golden_fingerprint=golden.fingerprint()),
                    golden={**first.golden, "fingerprint": golden.fingerprint()}, statistics=None)
 
@@ -105,20 +105,28 @@ def tau_ap(truth: Sequence[float], other: Sequence[float]) -> float | None:
 
 def ranking_check(cards: Sequence[Scorecard], labels: Sequence[str], golden: GoldenSet, machine: Mapping[Key, int],
                   people: Mapping[Key, int], model: str, *, seed: int = 0, resamples: int = 10_000) -> dict[str, Any]:
-    """The three scorings, their orderings, tau and tau_AP against the people's, the verdicts that change."""
+    """The three scorings of every headline metric the kept lists allow: orderings, tau and tau_AP against
+    the people's, judged@k, and each paired verdict that is not the people's."""
     sets = {"people": golden, "filled": filled(golden, machine, model, people),
             "machine": machine_only(golden, machine, model)}
     scored = {name: rescored(cards, labels, s) for name, s in sets.items()}
     card = scored["people"]
-    lead: Metric = card.headline[0] if card.headline else card.metrics[0]
-    k = lead.k or card.depth
-    out: dict[str, Any] = {"metric": str(lead), "k": k, "schemes": {}, "verdicts": [], "changes": []}
-    means = {name: [r.metrics.get(lead, float("nan")) for r in c.retrievers] for name, c in scored.items()}
+    shown = card.headline or card.metrics[:1]
     systems = [r.name for r in card.retrievers]
     reports = {}
     if len(systems) > 1:
-        reports = {name: compare_cards([c], [name], metrics=[lead], seed=seed, resamples=resamples)
+        reports = {name: compare_cards([c], [name], metrics=list(shown), seed=seed, resamples=resamples)
                    for name, c in scored.items()}
+    out: dict[str, Any] = {"metrics": [_one(metric, scored, reports, systems) for metric in shown],
+                           "left_out": [str(m) for m in cards[0].headline if m not in shown]}
+    out["conclusion_changes"] = any(m["conclusion_changes"] for m in out["metrics"])
+    return out
+
+
+def _one(metric: Metric, scored: Mapping[str, Scorecard], reports: Mapping[str, Any], systems: list[str]) -> dict[str, Any]:
+    k = metric.k or scored["people"].depth
+    means = {name: [r.metrics.get(metric, float("nan")) for r in c.retrievers] for name, c in scored.items()}
+    out: dict[str, Any] = {"metric": str(metric), "k": k, "schemes": {}, "verdicts": [], "changes": []}
     for name, c in scored.items():
         order = sorted(systems, key=lambda s: (-means[name][systems.index(s)], s))
         out["schemes"][name] = {
@@ -128,7 +136,7 @@ def ranking_check(cards: Sequence[Scorecard], labels: Sequence[str], golden: Gol
             "tau_ap": tau_ap(means["people"], means[name]),
         }
     for name, report in reports.items():
-        for result in report.comparison.for_metric(lead):
+        for result in report.comparison.for_metric(metric):
             out["verdicts"].append({"scheme": name, "a": result.a, "b": result.b, "diff": result.diff,
                                     "p": result.p_adjusted, "verdict": _direction(result.diff, result.significant),
                                     "text": result.verdict})

@@ -55,18 +55,22 @@ def _calibration(c: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _ranking(r: dict[str, Any]) -> list[str]:
-    lines = ["", f"does the ranking survive? {r['metric']}, judged@{r['k']}"]
-    for name, s in r["schemes"].items():
-        order = " > ".join(f"{clean(x)} {s['means'][x]:.3f}" for x in s["order"])
-        judged = ", ".join(f"{clean(x)} {_num(v, 2)}" for x, v in s["judged_at_k"].items())
-        lines.append(f"  {SCHEMES[name]:<40} {order}")
-        lines.append(f"  {'':<40} tau {_num(s['kendall_tau'])}  tau_AP {_num(s['tau_ap'])}  judged@{r['k']}: {judged}")
-    for ch in r["changes"]:
-        lines.append(f"  verdict changes with {SCHEMES[ch['scheme']]}: {clean(ch['a'])} vs {clean(ch['b'])} is "
-                     f"`{ch['verdict']}`, people say `{ch['people']}`")
-    if r["conclusion_changes"]:
-        lines.append("  => the machine labels CHANGE a conclusion: do not replace people's labels with them as they are")
+def _ranking(ranking: dict[str, Any]) -> list[str]:
+    lines = ["", "does the ranking survive?"]
+    for r in ranking["metrics"]:
+        lines.append(f"  {r['metric']} (judged@{r['k']} beside)")
+        for name, s in r["schemes"].items():
+            order = " > ".join(f"{clean(x)} {s['means'][x]:.3f}" for x in s["order"])
+            judged = ", ".join(f"{clean(x)} {_num(v, 2)}" for x, v in s["judged_at_k"].items())
+            lines.append(f"    {SCHEMES[name]:<38} {order}")
+            lines.append(f"    {'':<38} tau {_num(s['kendall_tau'])}  tau_AP {_num(s['tau_ap'])}  judged@{r['k']}: {judged}")
+        for ch in r["changes"]:
+            lines.append(f"    verdict changes with {SCHEMES[ch['scheme']]}: {clean(ch['a'])} vs {clean(ch['b'])} is "
+                         f"`{ch['verdict']}`, people say `{ch['people']}`")
+    if ranking["left_out"]:
+        lines.append(f"  not rescored (no cut-off within the kept lists): {', '.join(ranking['left_out'])}")
+    if ranking["conclusion_changes"]:
+        lines.append("  => the machine labels CHANGE a conclusion: do not let them stand in for people's labels as they are")
     else:
         lines.append("  => the machine labels change no ordering and no paired verdict")
     return lines
