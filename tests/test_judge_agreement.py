@@ -99,3 +99,11 @@ def test_a_grade_is_read_strictly_never_guessed(reply: str, grade: int | None) -
                                                ("covered, mostly", None), ("yes", None), ("uncovered", None)])
 def test_covered_is_read_strictly(reply: str, covered: bool | None) -> None:
     assert parse_covered(reply) is covered
+
+
+def test_people_of_one_grade_are_said_to_make_kappa_meaningless() -> None:
+    people = {("q1", d): 1 for d in "abcd"}
+    machine = {("q1", "a"): 1, ("q1", "b"): 0, ("q1", "c"): 1, ("q1", "d"): 2}
+    c = calibrate(people, machine)
+    assert c.values["kappa"] == pytest.approx(cohen_kappa_score([1] * 4, [1, 0, 1, 2]), abs=1e-12)
+    assert "one grade only (1)" in c.notes[0]

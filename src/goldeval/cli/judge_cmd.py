@@ -31,6 +31,10 @@ examples:
   goldeval judge results.json --golden golden.jsonl --corpus docs/ --model anthropic:claude-haiku-4-5 \\
       --json judges.json --labels machine_labels.jsonl --covered
   goldeval judge --pool pool.json --golden golden.jsonl --model openai:llama3.1?base_url=http://localhost:11434/v1
+  goldeval demo --json demo.json && goldeval judge demo.json --demo --model openai:gpt-4o-mini --covered
+
+How many labels to check, what each number means, and what was not verified against a live model:
+`goldeval docs judging`.
 """
 
 
@@ -43,7 +47,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add = parser.add_argument
     add("results", nargs="*", metavar="RESULTS.json|@RUN", help="results of `goldeval eval --json`, or @last, @NAME")
     add("--pool", metavar="FILE", type=Path, help="grade the passages of a pool file (`goldeval pool --json`) instead")
-    add("--golden", metavar="FILE", type=Path, required=True, help="the golden set the people's judgments are in (read only)")
+    add("--golden", metavar="FILE", type=Path, help="the golden set the people's judgments are in (read only)")
+    add("--demo", action="store_true", help="the demo's shipped golden set instead of --golden (for `goldeval demo --json`)")
     add("--model", metavar="BACKEND", required=True,
         help="the judge: anthropic:MODEL, openai:MODEL[?base_url=URL], transformers:FOLDER or module:function")
     add("--k", type=number_type("k"), default=10, help="grade each retriever's top k (default: 10)")
@@ -72,6 +77,13 @@ def run(args: argparse.Namespace) -> int:
     if bool(args.results) == bool(args.pool):
         raise InputError("give results files or --pool, one of the two", value=args.results or str(args.pool),
                          hint="e.g. goldeval judge results.json --golden golden.jsonl --model openai:gpt-4o-mini")
+    if bool(args.golden) == bool(args.demo):
+        raise InputError("give --golden FILE or --demo, one of the two", value=str(args.golden or "--demo"),
+                         hint="the golden set the results were evaluated on; --demo for `goldeval demo --json` results")
+    if args.demo:
+        from goldeval.golden.demo import demo_golden_path
+
+        args.golden = demo_golden_path()
     golden = load_golden(args.golden)
     cards, labels = _cards(args)
     texts = _texts(args.corpus, cards) if args.corpus else None

@@ -107,6 +107,7 @@ class Calibration:
     questions: int
     needed: int | None
     confidence: float
+    notes: list[str]
 
     def to_dict(self) -> dict[str, Any]:
         worst = sorted((p for p in self.pairs if p.people != p.machine),
@@ -117,7 +118,7 @@ class Calibration:
                           "matrix": self.confusion.astype(int).tolist()},
             "alpha_metric": "interval",
             "values": self.values, "intervals": self.intervals,
-            "pairs_needed_for_kappa_within_0.1": self.needed,
+            "pairs_needed_for_kappa_within_0.1": self.needed, "notes": self.notes,
             "disagreements": [{"question": p.question_id, "passage": p.passage, "people": p.people,
                                "machine": p.machine, "difference": p.machine - p.people, "reply": p.reply[:200]}
                               for p in worst],
@@ -149,7 +150,20 @@ def calibrate(people: Mapping[tuple[str, str], int], machine: Mapping[tuple[str,
             if samples.size:
                 low, high = percentile_interval(samples[:, None], confidence)[:, 0]
                 intervals[name] = [float(low), float(high)]
-    return Calibration(pairs, matrix, values, intervals, len(qids), pairs_needed(matrix), confidence)
+    return Calibration(pairs, matrix, values, intervals, len(qids), pairs_needed(matrix), confidence, _notes(matrix))
+
+
+def _notes(matrix: np.ndarray) -> list[str]:
+    """What the reader must know before reading the numbers."""
+    people = {g for g in range(GRADES) if matrix[g].sum()}
+    notes = []
+    if len(people) == 1:
+        notes.append(f"the people gave one grade only ({people.pop()}) to the passages both graded: kappa and alpha "
+                     "cannot show agreement; judge some passages not relevant too (`goldeval pool`), then measure again")
+    elif not matrix[0].sum() or not matrix[1:].sum():
+        notes.append("the people judged only relevant or only not-relevant passages here: agreement on relevant vs "
+                     "not measures one side")
+    return notes
 
 
 def _finite(x: float) -> float | None:

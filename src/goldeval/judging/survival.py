@@ -106,7 +106,11 @@ def tau_ap(truth: Sequence[float], other: Sequence[float]) -> float | None:
 def ranking_check(cards: Sequence[Scorecard], labels: Sequence[str], golden: GoldenSet, machine: Mapping[Key, int],
                   people: Mapping[Key, int], model: str, *, seed: int = 0, resamples: int = 10_000) -> dict[str, Any]:
     """The three scorings of every headline metric the kept lists allow: orderings, tau and tau_AP against
-    the people's, judged@k, and each paired verdict that is not the people's."""
+    the people's, judged@k, and each paired verdict that is not the people's. Only the questions the
+    results hold are scored (a question added to the golden set since has no ranking to score)."""
+    held = {q.id for q in cards[0].retrievers[0].questions} if cards and cards[0].retrievers else set()
+    questions = [q for q in golden.questions if q.id in held]
+    golden = GoldenSet(questions, golden.qrels.subset(q.id for q in questions), path=golden.path, version=golden.version)
     sets = {"people": golden, "filled": filled(golden, machine, model, people),
             "machine": machine_only(golden, machine, model)}
     scored = {name: rescored(cards, labels, s) for name, s in sets.items()}

@@ -38,6 +38,7 @@ def _calibration(c: dict[str, Any]) -> list[str]:
     lines = ["", f"calibration against people: {c['pairs']} passage(s) both graded, over {c['questions']} question(s)"]
     if not c["pairs"]:
         return [*lines, "  nothing both graded: judge some of the passages people judged (drop --unjudged-only)"]
+    lines += [f"  note: {clean(n)}" for n in c["notes"]]
     lines.append("  confusion (rows: people 0-3, columns: machine 0-3)")
     lines += ["    " + str(g) + "  " + " ".join(f"{n:>5}" for n in row) for g, row in enumerate(c["confusion"]["matrix"])]
     for key, name in NAMES.items():
