@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     golden = load_golden(args.golden)
     cards, labels = _cards(args)
     texts = _texts(args.corpus, cards) if args.corpus else None
-    asks, people = _asks(args, cards, labels, golden, texts)
+    asks, people = _asks(args, cards, golden, texts)
     grader = Grader(args.model, Workspace(args.workspace), concurrency=max(1, args.concurrency),
                     policy=RetryPolicy(attempts=max(1, args.retries)))
     if args.dry_run:
@@ -148,11 +148,11 @@ def _cards(args: argparse.Namespace) -> tuple[list[Any], list[str]]:
     return cards, labels
 
 
-def _asks(args: argparse.Namespace, cards: list[Any], labels: list[str], golden: Any, texts: Any) -> tuple[list[Any], dict[tuple[str, str], int]]:
+def _asks(args: argparse.Namespace, cards: list[Any], golden: Any, texts: Any) -> tuple[list[Any], dict[tuple[str, str], int]]:
     from goldeval.judging.labels import collect_asks
 
     if cards:
-        return collect_asks(cards, labels, golden, k=args.k, texts=texts, judged_too=not args.unjudged_only)
+        return collect_asks(cards, golden, k=args.k, texts=texts, judged_too=not args.unjudged_only)
     from goldeval.corpus.files import json_value, read_input_text
     from goldeval.judging.grader import Ask
 

@@ -17,19 +17,18 @@ from collections.abc import Mapping, Sequence
 from goldeval.golden.model import GoldenSet, Judgment, Qrels
 from goldeval.ids import DocumentOf
 from goldeval.judging.grader import PROMPT_VERSION, Ask
-from goldeval.judging.pool import _judged_keys, _keys, system_labels
+from goldeval.judging.pool import _judged_keys, _keys
 from goldeval.scorecard.model import Scorecard
 
 Key = tuple[str, str]
 """(question id, passage at the results' level)."""
 
 
-def collect_asks(cards: Sequence[Scorecard], labels: Sequence[str], golden: GoldenSet, *, k: int,
+def collect_asks(cards: Sequence[Scorecard], golden: GoldenSet, *, k: int,
                  texts: Mapping[str, tuple[str, str]] | None = None,
                  judged_too: bool = True) -> tuple[list[Ask], dict[Key, int]]:
     """The passages to grade, in golden-set order, and the people's grade of those people judged."""
     level = cards[0].level if cards else "doc"
-    system_labels(cards, labels)  # the same naming check the pool makes
     hits = [h for c in cards for r in c.retrievers for q in r.questions for h in q.top]
     document_of = DocumentOf({h.id: h.doc for h in hits}, {h.doc for h in hits})
     snippets = {pid: (s.get("title", ""), s.get("text", "")) for c in cards for pid, s in c.snippets.items()}
