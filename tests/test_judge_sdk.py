@@ -260,3 +260,16 @@ def test_dry_run_calls_nothing_and_a_refused_call_is_failed_not_guessed(
     assert len(labels) == planned
     refused = [x for x in labels if "HTTP 400" in x["reason"]]
     assert len(refused) == 1 and refused[0]["grade"] is None and refused[0]["status"] == "failed"
+
+
+def test_a_refused_key_stops_the_judge_writes_nothing_and_shows_no_key(
+        setup: dict[str, Any], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("JUDGE_KEY", KEY)
+    echo = (401, {}, error_body(f"invalid api key {KEY}"))  # a server that echoes the key back
+    ws = setup["tmp"] / "ws-401"
+    with fake_llm(KEY, Script({}, set()), failures=[echo] * 10) as llm:
+        code = main(_judge(setup, _spec("openai", llm.url), ws, "--concurrency", "1"))
+    out, err = capsys.readouterr()
+    assert code == 2 and llm.requests == 1
+    assert "the server refused the API key (HTTP 401)" in err and KEY not in out + err
+    assert not (setup["tmp"] / "ws-401.json").exists() and not (setup["tmp"] / "ws-401.labels.jsonl").exists()
