@@ -273,3 +273,30 @@ def test_a_refused_key_stops_the_judge_writes_nothing_and_shows_no_key(
     assert code == 2 and llm.requests == 1
     assert "the server refused the API key (HTTP 401)" in err and KEY not in out + err
     assert not (setup["tmp"] / "ws-401.json").exists() and not (setup["tmp"] / "ws-401.labels.jsonl").exists()
+
+
+def test_machine_labels_that_favour_one_retriever_change_the_conclusion_and_say_so(setup: dict[str, Any]) -> None:
+    from goldeval.golden.io import load_golden
+    from goldeval.judging.survival import ranking_check
+    from goldeval.report.judges import judges_text
+    from goldeval.scorecard.model import Scorecard
+
+    card = Scorecard.load(setup["results"])
+    golden = load_golden(setup["golden"])
+    favoured = card.retrievers[1]  # bm25?k1=0.3&b=0.1, last on ndcg@5 by the people's labels
+    top1 = {q.id: q.top[0].doc for q in favoured.questions if q.top}
+    # the machine calls relevant only what the favoured retriever ranks first, every other passage not
+    machine = {(q.id, h.doc): 3 if h.doc == top1.get(q.id) else 0
+               for r in card.retrievers for q in r.questions for h in q.top[:5]}
+    check = ranking_check([card], ["r"], golden, machine, {}, "m", resamples=2000)
+    ndcg = next(m for m in check["metrics"] if m["metric"] == "ndcg@5")
+    people, only = ndcg["schemes"]["people"], ndcg["schemes"]["machine"]
+    assert people["order"][-1] == favoured.name and only["order"][0] == favoured.name
+    assert only["kendall_tau"] == pytest.approx(kendalltau(list(people["means"].values()),
+                                                           list(only["means"].values())).statistic, abs=1e-12)
+    assert check["conclusion_changes"] and ndcg["orders_change"]["machine"]
+    text = judges_text({"model": "m", "prompt_version": "v", "labels": [], "failed": 0,
+                        "calls": {"made": 0, "cached": 0, "retries": 0},
+                        "calibration": {"pairs": 0, "questions": 0}, "ranking": check, "covered": None})
+    assert "the machine labels CHANGE a conclusion" in text
+
