@@ -82,11 +82,13 @@ def write_html_report(
     names: Sequence[str] | None = None,
     title: str | None = None,
     history: str | Path | None = None,
+    judges: Mapping[str, Any] | None = None,
 ) -> Path:
     """Read results files (or scorecard dicts) and write the self-contained report to `out`, atomically.
 
     `history`: a workspace whose run history's trend (of the first file's headline metrics, on its golden
-    set's frozen version when runs exist on it) the page shows in its Trend tab."""
+    set's frozen version when runs exist on it) the page shows in its Trend tab. `judges`: what
+    `goldeval judge --json` wrote, shown in the Judges tab as it is."""
     from goldeval.report.page import results_payload
     from goldeval.store.atomic import write_atomic
 
@@ -96,6 +98,8 @@ def write_html_report(
     payload = results_payload(sources, names)
     if history is not None:
         payload["lifecycle"] = {"trend": _trend(payload, Path(history))}
+    if judges is not None:
+        payload["judges"] = dict(judges)
     html = render_html(payload, title=title)
     write_atomic(out, html)
     return out

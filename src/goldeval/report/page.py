@@ -15,7 +15,7 @@ from goldeval.textsafe import redact
 if TYPE_CHECKING:
     from goldeval.scorecard.model import Scorecard
 
-SCRIPTS = ("dom.js", "data.js", "questions.js", "panels.js", "lifecycle.js", "fixes.js", "app.js")
+SCRIPTS = ("dom.js", "data.js", "questions.js", "panels.js", "lifecycle.js", "fixes.js", "judges.js", "app.js")
 """The page's scripts, in the order index.html loads them (helpers, lookups, views, then the app)."""
 STATIC_FILES = ("index.html", "style.css", *SCRIPTS)
 

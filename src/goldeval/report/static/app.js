@@ -8,7 +8,7 @@
 (function (G) {
   const { $, el, clear, f3 } = G;
   const POLL_MS = 2000;
-  const TABS = ['questions', 'compare', 'offtopic', 'breakdown', 'synthetic', 'trend'];
+  const TABS = ['questions', 'compare', 'offtopic', 'breakdown', 'synthetic', 'trend', 'judges'];
 
   const state = {
     files: [], runs: [], active: 0, k: 5, prevK: null, maxK: 10, tab: 'questions',
@@ -249,6 +249,7 @@
     else if (state.tab === 'offtopic') G.renderOffTopic();
     else if (state.tab === 'synthetic') G.renderSynthetic();
     else if (state.tab === 'trend') G.renderTrend();
+    else if (state.tab === 'judges') G.renderJudges();
     else G.renderBreakdown();
   }
 

@@ -42,11 +42,12 @@
   G.tabAvailable = function tabAvailable(tab) {
     if (tab === 'synthetic') return S().runs.some((run) => leakageOf(run));
     if (tab === 'trend') return Boolean(trendOf());
+    if (tab === 'judges') return Boolean(G.judgesOf());
     return true;
   };
 
   G.syncOptionalTabs = function syncOptionalTabs() {
-    for (const tab of ['synthetic', 'trend']) document.querySelector(`#tabs [data-tab="${tab}"]`).hidden = !G.tabAvailable(tab);
+    for (const tab of ['synthetic', 'trend', 'judges']) document.querySelector(`#tabs [data-tab="${tab}"]`).hidden = !G.tabAvailable(tab);
   };
 
   // ---------- judged coverage: judged@k, the ranges, the label fixes since the last version ----------
