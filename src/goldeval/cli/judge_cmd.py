@@ -152,6 +152,11 @@ def _asks(args: argparse.Namespace, cards: list[Any], golden: Any, texts: Any) -
     from goldeval.judging.labels import collect_asks
 
     if cards:
+        kept = min((max(c.k) if c.k else 0) for c in cards)
+        if kept and args.k > kept:
+            print(f"goldeval: note: the results keep their top {kept} only: judging the top {kept}, not {args.k}",
+                  file=sys.stderr)
+            args.k = kept
         return collect_asks(cards, golden, k=args.k, texts=texts, judged_too=not args.unjudged_only)
     from goldeval.corpus.files import json_value, read_input_text
     from goldeval.judging.grader import Ask
