@@ -111,6 +111,7 @@ class Grading:
 
 
 def render(ask: Ask) -> str:
+    """The grading prompt of one ask: the scale, the question, the passage (cut at `PASSAGE_CHARS`)."""
     text = ask.text if len(ask.text) <= PASSAGE_CHARS else ask.text[:PASSAGE_CHARS] + " [...]"
     shown = f"{ask.title}\n{text}" if ask.title and not text.startswith(ask.title) else text
     return PROMPT.format(question=ask.question, passage=ask.passage, text=shown.strip())
