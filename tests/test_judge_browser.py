@@ -33,7 +33,7 @@ def test_the_judges_tab_shows_the_judges_file_as_written(page: Any, tmp_path: Pa
     assert main(["eval", "--corpus", str(REPO / "examples" / "data" / "corpus"), "--golden", str(GOLDEN),
                  "--retriever", "bm25", "--retriever", "bm25?k1=0.3&b=0.1", "--json", str(results),
                  "--workspace", str(tmp_path / "ws")]) == 0
-    assert main(["judge", str(results), "--golden", str(GOLDEN), "--model", "test_judge_browser:grade", "--covered",
+    assert main(["judge", str(results), "--golden", str(GOLDEN), "--llm", "test_judge_browser:grade", "--coverage",
                  "--workspace", str(tmp_path / "ws"), "--json", str(judges)]) == 0
     assert main(["report", str(results), "--judges", str(judges), "--html", str(tmp_path / "with.html")]) == 0
     assert main(["report", str(results), "--html", str(tmp_path / "without.html")]) == 0

@@ -62,7 +62,7 @@ def test_a_pool_file_is_graded_and_nothing_is_written_into_the_golden_set(tmp_pa
     golden = tmp_path / "golden.jsonl"
     golden.write_bytes(GOLDEN.read_bytes())
     out = tmp_path / "labels.jsonl"
-    assert main(["judge", "--pool", str(pool), "--golden", str(golden), "--model", "test_judge_cache:reply",
+    assert main(["judge", "--pool", str(pool), "--golden", str(golden), "--llm", "test_judge_cache:reply",
                  "--workspace", str(tmp_path / "ws"), "--labels", str(out)]) == 0
     labels = [json.loads(line) for line in out.read_text().splitlines()]
     assert [(x["passage"], x["grade"], x["judge"]) for x in labels] == [
@@ -74,13 +74,13 @@ def test_a_pool_file_is_graded_and_nothing_is_written_into_the_golden_set(tmp_pa
 @pytest.mark.parametrize(("args", "message"), [
     (["--pool", "POOL", "RESULTS"], "give results files or --pool, one of the two"),
     (["--pool", "POOL"], "this is not a pool file: it has no `items` list"),
-    (["--pool", "POOL", "--demo"], "give --golden FILE or --demo, one of the two"),
+    (["--pool", "POOL", "--demo-golden"], "give --golden FILE or --demo-golden, one of the two"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str],
                                          message: str) -> None:
     pool = tmp_path / "pool.json"
     pool.write_text('{"k": 10}')
     args = [str(pool) if a == "POOL" else str(tmp_path / "r.json") if a == "RESULTS" else a for a in args]
-    assert main(["judge", *args, "--golden", str(GOLDEN), "--model", "test_judge_cache:reply", "--workspace", str(tmp_path)]) == 2
+    assert main(["judge", *args, "--golden", str(GOLDEN), "--llm", "test_judge_cache:reply", "--workspace", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) <= 3

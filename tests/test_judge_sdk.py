@@ -106,7 +106,7 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 def _judge(setup: dict[str, Any], spec: str, ws: Path, *extra: str) -> list[str]:
     out = setup["tmp"] / ws.name
-    return ["judge", str(setup["results"]), "--golden", str(setup["golden"]), "--model", spec, "--workspace", str(ws),
+    return ["judge", str(setup["results"]), "--golden", str(setup["golden"]), "--llm", spec, "--workspace", str(ws),
             "--json", str(out.with_suffix(".json")), "--labels", str(out.with_suffix(".labels.jsonl")), *extra]
 
 
@@ -125,12 +125,12 @@ def test_grades_calibrates_and_checks_the_ranking_against_the_references(
     failures = [(429, {"retry-after": "0"}, error_body("slow down")), (500, {}, error_body("oops"))]
     ws = setup["tmp"] / "ws-openai"
     with fake_llm(KEY, script, failures=failures, delay=0.01) as llm:
-        assert main(_judge(setup, _spec("openai", llm.url), ws, "--covered")) == 0
+        assert main(_judge(setup, _spec("openai", llm.url), ws, "--coverage")) == 0
         first_requests = llm.requests
         shown = capsys.readouterr()
         assert not llm.problems
         data = json.loads((setup["tmp"] / "ws-openai.json").read_text())
-        assert main(_judge(setup, _spec("openai", llm.url), ws, "--covered")) == 0
+        assert main(_judge(setup, _spec("openai", llm.url), ws, "--coverage")) == 0
         assert llm.requests == first_requests  # the second identical run: zero model calls, counted at the server
     again = capsys.readouterr()
     assert "0 model call(s) in all" in again.out

@@ -8,30 +8,30 @@ from pathlib import Path
 from typing import Any
 
 from goldeval.cli import COMMANDS
+from goldeval.cli import options as flags
 from goldeval.errors import InputError
-from goldeval.limits import number_type
 from goldeval.store.workspace import default_workspace
 
 EPILOG = """\
 what it does:
-  1. grades every passage of every retriever's top k 0-3 (the unjudged ones, and those people judged, so
-     the two can be compared; --unjudged-only: the unjudged alone), each reply read strictly and cached;
+  1. grades 0-3 every passage of every retriever's top N (--depth): the unjudged ones, and those people
+     judged, so the two can be compared (--unjudged-only: the unjudged alone); replies read strictly, cached;
   2. calibration on the passages both graded: confusion matrix, Cohen's kappa, linear-weighted kappa,
      Krippendorff's alpha (interval), agreement on relevant vs not, bias, with bootstrap intervals;
   3. the ranking check: the retrievers scored with people's labels, with machine labels filling the
      unjudged, and with machine labels only: Kendall's tau, tau_AP, every paired verdict that changes;
-  4. with --covered: a covered / not covered judge on the first retriever's top k, scored on the golden
+  4. with --coverage: a covered / not covered judge on the first retriever's top N, scored on the golden
      set's answerable and off-topic questions beside the score threshold.
 
 Machine labels are never written into the golden set: they go to --labels and --json, with the model,
 the prompt version and the reply.
 
 examples:
-  goldeval judge results.json --golden golden.jsonl --model openai:gpt-4o-mini --dry-run
-  goldeval judge results.json --golden golden.jsonl --corpus docs/ --model anthropic:claude-haiku-4-5 \\
-      --json judges.json --labels machine_labels.jsonl --covered
-  goldeval judge --pool pool.json --golden golden.jsonl --model openai:llama3.1?base_url=http://localhost:11434/v1
-  goldeval demo --json demo.json && goldeval judge demo.json --demo --model openai:gpt-4o-mini --covered
+  goldeval judge results.json --golden golden.jsonl --llm openai:gpt-4o-mini --dry-run
+  goldeval judge results.json --golden golden.jsonl --corpus docs/ --llm anthropic:claude-haiku-4-5 \\
+      --json judges.json --labels machine_labels.jsonl --coverage
+  goldeval judge --pool pool.json --golden golden.jsonl --llm openai:llama3.1?base_url=http://localhost:11434/v1
+  goldeval demo --json demo.json && goldeval judge demo.json --demo-golden --llm openai:gpt-4o-mini --coverage
 
 How many labels to check, what each number means, and what was not verified against a live model:
 `goldeval docs judging`.
@@ -47,23 +47,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     add = parser.add_argument
     add("results", nargs="*", metavar="RESULTS.json|@RUN", help="results of `goldeval eval --json`, or @last, @NAME")
     add("--pool", metavar="FILE", type=Path, help="grade the passages of a pool file (`goldeval pool --json`) instead")
-    add("--golden", metavar="FILE", type=Path, help="the golden set the people's judgments are in (read only)")
-    add("--demo", action="store_true", help="the demo's shipped golden set instead of --golden (for `goldeval demo --json`)")
-    add("--model", metavar="BACKEND", required=True,
-        help="the judge: anthropic:MODEL, openai:MODEL[?base_url=URL], transformers:FOLDER or module:function")
-    add("--k", type=number_type("k"), default=10, help="grade each retriever's top k (default: 10)")
-    add("--corpus", metavar="PATH", type=Path, help="grade the passages' full text (default: the results' snippets)")
+    flags.add(parser, "golden", more="here: the people's judgments, read only")
+    add("--demo-golden", action="store_true",
+        help="the demo's shipped golden set instead of --golden (for `goldeval demo --json` results)")
+    flags.add(parser, "llm", more="here: the judge", shown="none: required", required=True)
+    flags.add(parser, "depth", more="here: each retriever's top N is graded", default=10)
+    flags.add(parser, "corpus", more="here: the passages' full text is graded (without it: the results' snippets)")
     add("--unjudged-only", action="store_true", help="grade only what no person judged (no calibration then)")
-    add("--covered", action="store_true", help="also run the covered / not covered judge on the first retriever")
-    add("--dry-run", action="store_true", help="count the calls and tokens it would take, then stop: no call")
-    add("--price", metavar="IN:OUT", help="dollars per million prompt:reply tokens, for the estimate")
-    add("--json", metavar="OUT", type=Path, help="write everything (labels, calibration, ranking check) as JSON")
+    add("--coverage", action="store_true", help="also run the covered / not covered judge on the first retriever")
+    flags.add(parser, "dry_run", more="count the calls and tokens it would take, then stop: no call at all")
+    add("--price", metavar="IN:OUT", help="dollars per million prompt:reply tokens, for the cost estimate")
+    flags.add(parser, "json", more="everything: labels, calibration, ranking check, covered judge")
     add("--labels", metavar="OUT", type=Path, help="write the machine labels as JSONL (kept apart from the golden set)")
-    add("--concurrency", type=int, default=4, help="calls in flight at once (default: 4)")
-    add("--retries", type=int, default=6, help="attempts per call on rate limits and server errors (default: 6)")
-    add("--seed", type=int, default=0, help="seed of the bootstrap intervals (default: 0)")
-    add("--workspace", metavar="DIR", type=Path, default=default_workspace(),
-        help="the reply cache and run history (default: $GOLDEVAL_WORKSPACE, else .goldeval)")
+    add("--concurrency", type=int, default=4, help="calls in flight at once")
+    add("--retries", type=int, default=6, help="attempts per passage on rate limits and server errors")
+    flags.add(parser, "seed", more="of the bootstrap intervals")
+    flags.add(parser, "workspace", more="here: the reply cache and the run history @references read",
+              default=default_workspace())
     parser.set_defaults(func=run)
 
 
@@ -76,11 +76,11 @@ def run(args: argparse.Namespace) -> int:
 
     if bool(args.results) == bool(args.pool):
         raise InputError("give results files or --pool, one of the two", value=args.results or str(args.pool),
-                         hint="e.g. goldeval judge results.json --golden golden.jsonl --model openai:gpt-4o-mini")
-    if bool(args.golden) == bool(args.demo):
-        raise InputError("give --golden FILE or --demo, one of the two", value=str(args.golden or "--demo"),
-                         hint="the golden set the results were evaluated on; --demo for `goldeval demo --json` results")
-    if args.demo:
+                         hint="e.g. goldeval judge results.json --golden golden.jsonl --llm openai:gpt-4o-mini")
+    if bool(args.golden) == bool(args.demo_golden):
+        raise InputError("give --golden FILE or --demo-golden, one of the two", value=str(args.golden or "--demo-golden"),
+                         hint="the golden set the results were evaluated on; --demo-golden for `goldeval demo --json` results")
+    if args.demo_golden:
         from goldeval.golden.demo import demo_golden_path
 
         args.golden = demo_golden_path()
@@ -88,11 +88,11 @@ def run(args: argparse.Namespace) -> int:
     cards, labels = _cards(args)
     texts = _texts(args.corpus, cards) if args.corpus else None
     asks, people = _asks(args, cards, golden, texts)
-    grader = Grader(args.model, Workspace(args.workspace), concurrency=max(1, args.concurrency),
+    grader = Grader(args.llm, Workspace(args.workspace), concurrency=max(1, args.concurrency),
                     policy=RetryPolicy(attempts=max(1, args.retries)))
     if args.dry_run:
         keyed = [(f"{a.question_id}\t{a.passage}", render(a)) for a in asks]
-        print(f"goldeval: dry run, nothing called: {len(asks)} passage(s) to grade with {args.model}: "
+        print(f"goldeval: dry run, nothing called: {len(asks)} passage(s) to grade with {args.llm}: "
               f"{grader.estimate(keyed, _price(args.price)).text()}", file=sys.stderr)
         return 0
     grading = grader.grade(asks)
@@ -113,7 +113,7 @@ def _results(args: argparse.Namespace, grading: Any, people: dict[tuple[str, str
     replies = {(x.question_id, x.passage): x.reply for x in grading.labels}
     calibration = calibrate(people, machine, replies=replies, seed=args.seed)
     data: dict[str, Any] = {
-        "model": args.model, "prompt_version": PROMPT_VERSION, "golden": str(args.golden), "k": args.k,
+        "model": args.llm, "prompt_version": PROMPT_VERSION, "golden": str(args.golden), "k": args.depth,
         "calls": {"made": grading.calls, "cached": grading.cached, "retries": grading.retries},
         "labels": [x.to_dict() for x in grading.labels], "failed": len(grading.failed),
         "calibration": calibration.to_dict(), "ranking": None, "covered": None,
@@ -122,11 +122,11 @@ def _results(args: argparse.Namespace, grading: Any, people: dict[tuple[str, str
         from goldeval.judging.survival import ranking_check
 
         data["ranking"] = ranking_check(cards, labels, golden, machine, people, grader.spec.model, seed=args.seed)
-    if args.covered and cards:
+    if args.coverage and cards:
         from goldeval.judging.coverage import coverage_check
 
         snippets = {pid: (s.get("title", ""), s.get("text", "")) for c in cards for pid, s in c.snippets.items()}
-        data["covered"] = coverage_check(cards[0].retrievers[0], golden, grader, k=args.k, texts=texts or snippets)
+        data["covered"] = coverage_check(cards[0].retrievers[0], golden, grader, k=args.depth, texts=texts or snippets)
     counts = grader.counts  # grading and the covered judge together
     data["calls"] = {"made": counts.calls, "cached": counts.cached, "retries": counts.retries}
     return data
@@ -153,11 +153,11 @@ def _asks(args: argparse.Namespace, cards: list[Any], golden: Any, texts: Any) -
 
     if cards:
         kept = min((max(c.k) if c.k else 0) for c in cards)
-        if kept and args.k > kept:
-            print(f"goldeval: note: the results keep their top {kept} only: judging the top {kept}, not {args.k}",
+        if kept and args.depth > kept:
+            print(f"goldeval: note: the results keep their top {kept} only: judging the top {kept}, not {args.depth}",
                   file=sys.stderr)
-            args.k = kept
-        return collect_asks(cards, golden, k=args.k, texts=texts, judged_too=not args.unjudged_only)
+            args.depth = kept
+        return collect_asks(cards, golden, k=args.depth, texts=texts, judged_too=not args.unjudged_only)
     from goldeval.corpus.files import json_value, read_input_text
     from goldeval.judging.grader import Ask
 
