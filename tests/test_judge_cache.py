@@ -75,6 +75,7 @@ def test_a_pool_file_is_graded_and_nothing_is_written_into_the_golden_set(tmp_pa
     (["--pool", "POOL", "RESULTS"], "give results files or --pool, one of the two"),
     (["--pool", "POOL"], "this is not a pool file: it has no `items` list"),
     (["--pool", "POOL", "--demo-golden"], "give --golden FILE or --demo-golden, one of the two"),
+    (["--pool", "POOL", "--coverage"], "--coverage reads each question's top passages from results files"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str],
                                          message: str) -> None:

@@ -77,6 +77,9 @@ def run(args: argparse.Namespace) -> int:
     if bool(args.results) == bool(args.pool):
         raise InputError("give results files or --pool, one of the two", value=args.results or str(args.pool),
                          hint="e.g. goldeval judge results.json --golden golden.jsonl --llm openai:gpt-4o-mini")
+    if args.coverage and not args.results:
+        raise InputError("--coverage reads each question's top passages from results files, not from a pool",
+                         value=str(args.pool), hint="pass the results files the pool was made from instead of --pool")
     if bool(args.golden) == bool(args.demo_golden):
         raise InputError("give --golden FILE or --demo-golden, one of the two", value=str(args.golden or "--demo-golden"),
                          hint="the golden set the results were evaluated on; --demo-golden for `goldeval demo --json` results")
