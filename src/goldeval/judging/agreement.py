@@ -13,7 +13,7 @@ a question's passages stay together, since they are not independent) gives each 
   Interval, because the metrics use the grades as gains (nDCG), so a 0 read as 3 costs nine times a 2 read as 3.
 - Agreement on relevant vs not: the share of pairs where both say > 0 or both say 0 (the golden set's rule).
 - Bias: mean(machine - people); above 0 the judge is lenient, below harsh.
-- Pairs needed to pin kappa within +/-0.1 (95%): n = z^2 p_o (1 - p_o) / ((1 - p_e)^2 0.1^2), Cohen's (1960)
+- Pairs needed to pin kappa within +/-0.1 (at the intervals' confidence, 95% by default): n = z^2 p_o (1 - p_o) / ((1 - p_e)^2 0.1^2), Cohen's (1960)
   large-sample standard error of kappa, with this sample's p_o and p_e (a planning estimate).
 """
 
@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -32,7 +33,6 @@ GRADES = 4
 """Grades 0, 1, 2, 3."""
 STATISTICS = ("kappa", "weighted_kappa", "alpha", "relevant_agreement", "bias")
 PIN = 0.1
-Z95 = 1.959963984540054
 BOOTSTRAP_STREAM = 21
 """The random stream of `goldeval.stats.bootstrap.rng_for` this module draws from (issue 21)."""
 
@@ -70,9 +70,10 @@ def confusion_of(pairs: Sequence[tuple[int, int]]) -> np.ndarray:
     return c
 
 
-def pairs_needed(confusion: np.ndarray, half_width: float = PIN) -> int | None:
-    """Pairs that pin kappa within +/- `half_width` at 95%, by Cohen's (1960) standard error; None when
-    kappa is undefined (every grade the same)."""
+def pairs_needed(confusion: np.ndarray, half_width: float = PIN, confidence: float = 0.95) -> int | None:
+    """Pairs that pin kappa within +/- `half_width` at `confidence`, by Cohen's (1960) standard error; None
+    when kappa is undefined (every grade the same)."""
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
     c = np.asarray(confusion, dtype=np.float64)
     n = c.sum()
     if n == 0:
@@ -82,7 +83,7 @@ def pairs_needed(confusion: np.ndarray, half_width: float = PIN) -> int | None:
     p_e = float(p.sum(axis=1) @ p.sum(axis=0))
     if p_e >= 1:
         return None
-    return max(1, math.ceil(Z95 ** 2 * p_o * (1 - p_o) / ((1 - p_e) ** 2 * half_width ** 2)))
+    return max(1, math.ceil(z ** 2 * p_o * (1 - p_o) / ((1 - p_e) ** 2 * half_width ** 2)))
 
 
 @dataclass(frozen=True)
@@ -150,7 +151,8 @@ def calibrate(people: Mapping[tuple[str, str], int], machine: Mapping[tuple[str,
             if samples.size:
                 low, high = percentile_interval(samples[:, None], confidence)[:, 0]
                 intervals[name] = [float(low), float(high)]
-    return Calibration(pairs, matrix, values, intervals, len(qids), pairs_needed(matrix), confidence, _notes(matrix))
+    return Calibration(pairs, matrix, values, intervals, len(qids), pairs_needed(matrix, confidence=confidence), confidence,
+                       _notes(matrix))
 
 
 def _notes(matrix: np.ndarray) -> list[str]:
