@@ -13,8 +13,9 @@ a question's passages stay together, since they are not independent) gives each 
   Interval, because the metrics use the grades as gains (nDCG), so a 0 read as 3 costs nine times a 2 read as 3.
 - Agreement on relevant vs not: the share of pairs where both say > 0 or both say 0 (the golden set's rule).
 - Bias: mean(machine - people); above 0 the judge is lenient, below harsh.
-- Pairs needed to pin kappa within +/-0.1 (at the intervals' confidence, 95% by default): n = z^2 p_o (1 - p_o) / ((1 - p_e)^2 0.1^2), Cohen's (1960)
-  large-sample standard error of kappa, with this sample's p_o and p_e (a planning estimate).
+- Pairs needed to pin kappa within +/-0.1 (at the intervals' confidence, 95% by default):
+  n = z^2 p_o (1 - p_o) / ((1 - p_e)^2 0.1^2), from Cohen's (1960) large-sample standard error of kappa,
+  with this sample's p_o and p_e (a planning estimate).
 """
 
 from __future__ import annotations
