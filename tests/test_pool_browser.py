@@ -38,9 +38,9 @@ CORPUS = REPO / "examples" / "data" / "corpus"
 RETRIEVERS = ["bm25", "dense:minilm", "hybrid:bm25+dense:minilm"]
 JUDGE_MODULE = '''
 def judge(prompt):
-    """A stand-in model: says a passage about stashing answers, anything else does not."""
+    """A stand-in model: grades a passage about stashing 2, anything else 0 (the judge's 0-3 prompt)."""
     passage = prompt.split("Passage (", 1)[1].split(")", 1)[0]
-    return "relevant" if "stash" in passage else "not relevant"
+    return "2" if "stash" in passage else "0"
 '''
 
 
@@ -57,7 +57,7 @@ def judged_setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[di
                       texts={d.id: (d.title, d.text) for d in corpus})
     (tmp_path / "stand_in_judge.py").write_text(JUDGE_MODULE)
     monkeypatch.syspath_prepend(str(tmp_path))
-    suggestions = prelabel(pool.items, "stand_in_judge:judge")
+    suggestions = prelabel(pool.items, "stand_in_judge:judge", tmp_path / "ws")
     store = PoolStore(pool, GoldenFile(golden_path, judge="ana"), suggestions)
     server = make_server(pool=store, port=0)
     thread = start_in_thread(server)
@@ -130,7 +130,7 @@ def test_pool_judge_in_chromium_writes_back_with_provenance_and_rescores(
     two = by_doc[(pool.items[1].question_id, pool.items[1].passage)]
     three = by_doc[(third.question_id, third.passage)]
     assert (one.grade, two.grade) == (2, 0)
-    assert three.grade == (1 if "stash" in third.passage else 0) and "suggested by stand_in_judge:judge" in three.note
+    assert three.grade == (2 if "stash" in third.passage else 0) and "suggested by stand_in_judge:judge" in three.note
     for j in (one, two, three):
         assert j.judge == "ana" and j.at.startswith("20") and pool.id in j.note
     assert golden["o01"].off_topic

@@ -18,8 +18,8 @@ from goldeval.golden.changelog import changes_summary, read_changes
 from goldeval.golden.io import load_golden
 from goldeval.golden.versions import freeze
 from goldeval.judging.edits import GoldenFile
-from goldeval.judging.pool import build_pool
-from goldeval.judging.prelabel import parse_reply
+from goldeval.judging.pool import PoolItem, build_pool
+from goldeval.judging.prelabel import prelabel
 from goldeval.scorecard.model import Hit, QuestionResult, RetrieverResult, Scorecard
 from goldeval.web.app import make_server, start_in_thread
 from goldeval.web.pool import PoolStore
@@ -153,7 +153,13 @@ def test_pool_command_lists_candidates_from_files(golden_path: Path, tmp_path: P
     assert main(["pool", str(results), "--golden", str(tmp_path / "missing.jsonl"), "--list"]) == 2
 
 
-@pytest.mark.parametrize(("reply", "grade"), [("relevant", 1), ("Relevant.", 1), ("not relevant", 0),
-                                              ("Not Relevant", 0), ("irrelevant", 0), ("yes", 1), ("hmm", None)])
-def test_prelabel_replies_are_read_strictly(reply: str, grade: int | None) -> None:
-    assert parse_reply(reply) == grade
+def stand_in(prompt: str) -> str:
+    """The backend `test_pool_edits:stand_in`: a grade for stash pages, prose (no grade) for anything else."""
+    return "3" if "Passage (git/git-stash.md)" in prompt else "I think it is relevant"
+
+
+def test_prelabel_suggests_the_judges_grade_and_never_guesses(tmp_path: Path) -> None:
+    items = [PoolItem("p1", "h01", "stash my changes", "git/git-stash.md", [], False, "", "git stash"),
+             PoolItem("p2", "h02", "undo a commit", "git/git-commit.md", [], False, "", "git commit")]
+    suggestions = prelabel(items, "test_pool_edits:stand_in", tmp_path / "ws")
+    assert {k: (s.grade, s.by) for k, s in suggestions.items()} == {"p1": (3, "test_pool_edits:stand_in")}

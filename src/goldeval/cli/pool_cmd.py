@@ -123,7 +123,7 @@ def _serve(args: argparse.Namespace, pool, golden_file) -> int:  # type: ignore[
     if args.llm:
         from goldeval.judging.prelabel import prelabel
 
-        suggestions = prelabel(pool.items, args.llm)
+        suggestions = prelabel(pool.items, args.llm, args.workspace)
         print(f"goldeval: {len(suggestions)} suggestion(s) from {args.llm} (written only if you accept them)",
               file=sys.stderr)
     server = make_server(pool=PoolStore(pool, golden_file, suggestions), host=args.host, port=args.port, name="pool")
