@@ -270,7 +270,9 @@ def test_a_refused_key_stops_the_judge_writes_nothing_and_shows_no_key(
     with fake_llm(KEY, Script({}, set()), failures=[echo] * 10) as llm:
         code = main(_judge(setup, _spec("openai", llm.url), ws, "--concurrency", "1"))
     out, err = capsys.readouterr()
-    assert code == 2 and llm.requests == 1
+    # it stops at the first 401 (48 passages to grade); a dropped keep-alive connection on a loaded machine
+    # can make the SDK send that first request twice (seen once: APIConnectionError, then the 401)
+    assert code == 2 and 1 <= llm.requests <= 2
     assert "the server refused the API key (HTTP 401)" in err and KEY not in out + err
     assert not (setup["tmp"] / "ws-401.json").exists() and not (setup["tmp"] / "ws-401.labels.jsonl").exists()
 
