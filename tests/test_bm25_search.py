@@ -1,13 +1,15 @@
 """BM25 search (goldeval.retrievers.bm25_kernel): the same top 10 as bm25s itself on Cranfield, the
 numba and numpy kernels equal to the last tie, ties at the k-th score cut by the one ranking rule
 (Run.add_ranked keeps the kernel's order: what Run.add gives), and the numba compile cached in the
-workspace."""
+user cache, once per machine: a process in another project folder loads it (issue 19)."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -23,16 +25,19 @@ from goldeval.run import Run
 CRANFIELD = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cranfield"
 
 
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One workspace for the module: numba compiles once, the other tests load its cache."""
-    return tmp_path_factory.mktemp("workspace")
+@pytest.fixture(scope="module", autouse=True)
+def user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One user cache for the module ($GOLDEVAL_CACHE): numba compiles once, the other tests load it."""
+    folder = tmp_path_factory.mktemp("user-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GOLDEVAL_CACHE", str(folder))
+        yield folder
 
 
 @pytest.fixture(params=[pytest.param("numba", marks=pytest.mark.fast), "numpy"])  # no numba: no numba case
 def kernel(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     if request.param == "numpy":
-        monkeypatch.setattr(bm25_kernel, "compiled", lambda workspace: None)
+        monkeypatch.setattr(bm25_kernel, "compiled", lambda: None)
     return str(request.param)
 
 
@@ -50,10 +55,9 @@ def _bm25s_directly(passages: list[Passage]) -> tuple[object, object]:
     return model, tokenizer
 
 
-def test_index_and_top10_equal_bm25s_on_cranfield(workspace: Path, kernel: str) -> None:
+def test_index_and_top10_equal_bm25s_on_cranfield(kernel: str) -> None:
     corpus, golden = load_corpus(CRANFIELD), load_cranfield_golden(CRANFIELD)
     retriever = BM25Retriever(corpus.passages())
-    retriever.workspace = workspace
     model, tokenizer = _bm25s_directly(corpus.passages())
     ours = retriever._postings
     assert np.array_equal(ours.indptr, model.scores["indptr"][: len(ours.indptr)])  # same index, bit for bit
@@ -72,7 +76,7 @@ def test_index_and_top10_equal_bm25s_on_cranfield(workspace: Path, kernel: str) 
     assert compared > 2000
 
 
-def test_scores_equal_bm25s_bit_for_bit_with_passages_of_no_words(workspace: Path, kernel: str) -> None:
+def test_scores_equal_bm25s_bit_for_bit_with_passages_of_no_words(kernel: str) -> None:
     """Regression (issue 23): a passage with no words (Cranfield's 471 and 995 are empty) was one ""
     token, length 1, so the average length and every score differed from bm25s' own pipeline
     (`bm25s.tokenize` + `BM25.index` + `retrieve`, which counts it 0) by about 1e-5 relative."""
@@ -87,7 +91,6 @@ def test_scores_equal_bm25s_bit_for_bit_with_passages_of_no_words(workspace: Pat
     model = bm25s.BM25()
     model.index(bm25s.tokenize(texts, stopwords="en", stemmer=stem, show_progress=False), show_progress=False)
     retriever = BM25Retriever(passages)
-    retriever.workspace = workspace
     questions = {q.id: q.question for q in golden}
     run = retriever.search(questions, top_k=20)
     tokens = bm25s.tokenize(list(questions.values()), stopwords="en", stemmer=stem, show_progress=False, return_ids=False)
@@ -104,21 +107,21 @@ def test_scores_equal_bm25s_bit_for_bit_with_passages_of_no_words(workspace: Pat
 
 
 @pytest.mark.fast
-def test_kernels_agree_to_the_last_tie(workspace: Path) -> None:
+def test_kernels_agree_to_the_last_tie(user_cache: Path) -> None:
     rng = np.random.default_rng(3)
     words = ["wing", "flow", "shock", "heat", "plate", "boundary", "layer", "mach", "lift", "drag"]
     texts = [" ".join(rng.choice(words, size=rng.integers(1, 6))) for _ in range(300)]
     texts += texts[:40]  # duplicates: equal scores, ranked by id, descending
     passages = [Passage(f"p{i:03d}", f"p{i:03d}", t) for i, t in enumerate(texts)]
     retriever = BM25Retriever(passages, stem=False, stopwords=False)
-    retriever.workspace = workspace
     questions = {f"q{i}": " ".join(rng.choice(words, size=rng.integers(1, 4))) for i in range(50)}
     questions["unknown"] = "zeppelin"
     for k in (1, 7, 1000):
         with_numba = retriever.search(questions, top_k=k).results
-        bm25_kernel._KERNELS[str(workspace)], kept = None, bm25_kernel._KERNELS[str(workspace)]
+        key = str(user_cache / "numba")
+        bm25_kernel._KERNELS[key], kept = None, bm25_kernel._KERNELS[key]
         with_numpy = retriever.search(questions, top_k=k).results
-        bm25_kernel._KERNELS[str(workspace)] = kept
+        bm25_kernel._KERNELS[key] = kept
         assert with_numba == with_numpy
         assert with_numba["unknown"] == []
         for hits in with_numba.values():  # best first: score descending, ties by id descending
@@ -127,21 +130,27 @@ def test_kernels_agree_to_the_last_tie(workspace: Path) -> None:
 
 
 @pytest.mark.fast
-def test_a_second_process_loads_the_compiled_kernel_from_the_workspace(workspace: Path) -> None:
+def test_a_process_in_another_project_folder_loads_the_compiled_kernel_from_the_user_cache(
+        user_cache: Path, tmp_path: Path) -> None:
+    # issue 19: the kernel was cached in each folder's .goldeval/numba, so every new folder compiled it again
     retriever = BM25Retriever([Passage("a", "a", "wing flow")])
-    retriever.workspace = workspace
     retriever.search({"q": "flow"}, top_k=1)  # compiles here unless an earlier test did
-    assert list((workspace / "numba").glob("*.nbi")), "the first compile wrote numba's cache"
+    assert list((user_cache / "numba").glob("*.nbi")), "the first compile wrote numba's cache"
     code = (
         "import json; from goldeval.corpus.model import Passage; from goldeval.retrievers import bm25_kernel;"
-        "from goldeval.retrievers.bm25 import BM25Retriever; import sys; from pathlib import Path;"
-        "r = BM25Retriever([Passage('a', 'a', 'wing flow'), Passage('b', 'b', 'flow')]); r.workspace = Path(sys.argv[1]);"
-        "r.search({'q': 'flow'}, top_k=1); k = bm25_kernel.compiled(r.workspace);"
+        "from goldeval.retrievers.bm25 import BM25Retriever;"
+        "r = BM25Retriever([Passage('a', 'a', 'wing flow'), Passage('b', 'b', 'flow')]);"
+        "r.search({'q': 'flow'}, top_k=1); k = bm25_kernel.compiled();"
         "print(json.dumps([sum(k.stats.cache_hits.values()), sum(k.stats.cache_misses.values())]))"
     )
-    out = subprocess.run([sys.executable, "-c", code, str(workspace)], capture_output=True, text=True, check=True)
+    other = tmp_path / "another-project"
+    other.mkdir()
+    env = {**os.environ, "GOLDEVAL_CACHE": str(user_cache)}
+    env.pop("GOLDEVAL_WORKSPACE", None)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=other, env=env)
     hits, misses = json.loads(out.stdout.strip().splitlines()[-1])
     assert (hits, misses) == (1, 0)
+    assert not (other / ".goldeval").exists()  # nothing of the machine's was written into the project
 
 
 def _tied_passages(n: int, seed: int) -> list[Passage]:
@@ -156,9 +165,8 @@ def _tied_passages(n: int, seed: int) -> list[Passage]:
     return [Passage(i, i, t) for i, t in zip(ids, texts, strict=True)]
 
 
-def test_add_ranked_keeps_the_kernels_order_which_is_what_add_gives_ties_included(workspace: Path, kernel: str) -> None:
+def test_add_ranked_keeps_the_kernels_order_which_is_what_add_gives_ties_included(kernel: str) -> None:
     retriever = BM25Retriever(_tied_passages(1000, seed=5), stem=False, stopwords=False)  # 1000: a partial last block
-    retriever.workspace = workspace
     rng = np.random.default_rng(6)
     words = ["wing", "flow", "shock", "heat", "plate", "boundary", "layer", "mach", "lift", "drag", "cone", "zeppelin"]
     questions = {f"q{i}": " ".join(rng.choice(words, size=rng.integers(1, 5))) for i in range(80)}
@@ -173,13 +181,12 @@ def test_add_ranked_keeps_the_kernels_order_which_is_what_add_gives_ties_include
     assert tied_at_a_cut > 20  # the cut at k falls inside a tie often: the tie rule was exercised
 
 
-def test_a_common_term_query_keeps_the_highest_ids_of_a_tie_at_the_kth_score(workspace: Path, kernel: str) -> None:
+def test_a_common_term_query_keeps_the_highest_ids_of_a_tie_at_the_kth_score(kernel: str) -> None:
     """Common-term queries scan every score above a floor (the k-th best of the rarest term's
     passages): 300 passages tied at that floor, the top 10 must be the 10 highest ids among them."""
     texts = ["wing flow"] * 300 + ["wing"] * 200 + ["flow"] * 100 + ["shock wing flow"] * 3
     passages = [Passage(f"p{i:03d}", f"p{i:03d}", t) for i, t in enumerate(texts)]
     retriever = BM25Retriever(passages, stem=False, stopwords=False)
-    retriever.workspace = workspace
     full = retriever.search({"q": "wing flow shock"}, top_k=len(passages)).results["q"]
     assert [d for d, _ in full[:3]] == ["p602", "p601", "p600"]
     assert [d for d, _ in full[3:13]] == [f"p{i:03d}" for i in range(299, 289, -1)]
@@ -187,9 +194,9 @@ def test_a_common_term_query_keeps_the_highest_ids_of_a_tie_at_the_kth_score(wor
         assert retriever.search({"q": "wing flow shock"}, top_k=k).results["q"] == full[:k], k
 
 
-def test_term_ids_the_index_lacks_are_dropped_per_query(workspace: Path, kernel: str) -> None:
+def test_term_ids_the_index_lacks_are_dropped_per_query(kernel: str) -> None:
     postings = bm25_kernel.Postings.build([[0, 1], [1, 2], [2], [0, 0, 2]], 3, ["a", "b", "c", "d"], 1.5, 0.75)
-    got = bm25_kernel.top_k(postings, [[0, 7, -1, 2], [9], [], [1]], 4, workspace)
-    clean = bm25_kernel.top_k(postings, [[0, 2], [], [], [1]], 4, workspace)
+    got = bm25_kernel.top_k(postings, [[0, 7, -1, 2], [9], [], [1]], 4)
+    clean = bm25_kernel.top_k(postings, [[0, 2], [], [], [1]], 4)
     assert all(np.array_equal(a, b) for a, b in zip(got, clean, strict=True))
     assert got[2].tolist() == [4, 0, 0, 2]  # passages with a term in common, per query

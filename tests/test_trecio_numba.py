@@ -320,8 +320,9 @@ def test_an_unwritable_cache_folder_compiles_in_memory(tmp_path: Path, monkeypat
     assert type(kernel._cache).__name__ == "NullCache"  # numba's own: nothing written anywhere
     above, tied = kernel(np.array([3.0, 2.0, 2.0]), np.array([0]), np.array([3]), np.array([0, 0]), np.array([2.0, 3.0]))
     assert above.tolist() == [1, 0] and tied.tolist() == [2, 1]
-    workspace = jit.compiled(trec_kernels.above_and_tied, tmp_path / "ws")
-    assert workspace.stats.cache_path == str(tmp_path / "ws" / "numba")
+    monkeypatch.setenv("GOLDEVAL_CACHE", str(tmp_path / "mine"))  # the user cache's own variable wins over XDG's
+    moved = jit.compiled(trec_kernels.above_and_tied)
+    assert moved.stats.cache_path == str(tmp_path / "mine" / "numba")
 
 
 def test_the_switch_turns_numba_off(monkeypatch: pytest.MonkeyPatch) -> None:

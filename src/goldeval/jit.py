@@ -15,9 +15,9 @@ evaluates many medium files loads it once their total repays it, never paying mo
 choice made knowing the future.
 
 Compiling a kernel takes seconds, so the machine code is cached on disk and a second process loads
-it instead: in `<workspace>/numba/` when a workspace is given (BM25 keeps its kernel beside its
-index), else in the user's cache folder (`$XDG_CACHE_HOME/goldeval/numba`, by default
-`~/.cache/goldeval/numba`). numba's own `cache=True` would write next to the installed package, often
+it instead, from the user cache (`goldeval.usercache`: `$GOLDEVAL_CACHE/numba`, else
+`$XDG_CACHE_HOME/goldeval/numba`, by default `~/.cache/goldeval/numba`): once per machine, not once per
+project folder (issue 19). numba's own `cache=True` would write next to the installed package, often
 read-only, or wherever the global `NUMBA_CACHE_DIR` says; here the folder is set per kernel. If the
 folder cannot be written the kernel is compiled in memory, each process compiling it again.
 numba checks the cached code against the source file's hash, so an edited kernel is recompiled.
@@ -32,6 +32,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from goldeval.usercache import user_cache
 
 ENV_SWITCH = "GOLDEVAL_NUMBA"
 """`GOLDEVAL_NUMBA=0`: never use numba, even when installed; `1`: use it whatever the job's size."""
@@ -75,25 +77,24 @@ def prepare(nbytes: int) -> None:
         import numba  # noqa: F401
 
 
-def cache_folder(workspace: Path | None = None) -> Path:
-    """Where compiled code is kept: `<workspace>/numba`, else the user's cache folder."""
-    if workspace is not None:
-        return Path(workspace) / "numba"
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "goldeval" / "numba"
+def cache_folder() -> Path:
+    """Where compiled code is kept: `numba/` in the user cache (read at call time)."""
+    return user_cache() / "numba"
 
 
-def compiled(py_func: Callable[..., Any], workspace: Path | None = None, *, nbytes: int | None = None) -> Any:
+def compiled(py_func: Callable[..., Any], *, nbytes: int | None = None) -> Any:
     """`py_func` compiled by numba (nopython, releasing the GIL), its machine code cached in
-    `cache_folder(workspace)`; None without numba, or for a job of `nbytes` too small to load numba
+    `cache_folder()`; None without numba, or for a job of `nbytes` too small to load numba
     for (see `wanted`; without nbytes, numba is used whenever available). Compiled on its first call,
-    once per process (thread-safe), loaded from the folder when an earlier process compiled it."""
+    once per process and cache folder (thread-safe), loaded from the folder when an earlier process
+    compiled it."""
     if not (available() if nbytes is None else wanted(nbytes)):
         return None
-    key = (py_func, str(cache_folder(workspace)))
+    folder = cache_folder()
+    key = (py_func, str(folder))
     with _LOCK:
         if key not in _KERNELS:
-            _KERNELS[key] = _compile(py_func, cache_folder(workspace))
+            _KERNELS[key] = _compile(py_func, folder)
         return _KERNELS[key]
 
 

@@ -155,17 +155,20 @@ def test_freeze_on_a_read_only_disk_is_one_error_and_changes_nothing(inputs: Pat
 
 
 @pytest.mark.models  # converts minilm to int8 (extra `dense`)
-def test_a_full_workspace_disk_names_the_room_the_model_conversion_needs(inputs: Path, tmp_path: Path,
-                                                                         cli: Callable[..., Outcome]) -> None:
-    # onnxruntime said INVALID_PROTOBUF ("Protobuf serialization failed") and left the lock behind
-    with tmpfs(tmp_path / "ws", "size=2m") as workspace:
-        outcome = cli(*EVAL, "--retriever", "dense:minilm", "--workspace", workspace)
+def test_a_full_user_cache_disk_names_the_room_the_model_conversion_needs(inputs: Path, tmp_path: Path,
+                                                                          cli: Callable[..., Outcome],
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    # onnxruntime said INVALID_PROTOBUF ("Protobuf serialization failed") and left the lock behind; the int8
+    # copy is made in the user cache, once per machine (issue 19)
+    with tmpfs(tmp_path / "cache", "size=2m") as cache:
+        monkeypatch.setenv("GOLDEVAL_CACHE", str(cache))
+        outcome = cli(*EVAL, "--retriever", "dense:minilm")
         assert_refused(outcome, "cannot make the int8 version of the embedding model 'minilm': the disk has",
-                       "--workspace DIR on a disk with room")
-        left = sorted(p.name for p in workspace.rglob("*") if p.is_file() or p.name.startswith(".quantize-"))
-        assert left == [] and leftovers(workspace) == []
-        fill_up(workspace)  # a disk that is full from the start: the same one line
-        assert_refused(cli(*EVAL, "--retriever", "dense:minilm", "--workspace", workspace), "the disk has 0.0 MB free")
+                       "set GOLDEVAL_CACHE to a folder on a disk with room")
+        left = sorted(p.name for p in cache.rglob("*") if p.is_file() or p.name.startswith(".quantize-"))
+        assert left == [] and leftovers(cache) == []
+        fill_up(cache)  # a disk that is full from the start: the same one line
+        assert_refused(cli(*EVAL, "--retriever", "dense:minilm"), "the disk has 0.0 MB free")
 
 
 @pytest.mark.adapters  # the endless module is also a LangChain retriever

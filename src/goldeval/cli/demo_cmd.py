@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.json is not None:
         check_writable(args.json, what="--json output")
-    Workspace.at(args.workspace).check()  # the demo corpus and the models are cached there (issue 9)
+    Workspace.at(args.workspace).check()  # the demo corpus, runs and statistics are kept there (issue 9)
     started = time.perf_counter()
     from goldeval.progress import progress_callback
 

@@ -10,13 +10,12 @@ Scoring: Lucene's BM25 variant with k1=1.5, b=0.75 by default (`bm25?k1=1.2&b=0.
 Passages with no query term in common score 0 and are not returned.
 Index and search: `goldeval.retrievers.bm25_kernel` builds bm25s' index (the same float32 scores) with
 numpy and searches its postings (numba when the `fast` extra is installed, compiled once and cached in
-the workspace; numpy otherwise), the same top k.
+the user cache, once per machine; numpy otherwise), the same top k.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 
 import numpy as np
 
@@ -27,7 +26,6 @@ from goldeval.retrievers.bm25_kernel import Postings
 from goldeval.retrievers.bm25_kernel import top_k as search_postings
 from goldeval.retrievers.options import Option, OptionSet, split_spec
 from goldeval.run import Run
-from goldeval.store.workspace import default_workspace
 from goldeval.types import QuestionId
 
 OPTIONS = OptionSet("bm25", "bm25[?stem=none&stopwords=none&k1=1.2&b=0.75]", (
@@ -72,8 +70,6 @@ class BM25Retriever:
         self._postings = Postings.build(tokens.ids, max(vocab.values(), default=-1) + 1, self._ids, k1, b)
         self.index_bytes = self._postings.nbytes
         self._unk = vocab.get("")  # None now; kept so that a query's "" (a question with no words) never counts
-        self.workspace: Path | None = None
-        """Where the numba search kernel's compiled code is cached (`build` sets the evaluation's)."""
 
     def search(self, queries: Mapping[QuestionId, str], *, top_k: int) -> Run:
         run = Run(self.name)
@@ -86,7 +82,7 @@ class BM25Retriever:
         k = min(top_k, len(self._ids))
         # Token ids index bm25s' columns directly; words the index never saw are dropped.
         terms = [[i for i in row if i != self._unk] for row in token_ids]
-        docs, scores, counts = search_postings(self._postings, terms, k, self.workspace or default_workspace())
+        docs, scores, counts = search_postings(self._postings, terms, k)
         found = self._id_array[docs].tolist()  # every passage id and score at once, not per question
         values = scores.tolist()
         for qid, ids, row, n in zip(qids, found, values, counts.tolist(), strict=True):  # ranked by the kernel: no sort
@@ -124,5 +120,4 @@ def build(rest: str, ctx: BuildContext) -> BM25Retriever:
         name="bm25" if not own else spec,
     )
     retriever.config = config(spec, options)
-    retriever.workspace = Path(ctx.workspace)
     return retriever

@@ -15,9 +15,9 @@ descending (`id_rank` is each passage's position in sorted id order), so cutting
 ties differently from the evaluation.
 
 Two implementations of the same loop, tested equal:
-- numba (extra `fast`): compiled once per machine and cached in the workspace (`<workspace>/numba/`),
-  so a second process loads it instead of compiling (numba's own cache would write next to the
-  installed package, often read-only);
+- numba (extra `fast`): compiled once per machine and cached in the user cache (`goldeval.jit`:
+  `~/.cache/goldeval/numba/`, whatever the workspace), so a second process, in any folder, loads it
+  instead of compiling (numba's own cache would write next to the installed package, often read-only);
 - numpy (core install): the same sums with `np.add.at` in term order, then a partition of the
   touched passages only.
 """
@@ -27,7 +27,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from itertools import chain
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -74,8 +73,7 @@ class Postings:
         return cls(data, doc.astype(np.int32), indptr.astype(np.int64), id_rank)
 
 
-def top_k(postings: Postings, queries: list[list[int]], k: int, workspace: Path | None
-          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+def top_k(postings: Postings, queries: list[list[int]], k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For each query (term ids), its k best passages: (passage index, score, how many) per query,
     best first. Uses numba when installed, else numpy; the results are the same."""
     lengths = np.fromiter(map(len, queries), dtype=np.int64, count=len(queries))
@@ -90,7 +88,7 @@ def top_k(postings: Postings, queries: list[list[int]], k: int, workspace: Path 
     counts = np.zeros(len(queries), dtype=np.int64)
     if k <= 0 or not len(queries):
         return docs, scores, counts
-    kernel = compiled(workspace)
+    kernel = compiled()
     if kernel is not None:
         kernel(postings.data, postings.indices, postings.indptr, postings.id_rank, token_ptr, token_ids, k, docs,
                scores, counts)  # fmt: skip
@@ -123,18 +121,19 @@ def _top_k_numpy(p: Postings, token_ptr: np.ndarray, token_ids: np.ndarray, k: i
         acc[touched] = 0.0
 
 
-# --- numba, compiled once and cached in the workspace (goldeval.jit) ------------------------------
+# --- numba, compiled once per machine and cached in the user cache (goldeval.jit) -------------------
 
 
 _KERNELS: dict[str, Any] = {}
-"""The kernel per workspace (None: numpy), as `goldeval.jit` compiled it; a test swaps one to force numpy."""
+"""The kernel per user-cache folder (None: numpy), as `goldeval.jit` compiled it; a test swaps one to
+force numpy."""
 
 
-def compiled(workspace: Path | None) -> Any:
-    """The numba kernel, its compiled code cached under `<workspace>/numba/`; None without numba."""
-    key = str(workspace or "")
+def compiled() -> Any:
+    """The numba kernel, its compiled code cached in the user cache's `numba/`; None without numba."""
+    key = str(jit.cache_folder())
     if key not in _KERNELS:  # a race only computes the same value twice: jit.compiled is locked
-        _KERNELS[key] = jit.compiled(_top_k_loop, workspace)
+        _KERNELS[key] = jit.compiled(_top_k_loop)
     return _KERNELS[key]
 
 

@@ -1,7 +1,9 @@
-"""goldeval's own workspace: a folder (`.goldeval/` by default) that holds every cache and index.
+"""goldeval's own workspace: a folder (`.goldeval/` by default) that holds a project's caches and indexes,
+and `user_folder`: a folder of the per-user cache (`goldeval.usercache`) for what is made once per machine.
 
-Nothing goldeval writes lives anywhere else, and every file in it is keyed so that two corpora or
-two models never overwrite each other. Writes are atomic (goldeval.store.atomic), so a
+The workspace holds what belongs to a project (embeddings of its passages, runs, statistics, history);
+models and their quantized copies, and numba's compiled kernels, are the user cache's. Every file is
+keyed so that two corpora or two models never overwrite each other. Writes are atomic (goldeval.store.atomic), so a
 crash or two concurrent runs leave either the old file or the new one, never half of one.
 
 Where it is: `--workspace DIR`, else `$GOLDEVAL_WORKSPACE`, else `./.goldeval` (`default_workspace`,
@@ -20,6 +22,7 @@ from pathlib import Path
 
 from goldeval.errors import WriteError
 from goldeval.store.atomic import clean_stale_temps, probe, write_error
+from goldeval.usercache import ENV_CACHE, user_cache
 
 DEFAULT_WORKSPACE = Path(".goldeval")
 ENV_WORKSPACE = "GOLDEVAL_WORKSPACE"
@@ -64,26 +67,32 @@ class Workspace:
 
     def folder(self, *parts: str) -> Path:
         """A sub-folder of the workspace, created on first use; temp files of dead writers are removed."""
-        path = self.root.joinpath(*parts)
-        try:
-            path.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise WriteError(f"cannot create a workspace folder ({exc.strerror or exc})", path=path,
-                             hint=f"pass --workspace DIR (or set {ENV_WORKSPACE}) to a folder you may write to") from None
-        clean_stale_temps(path)
-        return path
+        return _made(self.root.joinpath(*parts), "a workspace folder",
+                     f"pass --workspace DIR (or set {ENV_WORKSPACE}) to a folder you may write to")
 
     @property
     def embeddings(self) -> Path:
         return self.folder("embeddings")
 
     @property
-    def models(self) -> Path:
-        return self.folder("models")
-
-    @property
     def indexes(self) -> Path:
         return self.folder("indexes")
+
+
+def user_folder(*parts: str) -> Path:
+    """A folder of the user cache (`goldeval.usercache.user_cache`), created on first use; temp files of dead
+    writers are removed. Shared by every project on the machine: write into it atomically, under a lock."""
+    return _made(user_cache().joinpath(*parts), "a folder of goldeval's user cache",
+                 f"set {ENV_CACHE} to a folder you may write to")
+
+
+def _made(path: Path, what: str, hint: str) -> Path:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise WriteError(f"cannot create {what} ({exc.strerror or exc})", path=path, hint=hint) from None
+    clean_stale_temps(path)
+    return path
 
 
 @contextlib.contextmanager

@@ -16,7 +16,7 @@ import numpy as np
 from goldeval.errors import require
 from goldeval.retrievers.encoders.base import BatchedEncoder, Kind, threads
 from goldeval.retrievers.encoders.registry import ModelSpec, package_file
-from goldeval.store.workspace import Workspace
+from goldeval.store.workspace import user_folder
 
 
 class OnnxEncoder(BatchedEncoder):
@@ -26,9 +26,8 @@ class OnnxEncoder(BatchedEncoder):
     # activations stay in cache); bench/bench_embed.py.
     batch_size = 8
 
-    def __init__(self, spec: ModelSpec, key: str, *, workspace: Workspace | None = None) -> None:
+    def __init__(self, spec: ModelSpec, key: str) -> None:
         self.spec = spec
-        self.workspace = workspace
         self.name, self.dim, self.key = spec.name, spec.dim, key
         self.query_prefix, self.passage_prefix = spec.query_prefix, spec.passage_prefix
         self.max_tokens = spec.max_length or None
@@ -68,7 +67,7 @@ class OnnxEncoder(BatchedEncoder):
         if self.spec.quantize == "int8-dynamic":
             from goldeval.retrievers.encoders.quantize import dynamic_int8
 
-            model = dynamic_int8(model, (self.workspace or Workspace.at()).models, self.name)
+            model = dynamic_int8(model, user_folder("models"), self.name)  # once per machine, every project's
         self._session = ort.InferenceSession(str(model), sess_options=options, providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._session.get_inputs()}
         tokenizer = tokenizers.Tokenizer.from_file(str(package_file(self.spec.tokenizer)))

