@@ -38,7 +38,10 @@ class Executor(Protocol):
 
     def share(self, value: Any) -> Any: ...
 
-    def map(self, fn: Callable[..., T], calls: Sequence[tuple[Any, ...]]) -> list[T]: ...
+    def map(self, fn: Callable[..., T], calls: Sequence[tuple[Any, ...]], *,
+            done: Callable[[T], None] | None = None) -> list[T]:
+        """`fn(*call)` for each call, results in call order; `done(result)` as each finishes (progress)."""
+        ...
 
     def close(self) -> None: ...
 
@@ -53,8 +56,14 @@ class LocalExecutor:
     def share(self, value: Any) -> Any:
         return value
 
-    def map(self, fn: Callable[..., T], calls: Sequence[tuple[Any, ...]]) -> list[T]:
-        return [fn(*args) for args in calls]
+    def map(self, fn: Callable[..., T], calls: Sequence[tuple[Any, ...]], *,
+            done: Callable[[T], None] | None = None) -> list[T]:
+        results = []
+        for args in calls:
+            results.append(fn(*args))
+            if done is not None:
+                done(results[-1])
+        return results
 
     def close(self) -> None:
         return None
@@ -100,14 +109,19 @@ class RayExecutor:
     def share(self, value: Any) -> Any:
         return self._ray.put(value)
 
-    def map(self, fn: Callable[..., T], calls: Sequence[tuple[Any, ...]]) -> list[T]:
-        """Each call a task; a task whose worker died (killed by Ray's memory monitor on a loaded machine, or
+    def map(self, fn: Callable[..., T], calls: Sequence[tuple[Any, ...]], *,
+            done: Callable[[T], None] | None = None) -> list[T]:
+        """Each call a task, `done(result)` called here as each finishes; a task whose worker died (killed by Ray's memory monitor on a loaded machine, or
         by anyone) runs again, up to WORKER_RETRIES times: stage functions are pure and their caches are
         written atomically, so a rerun gives the same result. An error the function raised is not retried."""
         if fn not in self._remote:
             self._remote[fn] = self._ray.remote(num_cpus=1, max_retries=WORKER_RETRIES, retry_exceptions=False)(fn)
         refs = [self._remote[fn].remote(*args) for args in calls]
         try:
+            pending = list(refs)
+            while done is not None and pending:
+                ready, pending = self._ray.wait(pending, num_returns=1)
+                done(self._ray.get(ready[0]))
             return list(self._ray.get(refs))
         except self._ray.exceptions.RayTaskError as exc:
             raise exc.as_instanceof_cause() from None

@@ -7,6 +7,10 @@ what makes the vectors the same bytes whether one process or many workers comput
 embedded exactly once, in the same batch, whatever runs first (two chunkings share the texts of short
 documents, which would otherwise be embedded by whichever shard got there first).
 
+The stage reports how far it is (`goldeval.progress`: a bar on a terminal, a line every 15 s with an
+estimate in a log; `--quiet` turns it off) as shards finish, so shards are cut to at most about
+`SHARD_TEXTS` texts (issue 19: an 11-minute embedding stage used to print nothing).
+
 The time a model takes on each chunking's passages is recorded (`embedding-time/` in the sweep cache)
 as that configuration's embedding cost: each shard's time shared among its texts, summed over the
 chunking's texts, so it does not depend on the number of workers or on the other chunkings.
@@ -14,14 +18,20 @@ chunking's texts, so it does not depend on the number of workers or on the other
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Sequence
 
 from goldeval.corpus.model import Passage
+from goldeval.progress import progress_bar
 from goldeval.runstore import model_key
 from goldeval.sweep.cache import passages_texts
 from goldeval.sweep.plan import Plan
 from goldeval.sweep.stages import EmbedReport, EmbedTask, embed_shard, shard_texts
+
+SHARD_TEXTS = 1024
+"""About the most texts in one shard: progress moves as shards finish (about a minute of a small model's
+work on 2 cores), and a shard's cache entry stays small. The batches are the same whatever the count."""
 
 Job = tuple[str, list[str], str | None]
 """(model, texts, chunking): `chunking` is set when the time is that configuration's embedding cost."""
@@ -56,12 +66,17 @@ def embed_stage(plan: Plan, jobs: Sequence[Job]) -> None:
             pools.setdefault(prefix, (kind, []))[1].extend(texts)
         batch = int(getattr(encoder, "batch_size", 32) or 32)
         for prefix, (kind, texts) in pools.items():
-            for shard in shard_texts(texts, prefix=prefix, batch_size=batch, shards=max(1, plan.executor.workers * 2)):
+            shards = max(1, plan.executor.workers * 2, math.ceil(len(set(texts)) / SHARD_TEXTS))
+            for shard in shard_texts(texts, prefix=prefix, batch_size=batch, shards=shards):
                 tasks.append(EmbedTask(model, kind, shard, plan.workspace_path, plan.executor.threads, model))
+    models = ", ".join(dict.fromkeys(job[0] for job in jobs))
     if plan.progress:
         print(f"goldeval sweep: embedding {sum(len(t.texts) for t in tasks)} texts in {len(tasks)} shard(s) "
-              f"({', '.join(dict.fromkeys(job[0] for job in jobs))})", file=sys.stderr)
-    reports: list[EmbedReport] = plan.executor.map(embed_shard, [(t,) for t in tasks])
+              f"({models})", file=sys.stderr)
+    with progress_bar(f"sweep: embedding ({models})", total=sum(len(t.texts) for t in tasks), unit="texts",
+                      enabled=plan.progress) as advance:
+        reports: list[EmbedReport] = plan.executor.map(embed_shard, [(t,) for t in tasks],
+                                                       done=lambda report: advance(report.texts))
     plan.count("embeddings", "texts_embedded", sum(r.computed for r in reports))
     plan.count("embeddings", "shards", len(reports))
     for model, texts, chunking in jobs:
