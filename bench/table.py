@@ -69,6 +69,24 @@ def rows() -> list[tuple[str, str, str, str]]:
         out.append((f"embedding {m['texts']} passages, `dense:minilm` ({m['runs_as']})", f"{m['goldeval_per_s']:.1f} passages/s",
                     f"best other path for the same model: {m['best_peer']} {m['best_peer_per_s']:.1f} passages/s",
                     f"{m['goldeval_per_s'] / m['best_peer_per_s']:.2f}x"))
+    limit = _load("embed_limit")
+    if limit:
+        best = max(limit["rows"].items(), key=lambda kv: kv[1]["per_cpu_s"])
+        ours = next(v for k, v in limit["rows"].items() if k.startswith("goldeval"))
+        out.append((f"embedding the demo's windows ({limit['texts']} of {limit['windows']}, {limit['tokens']:,} tokens), "
+                    "`dense:minilm`", f"{ours['per_s']:.1f} passages/s, {ours['per_cpu_s']:.1f} per CPU s",
+                    f"this CPU's float32 sgemm limit for the model's products on the same tokens: "
+                    f"{limit['limit_per_cpu_s']:.1f} per CPU s ({limit['cores']} cores: {limit['limit_per_s']:.1f} "
+                    f"passages/s); fastest path measured: {best[0]} {best[1]['per_cpu_s']:.1f} per CPU s",
+                    f"{ours['of_limit_cpu']:.2f} of the limit per CPU s (load {limit['load']})"))
+    demo = _load("demo")
+    if demo:
+        for label, row in demo.items():
+            if isinstance(row, dict):
+                out.append((f"the first `make demo` from an empty workspace and user cache, {label}",
+                            f"first scorecard after {row['first_scorecard_s']} s wall, {row['cpu_s']} CPU s",
+                            f"{demo['cores']} cores, load {demo['load_before']} to {row['load_after']}",
+                            f"exit {row['exit']}"))
     rerun = _load("rerun")
     if rerun:
         out.append(("re-running an unchanged evaluation (`goldeval demo`: stdlib docs, bm25 + minilm + hybrid, "
