@@ -56,3 +56,12 @@ def test_a_worker_that_keeps_dying_is_one_clear_error(executor: RayExecutor) -> 
 def test_an_error_the_function_raises_is_itself_and_not_retried(executor: RayExecutor) -> None:
     with pytest.raises(ValueError, match="no square for 3"):
         executor.map(refuses, [(3,)])
+
+
+def test_done_hears_of_every_result_even_of_a_rerun_task(executor: RayExecutor, tmp_path: Path) -> None:
+    # the sweep's embedding stage reports its progress through `done` (issue 19)
+    heard: list[int] = []
+    assert executor.map(dies_once, [(str(tmp_path), v) for v in range(5)], done=heard.append) == [0, 1, 4, 9, 16]
+    assert sorted(heard) == [0, 1, 4, 9, 16]
+    with pytest.raises(ValueError, match="no square for 3"):  # an error still comes out as itself
+        executor.map(refuses, [(3,)], done=heard.append)

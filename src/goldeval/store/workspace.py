@@ -3,8 +3,9 @@ and `user_folder`: a folder of the per-user cache (`goldeval.usercache`) for wha
 
 The workspace holds what belongs to a project (embeddings of its passages, runs, statistics, history);
 models and their quantized copies, and numba's compiled kernels, are the user cache's. Every file is
-keyed so that two corpora or two models never overwrite each other. Writes are atomic (goldeval.store.atomic), so a
-crash or two concurrent runs leave either the old file or the new one, never half of one.
+keyed so that two corpora or two models never overwrite each other. Writes are atomic
+(goldeval.store.atomic), so a crash or two concurrent runs leave either the old file or the new one,
+never half of one.
 
 Where it is: `--workspace DIR`, else `$GOLDEVAL_WORKSPACE`, else `./.goldeval` (`default_workspace`,
 the one rule every command and `evaluate()` use). `Workspace.check` runs before an evaluation, so a

@@ -111,8 +111,8 @@ class RayExecutor:
 
     def map(self, fn: Callable[..., T], calls: Sequence[tuple[Any, ...]], *,
             done: Callable[[T], None] | None = None) -> list[T]:
-        """Each call a task, `done(result)` called here as each finishes; a task whose worker died (killed by Ray's memory monitor on a loaded machine, or
-        by anyone) runs again, up to WORKER_RETRIES times: stage functions are pure and their caches are
+        """Each call a task, `done(result)` called here as each finishes (in the order they finish); a task
+        whose worker died (killed by Ray's memory monitor on a loaded machine, or by anyone) runs again, up to WORKER_RETRIES times: stage functions are pure and their caches are
         written atomically, so a rerun gives the same result. An error the function raised is not retried."""
         if fn not in self._remote:
             self._remote[fn] = self._ray.remote(num_cpus=1, max_retries=WORKER_RETRIES, retry_exceptions=False)(fn)
