@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "machine, load the golden set shipped with goldeval (questions phrased as a learner asks them, "
         "hard cases, off-topic questions), and print the scorecard and the misses. BM25 always runs; "
         "with the `dense` extra installed, the fast static embedder wordllama and a hybrid run beside it, "
-        "so the first scorecard comes in seconds; the transformer minilm is one --retriever away "
+        "so the first scorecard takes about 20 CPU seconds; the transformer minilm is one --retriever away "
         "(minutes on 2 cores the first time, then cached).",
     )
     flags.add(parser, "retriever", more="repeat to compare; add the transformer with --retriever dense:minilm",
