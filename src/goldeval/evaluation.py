@@ -161,6 +161,7 @@ def evaluate(
     if store is not None and store.served:
         notes.append(store.note())
     created = datetime.now(UTC).isoformat(timespec="seconds")
+    golden_fingerprint = golden_set.fingerprint()
     return Scorecard(
         retrievers=results,
         metrics=metric_list,
@@ -169,7 +170,7 @@ def evaluate(
         headline=headline_metrics(metric_list, ks, chosen),
         level=level,
         identity=RunIdentity(
-            corpus_fingerprint=fingerprint, golden_fingerprint=golden_set.fingerprint(),
+            corpus_fingerprint=fingerprint, golden_fingerprint=golden_fingerprint,
             golden_version=golden_set.version, chunking=chunk_spec or (str(chunking) if chunking else None),
             goldeval_version=__version__, created=created, machine=machine(),
         ),
@@ -178,7 +179,7 @@ def evaluate(
             "n_questions": len(golden_set),
             "n_answerable": len(golden_set.answerable),
             "n_off_topic": len(golden_set.off_topic),
-            "fingerprint": golden_set.fingerprint(),
+            "fingerprint": golden_fingerprint,
             "version": golden_set.version,
             **golden_changes(golden_set.path, golden_set.version),  # "5 labels fixed since version 3"
         },

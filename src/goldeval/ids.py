@@ -58,13 +58,20 @@ class DocumentOf:
         known = self.doc_of.get(pid)
         if known is not None:
             return known
-        if pid in self.doc_ids:
+        if pid in self.doc_ids or CHUNK_SEP not in pid:  # rules 3 and 4 need a `#`: most ids have none
             return pid
         base = repeated_of(pid)
         if base is not None:
             return self(base)
         doc = doc_part(pid)
         return doc if doc in self.doc_ids else pid
+
+    def many(self, pids: list[str]) -> list[str]:
+        """`[self(p) for p in pids]`; without a corpus's passages and without a `#` in any id, every id is
+        its own document (rules 2 and 5), found in one C-level pass (issue 23: 1M calls cost a second)."""
+        if not self.doc_of and CHUNK_SEP not in "".join(pids):
+            return list(pids)
+        return [self(p) for p in pids]
 
     def is_passage(self, pid: str) -> bool:
         """Whether the corpus has this id as a passage or a document (rules 1 and 2)."""

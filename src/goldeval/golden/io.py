@@ -27,7 +27,7 @@ from goldeval.golden.validate import (
 )
 from goldeval.golden.versions import frozen_version
 from goldeval.store.atomic import write_atomic
-from goldeval.textsafe import lone_surrogate
+from goldeval.textsafe import lone_surrogate, may_hold_surrogate
 
 __all__ = ["edited_text", "load_golden", "question_record", "validate_golden", "write_golden_jsonl"]
 
@@ -51,7 +51,7 @@ def load_golden(path: str | Path, *, corpus: Corpus | Collection[str] | None = N
         return collection
     text = read_input_text(path, "golden set", empty_hint=f"add one JSON object per line, e.g. {EXAMPLE}")
     records = _parse_json_list(text, path) if text.lstrip().startswith("[") else _parse_jsonl(text, path)
-    notes, questions, judgments, checkable, problems = _read_records(records, path)
+    notes, questions, judgments, checkable, problems = _read_records(records, path, may_hold_surrogate(text))
     if not questions and not problems:
         raise InputError("the golden set has no questions", path=path,
                          hint=f"add one JSON object per line, e.g. {EXAMPLE}")
@@ -68,10 +68,11 @@ def load_golden(path: str | Path, *, corpus: Corpus | Collection[str] | None = N
     return golden
 
 
-def _read_records(records: list[Record], path: Path) -> tuple[
+def _read_records(records: list[Record], path: Path, surrogates: bool = True) -> tuple[
     str, list[Question], list[Judgment], list[tuple[Question, list[Judgment]]], list[InputError]
 ]:
-    """(header notes, valid questions, their judgments, every record's id and judgments, problems)."""
+    """(header notes, valid questions, their judgments, every record's id and judgments, problems).
+    Without `surrogates` (the file's text holds no surrogate escape) no value is walked for one."""
     problems: list[InputError] = []
     notes = ""
     questions: list[Question] = []
@@ -80,7 +81,7 @@ def _read_records(records: list[Record], path: Path) -> tuple[
     for index, (line, obj) in enumerate(records):
         if isinstance(obj, InputError):
             problems.append(obj)
-        elif (surrogate := lone_surrogate(obj)) is not None:
+        elif surrogates and (surrogate := lone_surrogate(obj)) is not None:
             problems.append(InputError(f"{surrogate}: a lone surrogate escape, which is not text", path=path,
                                        line=line, hint="write the character itself, or remove the escape"))
         elif is_header(obj):

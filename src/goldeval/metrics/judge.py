@@ -186,6 +186,48 @@ def judge_ranked(
     A repeated id counts at its first position only (`list.index`); later copies are non-relevant
     but still take up a rank, as in the list the user saw.
     """
+    return locate_ranked(qrels, rankings, qids, level=level, all_judged=all_judged).judged()
+
+
+@dataclass(frozen=True)
+class Located:
+    """`judge_ranked`'s arrays before `assemble`: every judgment (`values` of question `owner`) and the
+    located ones (question `t_q` at rank `t_rank` with `t_rel`); `floor` is the lowest judgment located."""
+
+    n: int
+    level: int
+    floor: float
+    num_ret: np.ndarray
+    owner: np.ndarray
+    values: np.ndarray
+    t_q: np.ndarray
+    t_rank: np.ndarray
+    t_rel: np.ndarray
+
+    def judged(self) -> Judged:
+        return assemble(self.n, self.level, self.num_ret, self.owner, self.values, self.t_q, self.t_rank, self.t_rel)
+
+    def adding(self, q: np.ndarray, rank: np.ndarray, grade: float) -> Judged:
+        """The Judged of the same rankings with one more judgment, `grade`, for each id at (question `q`,
+        1-based first `rank`) that had none: what `judge_ranked` gives on qrels completed so (the
+        best/worst-case ranges of `metrics.judged`), without searching the lists again."""
+        owner = np.concatenate((self.owner, q))
+        values = np.concatenate((self.values, np.full(len(q), float(grade))))
+        if grade < self.floor:  # not located, as judge_ranked locates none below its floor
+            return assemble(self.n, self.level, self.num_ret, owner, values, self.t_q, self.t_rank, self.t_rel)
+        return assemble(self.n, self.level, self.num_ret, owner, values, np.concatenate((self.t_q, q)),
+                        np.concatenate((self.t_rank, rank)), np.concatenate((self.t_rel, np.full(len(q), float(grade)))))
+
+
+def locate_ranked(
+    qrels: QrelsDict,
+    rankings: Mapping[str, Sequence[str]],
+    qids: Sequence[str] | None = None,
+    *,
+    level: int = RELEVANCE_LEVEL,
+    all_judged: bool = False,
+) -> Located:
+    """`judge_ranked`'s location step (see there), its arrays kept apart for `Located.adding`."""
     qids = list(qrels) if qids is None else list(qids)
     floor = -math.inf if all_judged else min(level, 1)
     t_q: list[int] = []
@@ -214,8 +256,8 @@ def judge_ranked(
                     t_rank.append(ids.index(d) + 1)
                     t_rel.append(r)
         _, values, owner = _flatten(judged)
-    return assemble(len(qids), level, np.asarray(num_ret, dtype=np.int64), owner, values,
-                    np.asarray(t_q, dtype=np.int64), np.asarray(t_rank, dtype=np.int64), np.asarray(t_rel))  # fmt: skip
+    return Located(len(qids), level, floor, np.asarray(num_ret, dtype=np.int64), owner, values,
+                   np.asarray(t_q, dtype=np.int64), np.asarray(t_rank, dtype=np.int64), np.asarray(t_rel, dtype=np.float64))
 
 
 def assemble(

@@ -15,7 +15,7 @@ e.g. Sakai, "Alternatives to bpref", SIGIR 2007; Buckley & Voorhees, SIGIR 2004)
   the judgments either way is another bpref, not a bound on this one (issue 18: a "range" of 0.796 to
   0.933 beside a bpref of 0.944).
 
-Both come from the one metric engine (`goldeval.metrics.compute.evaluate_ranked`) on the rankings the
+Both come from the one metric engine (`goldeval.metrics.compute`) on the rankings the
 evaluation scored: a range is the engine run on the same lists with completed judgments, never a
 second formula.
 """
@@ -26,8 +26,9 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from goldeval.metrics.compute import evaluate_ranked
+from goldeval.metrics.compute import compute
 from goldeval.metrics.definitions import Metric
+from goldeval.metrics.judge import locate_ranked
 
 Grades = Mapping[str, Mapping[str, int]]
 """Question id -> judged id -> grade (relevant and judged not relevant; absent means unjudged)."""
@@ -74,35 +75,46 @@ def metric_ranges(
 ) -> dict[Metric, tuple[float, float]]:
     """Metric -> (low, high): its mean over `qids` with every unjudged passage of the top k judged
     not relevant, and judged relevant (grade 1); low <= high whichever scenario gives which. Metrics
-    without a range (`has_range`) are left out."""
+    without a range (`has_range`) are left out.
+
+    The engine runs on the rankings with the judgments so completed: the lists are searched once
+    (`locate_ranked`) and each completion adds its judgments where the unjudged ids stand
+    (`Located.adding`), as judging the completed qrels from scratch would place them (issue 23: six
+    searches of every list cost more than the rest of the scoring)."""
     if not qids:
         return {}
     by_cut: dict[int, list[Metric]] = {}
     for m in (m for m in dict.fromkeys(metrics) if has_range(m)):
         by_cut.setdefault(m.k if m.k is not None else pool_depth, []).append(m)
+    if not by_cut:
+        return {}
+    located = locate_ranked({q: grades.get(q, {}) for q in qids}, rankings, qids)  # no bpref here: all_judged off
+    q, rank = _unjudged(grades, rankings, qids, max(by_cut), settled)
     out: dict[Metric, tuple[float, float]] = {}
     for cut, group in by_cut.items():
-        worst = _completed(grades, rankings, qids, cut, 0, settled)
-        best = _completed(grades, rankings, qids, cut, 1, settled)
-        low = evaluate_ranked(worst, rankings, group, qids=qids)
-        high = evaluate_ranked(best, rankings, group, qids=qids)
+        pick = rank <= cut
+        low = compute(located.adding(q[pick], rank[pick], 0), group)
+        high = compute(located.adding(q[pick], rank[pick], 1), group)
         for m in group:
             a, b = float(low[m].mean()), float(high[m].mean())
             out[m] = (round(min(a, b), 6), round(max(a, b), 6))
     return {m: out[m] for m in metrics if m in out}
 
 
-def _completed(grades: Grades, rankings: Mapping[str, Sequence[str]], qids: Sequence[str], cut: int, grade: int,
-               settled: Callable[[str], bool]) -> dict[str, dict[str, int]]:
-    """The judgments of `qids` with every unjudged id of each top `cut` given `grade`."""
-    out: dict[str, dict[str, int]] = {}
-    for qid in qids:
-        known = dict(grades.get(qid, {}))
-        for key in list(rankings.get(qid, ()))[:cut]:
-            if key not in known and not settled(key):
-                known[key] = grade
-        out[qid] = known
-    return out
+def _unjudged(grades: Grades, rankings: Mapping[str, Sequence[str]], qids: Sequence[str], cut: int,
+              settled: Callable[[str], bool]) -> tuple[np.ndarray, np.ndarray]:
+    """(question index, 1-based rank) of the first place of each unjudged, unsettled id in each top `cut`."""
+    t_q: list[int] = []
+    t_rank: list[int] = []
+    for i, qid in enumerate(qids):
+        known = grades.get(qid, {})
+        seen: set[str] = set()
+        for position, key in enumerate(list(rankings.get(qid, ()))[:cut], start=1):
+            if key not in known and key not in seen and not settled(key):
+                seen.add(key)
+                t_q.append(i)
+                t_rank.append(position)
+    return np.asarray(t_q, dtype=np.int64), np.asarray(t_rank, dtype=np.int64)
 
 
 def judged_coverage(

@@ -27,11 +27,13 @@ _FILLER = "\x00unjudged:"
 
 
 def rebuilt_ranking(q: QuestionResult, depth: int) -> list[str]:
-    """A ranking of `depth` positions with each expected id at its stored rank, fillers elsewhere."""
-    ranking = [f"{_FILLER}{i}" for i in range(depth)]
-    for doc, rank in q.ranks.items():
-        if rank is not None and 1 <= rank <= depth:
-            ranking[rank - 1] = doc
+    """A ranking with each expected id at its stored rank (within `depth`), one unjudged filler elsewhere,
+    as long as the deepest of them: the curve metrics (cut at k) read nothing past it (issue 23: `depth`
+    filler strings per question cost more than the engine)."""
+    placed = {rank: doc for doc, rank in q.ranks.items() if rank is not None and 1 <= rank <= depth}
+    ranking = [_FILLER] * max(placed, default=0)
+    for rank, doc in placed.items():
+        ranking[rank - 1] = doc
     return ranking
 
 

@@ -98,7 +98,10 @@ def _retriever_to_dict(r: RetrieverResult, level: str) -> dict[str, Any]:
 
 
 def _question_to_dict(q: QuestionResult, headline: bool, level: str) -> dict[str, Any]:
-    marks = [(h.counted, h.grade) if h.counted else mark for h, mark in zip(q.top, question_marks(q, level), strict=True)]
+    if all(h.counted for h in q.top):  # a new scorecard's hits say what they counted for: nothing to redo
+        marks = [(h.counted, h.grade) for h in q.top]
+    else:
+        marks = [(h.counted, h.grade) if h.counted else mark for h, mark in zip(q.top, question_marks(q, level), strict=True)]
     return {
         "id": q.id, "question": q.question, "expected": q.expected, "nonrelevant": q.nonrelevant,
         "off_topic": q.off_topic, "headline": headline, "rank": q.rank, "ranks": q.ranks,
@@ -121,7 +124,7 @@ def dumps_strict(data: Any, *, indent: int | None = 1) -> str:
 
 
 def save_scorecard(card: Scorecard, path: Path) -> None:
-    write_atomic(path, dumps_strict(scorecard_to_dict(card)))
+    write_atomic(path, dumps_strict(scorecard_to_dict(card), indent=None))  # the C encoder: 10x the indented one
 
 
 # --- reading -----------------------------------------------------------------------------------

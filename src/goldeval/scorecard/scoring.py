@@ -12,6 +12,7 @@ top-1 score is what separability reads) and no metrics. Each kept result says wh
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from operator import itemgetter
 
 from goldeval.golden.model import GoldenSet, Question, headline_split
 from goldeval.ids import DocumentOf
@@ -34,28 +35,33 @@ def score_run(
     The means and curves are left to `goldeval.scorecard.curves.summarise` (over the headline questions)."""
     rankings: dict[str, list[str]] = {}
     qrels: dict[str, dict[str, int]] = {}
-    per_q: list[tuple[Question, dict[str, int], dict[str, int | None]]] = []
+    per_q: list[tuple[Question, dict[str, int], dict[str, int | None], list[str], list[tuple[str, str]]]] = []
     for q in golden:
         judged = _judged_at_level(golden.grades(q.id), level, document_of)
         expected = {e: g for e, g in judged.items() if g > 0}
-        keys = _ranking_keys([(pid, document_of(pid)) for pid, _ in run.results.get(q.id, [])], expected, level)
+        # each id's document once, the keys once: the kept results' marks are the keys' first `keep`
+        pids = list(map(itemgetter(0), run.results.get(q.id, [])))
+        pairs = list(zip(pids, document_of.many(pids), strict=True))
+        keys = _ranking_keys(pairs, expected, level)
         rankings[q.id] = keys
         qrels[q.id] = judged
-        ranks: dict[str, int | None] = {e: None for e in expected}
-        for position, key in enumerate(keys, start=1):
-            if key in ranks and ranks[key] is None:
-                ranks[key] = position
-        per_q.append((q, judged, ranks))
+        ranks: dict[str, int | None] = dict.fromkeys(expected)
+        for e in expected:
+            if e in keys:  # a key is never repeated (a repeat becomes a placeholder): its one position
+                ranks[e] = keys.index(e) + 1
+        per_q.append((q, judged, ranks, keys, pairs))
     answerable = [q.id for q in golden if not q.off_topic]
     headline = [q.id for q in headline_split(golden)[0]]
     values = evaluate_ranked(qrels, rankings, metrics, qids=answerable) if answerable else {}
     scored = {qid: (qrels[qid], _as_written(rankings[qid], run.results.get(qid, []), qrels[qid])) for qid in answerable}
     row = {qid: i for i, qid in enumerate(answerable)}
+    columns = {m: values[m].tolist() for m in metrics} if answerable else {}
     questions = []
-    for q, judged, ranks in per_q:
+    for q, judged, ranks, keys, pairs in per_q:
         found = [r for r in ranks.values() if r is not None]
         hits = run.results.get(q.id, [])[:keep]
-        marks = hit_marks([(pid, document_of(pid)) for pid, _ in hits], judged, level)
+        marks = _marks(keys[:keep], judged)
+        at = row.get(q.id)
         questions.append(QuestionResult(
             id=q.id,
             question=q.question,
@@ -64,9 +70,9 @@ def score_run(
             off_topic=q.off_topic,
             rank=min(found) if found and not q.off_topic else None,
             ranks=ranks,
-            top=[Hit(pid, float(score), document_of(pid), counted, grade)
-                 for (pid, score), (counted, grade) in zip(hits, marks, strict=True)],
-            metrics={} if q.off_topic else {m: float(values[m][row[q.id]]) for m in metrics},
+            top=[Hit(pid, float(score), doc, counted, grade)
+                 for (pid, score), (_, doc), (counted, grade) in zip(hits, pairs, marks, strict=False)],
+            metrics={} if q.off_topic or at is None else {m: columns[m][at] for m in metrics},
             tags=list(q.tags),
             source=q.source,
             error=run.errors.get(q.id),
@@ -83,12 +89,17 @@ def hit_marks(hits: Sequence[tuple[str, str]], judged: Mapping[str, int], level:
     for an id counted already (a later chunk of a document at doc level), (`nonrelevant`, None) or
     (`unjudged`, None). `judged` holds this level's judged ids -> grade, as the metrics saw them."""
     expected = {e: g for e, g in judged.items() if g > 0}
+    return _marks(_ranking_keys(hits, expected, level), judged)
+
+
+def _marks(keys: Sequence[str], judged: Mapping[str, int]) -> list[tuple[str, int | None]]:
+    """What each ranking key counted for (`hit_marks`' rule, from keys already made)."""
     out: list[tuple[str, int | None]] = []
-    for key in _ranking_keys(hits, expected, level):
+    for key in keys:
         if key.startswith(REPEAT):
             out.append(("repeat", None))
-        elif key in expected:
-            out.append(("relevant", expected[key]))
+        elif judged.get(key, 0) > 0:
+            out.append(("relevant", judged[key]))
         else:
             out.append(("nonrelevant" if key in judged else "unjudged", None))
     return out
@@ -115,6 +126,10 @@ def _judged_at_level(grades: Mapping[str, int], level: str, document_of: Documen
 def _ranking_keys(hits: Sequence[tuple[str, str]], expected: Mapping[str, int], level: str) -> list[str]:
     """The key each retrieved (id, document) counts for; a key seen before becomes a never-relevant
     placeholder (`REPEAT`), so no document or chunk is counted twice."""
+    if level == "doc":
+        docs = [doc for _, doc in hits]
+        if len(set(docs)) == len(docs):  # no document twice (the common case): the keys are the documents
+            return docs
     keys: list[str] = []
     seen: set[str] = set()
     for position, (pid, doc) in enumerate(hits):
@@ -134,6 +149,8 @@ def _as_written(keys: list[str], hits: list[tuple[str, float]], judged: Mapping[
     (a later chunk of a document already seen) becomes the passage's own id, which the level's qrels do
     not judge, so it counts for nothing there as the placeholder does here (a judged or taken id gets
     `~N`: TREC ids are unique per topic)."""
+    if REPEAT[0] not in "".join(keys):  # no placeholder (ids never hold NUL in practice; one that does goes below)
+        return list(zip(keys, map(itemgetter(1), hits), strict=True))
     taken = set(keys) | set(judged)
     out = []
     for position, (key, (pid, score)) in enumerate(zip(keys, hits, strict=True)):
