@@ -7,6 +7,7 @@ off-topic ROC points and the flips between retrievers are computed here in Pytho
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -107,11 +108,12 @@ class RetrieverResult:
     ranges: dict[Metric, tuple[float, float]] = field(default_factory=dict)
     """Metric -> (low, high): its mean if every unjudged passage in the top k were not relevant, and
     if every one were relevant. A wide range: the conclusion depends on what nobody judged."""
-    scored: dict[str, tuple[dict[str, int], list[tuple[str, float]]]] = field(
+    scored: Mapping[str, tuple[dict[str, int], list[tuple[str, float]]]] = field(
         default_factory=dict, repr=False, compare=False)
     """In memory only, never in the results JSON: per answerable question, the judged ids at the
     evaluation's level and the whole ranking (to the retrieved depth) as the metric engine scored it,
-    with TREC-writable ids (`scorecard.export`: `goldeval eval --run/--qrels`)."""
+    with TREC-writable ids (`scorecard.export`: `goldeval eval --run/--qrels`); made when looked up
+    (`scorecard.scoring.Scored`), since only the TREC export reads it."""
     returned: Returned | None = None
     """How many results came back per question against the depth asked (`goldeval.scorecard.depth`)."""
     synthetic: Beside = field(default_factory=Beside)

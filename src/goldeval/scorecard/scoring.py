@@ -11,7 +11,7 @@ top-1 score is what separability reads) and no metrics. Each kept result says wh
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from operator import itemgetter
 
 from goldeval.golden.model import GoldenSet, Question, headline_split
@@ -53,7 +53,7 @@ def score_run(
     answerable = [q.id for q in golden if not q.off_topic]
     headline = [q.id for q in headline_split(golden)[0]]
     values = evaluate_ranked(qrels, rankings, metrics, qids=answerable) if answerable else {}
-    scored = {qid: (qrels[qid], _as_written(rankings[qid], run.results.get(qid, []), qrels[qid])) for qid in answerable}
+    scored = Scored(answerable, qrels, rankings, run.results)
     row = {qid: i for i, qid in enumerate(answerable)}
     columns = {m: values[m].tolist() for m in metrics} if answerable else {}
     questions = []
@@ -82,6 +82,27 @@ def score_run(
     judged_at, ranges = judged_coverage(qrels, rankings, headline, metrics, keep)
     return RetrieverResult(name=name, questions=questions, metrics={}, seconds=seconds, judged=judged_at,
                            ranges=ranges, scored=scored)
+
+
+class Scored(Mapping[str, tuple[dict[str, int], list[tuple[str, float]]]]):
+    """`RetrieverResult.scored`: answerable question -> (judged ids at the level, the ranking as the engine
+    scored it with TREC-writable ids, `_as_written`), each made when looked up (only the TREC export
+    reads them: a million tuples per 10k questions otherwise made for nothing, issue 23)."""
+
+    def __init__(self, qids: list[str], qrels: dict[str, dict[str, int]], rankings: dict[str, list[str]],
+                 results: Mapping[str, list[tuple[str, float]]]) -> None:  # fmt: skip
+        self.qids, self.qrels, self.rankings, self.results = dict.fromkeys(qids), qrels, rankings, results
+
+    def __getitem__(self, qid: str) -> tuple[dict[str, int], list[tuple[str, float]]]:
+        if qid not in self.qids:
+            raise KeyError(qid)
+        return self.qrels[qid], _as_written(self.rankings[qid], self.results.get(qid, []), self.qrels[qid])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.qids)
+
+    def __len__(self) -> int:
+        return len(self.qids)
 
 
 def hit_marks(hits: Sequence[tuple[str, str]], judged: Mapping[str, int], level: str) -> list[tuple[str, int | None]]:
