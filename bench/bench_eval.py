@@ -1,0 +1,133 @@
+"""`goldeval eval --retriever run:FILE --no-stats` beside `goldeval trec` on the same data (issue 23).
+
+    python -m bench eval                        # 10k and 100k questions (make bench)
+    EVAL_SIZES=10000,100000,1000000 python -m bench eval   # and 1M (minutes, a few GB of files)
+    python -m bench.bench_eval write 10000 DIR  # the files only: DIR/golden.jsonl, qrels.txt, run.trec
+
+Realistic inputs, as a user has them: a golden set in JSONL (1-5 graded expected documents per question,
+two judged-not-relevant ones), a TREC run of 100 results per question with scores written by Python in
+full precision (`f"{x}"`, 16 or 17 digits) and the same judgments as TREC qrels. `eval` reads the golden set
+and the run, scores every question (curves, judged@k, ranges, bpref, the per-question records) and writes
+the results JSON; `trec` reads qrels and run and prints the same measures per question (`-q`). Each
+command runs in a fresh process (`python -m goldeval ...`), so the times include imports and the peak
+memory (ru_maxrss of the child) is its own; medians of REPEATS, the two tools interleaved. History is off
+(GOLDEVAL_NO_HISTORY=1) as `trec` has none. Prints the ratio eval / trec and writes bench/results/eval.json.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench import write_results
+
+SIZES = tuple(int(n) for n in os.environ.get("EVAL_SIZES", "10000,100000").split(","))
+N_RESULTS = 100
+COLLECTION = 1_000_000
+REPEATS = int(os.environ.get("EVAL_REPEATS", "3"))
+TREC_MEASURES = ["-m", "success.1,5,10", "-m", "recall.1,5,10", "-m", "P.1,5,10", "-m", "recip_rank",
+                 "-m", "ndcg_cut.1,5,10", "-m", "map", "-m", "bpref"]
+
+
+def write_inputs(n: int, folder: Path, seed: int = 3) -> tuple[Path, Path, Path]:
+    """golden.jsonl, qrels.txt and run.trec for `n` questions in `folder`, written in blocks."""
+    rng = np.random.default_rng(seed)
+    golden, qrels, run = folder / "golden.jsonl", folder / "qrels.txt", folder / "run.trec"
+    with golden.open("w") as g, qrels.open("w") as q, run.open("w") as r:
+        for start in range(0, n, 10_000):
+            block = min(10_000, n - start)
+            ids = rng.integers(0, COLLECTION, size=(block, N_RESULTS))
+            scores = (-np.sort(-rng.gamma(4.0, 3.0, size=(block, N_RESULTS)), axis=1)).tolist()
+            n_rel = rng.integers(1, 6, size=block).tolist()
+            grades = rng.integers(1, 4, size=(block, 5)).tolist()
+            retrieved = (rng.random((block, 5)) < 0.7).tolist()
+            picks = rng.integers(0, N_RESULTS, size=(block, 7)).tolist()
+            names = [[f"msmarco_doc_{x % 60:02d}_{x * 7919 % 10**9:09d}" for x in row] for row in ids.tolist()]
+            for i in range(block):
+                qid, docs = f"q{start + i:07d}", names[i]
+                expected: dict[str, int] = {}
+                for j in range(n_rel[i]):
+                    expected[docs[picks[i][j]] if retrieved[i][j] else f"msmarco_doc_99_{start + i:07d}{j}"] = grades[i][j]
+                nonrel = {d: 0 for d in (docs[picks[i][5]], docs[picks[i][6]]) if d not in expected}
+                g.write(json.dumps({"id": qid, "question": f"question number {start + i} about {docs[0]}?",
+                                    "expected": expected, "judgments": [{"doc": d, "grade": 0} for d in nonrel]}) + "\n")
+                q.writelines(f"{qid} 0 {d} {grade}\n" for d, grade in {**expected, **nonrel}.items())
+                seen: set[str] = set()
+                r.writelines(f"{qid} Q0 {d} {rank} {s} bench\n" for rank, (d, s) in enumerate(zip(docs, scores[i], strict=True), 1)
+                             if not (d in seen or seen.add(d)))  # type: ignore[func-returns-value]
+    return golden, qrels, run
+
+
+def timed_child(args: list[str]) -> dict[str, float]:
+    """Wall seconds, CPU seconds and peak memory (MB) of `python -m goldeval ARGS` in a fresh process."""
+    env = {**os.environ, "GOLDEVAL_NO_HISTORY": "1"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "goldeval", *args], check=True, env=env, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)  # fmt: skip
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"wall_s": wall, "cpu_s": cpu, "peak_mb": after.ru_maxrss / 1024}
+
+
+def peak_of(args: list[str]) -> float:
+    """The child's own peak (ru_maxrss of RUSAGE_CHILDREN is the largest child so far: measure alone)."""
+    code = ("import resource, runpy, sys; sys.argv = ['goldeval', *sys.argv[1:]]\n"
+            "try:\n    runpy.run_module('goldeval', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024, file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code, *args], check=True, capture_output=True, text=True,
+                         env={**os.environ, "GOLDEVAL_NO_HISTORY": "1"})  # fmt: skip
+    return float(out.stderr.strip().splitlines()[-1])
+
+
+def measure(n: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        golden, qrels, run = write_inputs(n, folder)
+        workspace = folder / "ws"
+        eval_args = ["eval", "--golden", str(golden), "--retriever", f"run:{run}", "--no-stats", "--quiet",
+                     "--workspace", str(workspace), "--json", str(folder / "results.json")]
+        trec_args = ["trec", "-q", *TREC_MEASURES, str(qrels), str(run)]
+        times: dict[str, list[dict[str, float]]] = {"eval": [], "trec": []}
+        for _ in range(REPEATS):
+            times["eval"].append(timed_child(eval_args))
+            times["trec"].append(timed_child(trec_args))
+        row: dict[str, Any] = {"questions": n, "run_mb": round(run.stat().st_size / 1e6, 1)}
+        for tool, args in (("eval", eval_args), ("trec", trec_args)):
+            row[f"{tool}_s"] = statistics.median(t["wall_s"] for t in times[tool])
+            row[f"{tool}_cpu_s"] = statistics.median(t["cpu_s"] for t in times[tool])
+            row[f"{tool}_peak_mb"] = peak_of(args)
+    row["ratio"] = row["eval_s"] / row["trec_s"]
+    row["cpu_ratio"] = row["eval_cpu_s"] / row["trec_cpu_s"]
+    return row
+
+
+def main() -> None:
+    print(f"`goldeval eval --retriever run:FILE --no-stats --json OUT` beside `goldeval trec -q` on the same "
+          f"judgments and run ({N_RESULTS} results per question, 17-digit scores); fresh processes, medians of {REPEATS}.")
+    rows = {}
+    for n in SIZES:
+        row = rows[n] = measure(n)
+        print(f"{n:>9,} questions ({row['run_mb']} MB run)  eval {row['eval_s']:.2f} s (CPU {row['eval_cpu_s']:.2f} s, "
+              f"peak {row['eval_peak_mb']:,.0f} MB)   trec {row['trec_s']:.2f} s (CPU {row['trec_cpu_s']:.2f} s, peak "
+              f"{row['trec_peak_mb']:,.0f} MB)   eval / trec = {row['ratio']:.2f}x (CPU {row['cpu_ratio']:.2f}x)", flush=True)
+    print(f"wrote {write_results('eval', rows)}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "write":
+        Path(sys.argv[3]).mkdir(parents=True, exist_ok=True)
+        print(*write_inputs(int(sys.argv[2]), Path(sys.argv[3])))
+    else:
+        main()
