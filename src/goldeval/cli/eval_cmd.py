@@ -18,6 +18,7 @@ from goldeval.store.workspace import default_workspace
 from goldeval.textsafe import warn
 
 if TYPE_CHECKING:
+    from goldeval.evaluation import EvalSettings
     from goldeval.metrics.definitions import Metric
     from goldeval.scorecard.model import Scorecard
 
@@ -137,22 +138,7 @@ def run_eval(args: argparse.Namespace) -> Scorecard:
     for warning in golden.warnings:
         warn(f"{args.golden}: {warning}")
     chunking = parse_chunk_spec(args.chunk)
-    card = evaluate(
-        specs,
-        golden,
-        corpus=corpus,
-        k=parse_ks(args.k),
-        metrics=_metrics(args),
-        headline=_headline(args),
-        level=args.level,
-        depth=args.depth,
-        chunking=chunking,
-        workspace=args.workspace,
-        options=options,
-        progress=not args.quiet,  # a bar on a terminal, periodic lines in a log (goldeval.progress)
-        strict=args.strict,
-        cache=not getattr(args, "no_cache", False),
-    )
+    card = evaluate(specs, golden, corpus=corpus, settings=eval_settings(args, options, chunking))
     if getattr(args, "no_stats", False):
         return card
     from goldeval.stats.annotate import compare
@@ -160,6 +146,16 @@ def run_eval(args: argparse.Namespace) -> Scorecard:
     return compare(card, seed=getattr(args, "seed", 0), resamples=int(getattr(args, "resamples", 10_000)),
                    passages=corpus.passages(chunking) if corpus is not None else None, golden=golden,
                    workspace=None if getattr(args, "no_cache", False) else args.workspace)
+
+
+def eval_settings(args: argparse.Namespace, options: dict[str, object], chunking: object) -> EvalSettings:
+    """The evaluation's one settings object from the flags (`goldeval.evaluation.EvalSettings`)."""
+    from goldeval.evaluation import EvalSettings
+
+    return EvalSettings(k=parse_ks(args.k), metrics=_metrics(args), headline=_headline(args), level=args.level,
+                        depth=args.depth, chunking=chunking, workspace=args.workspace, options=options,
+                        progress=not args.quiet,  # a bar on a terminal, periodic lines in a log (goldeval.progress)
+                        strict=args.strict, cache=not getattr(args, "no_cache", False))
 
 
 def _headline(args: argparse.Namespace) -> Metric | None:

@@ -16,6 +16,7 @@ from typing import Any
 from goldeval.corpus.files import read_input_text
 from goldeval.corpus.model import Corpus
 from goldeval.errors import InputError, InputErrors
+from goldeval.golden.changelog import golden_changes
 from goldeval.golden.model import GoldenSet, Judgment, Qrels, Question, implied_intent
 from goldeval.golden.records import EXAMPLE, clip, is_header, parse_header, parse_record
 from goldeval.golden.validate import (
@@ -65,6 +66,7 @@ def load_golden(path: str | Path, *, corpus: Corpus | Collection[str] | None = N
     warnings = nothing_relevant_warning(questions, qrels, str(path))
     golden = GoldenSet(questions, qrels, path=str(path), notes=notes, warnings=warnings)
     golden.version = frozen_version(golden)  # the frozen version it equals (golden.versions.jsonl), or None
+    golden.changelog = golden_changes(golden.path, golden.version)  # loaded whole: versions and changes
     return golden
 
 

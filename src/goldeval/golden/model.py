@@ -219,6 +219,10 @@ class GoldenSet:
     """The frozen version number, when the set was frozen (`goldeval golden freeze`)."""
     warnings: list[str] = field(default_factory=list)
     """Things dropped or assumed while loading (for example unjudged TREC topics), for the CLI to show."""
+    changelog: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+    """The changelog's summary for the scorecard's `golden` block (`golden.changelog.golden_changes`: `{}`
+    without a changelog), read with the set by `load_golden`, so an evaluation does not read the set's
+    files again by path after scoring (issue 22); None for a set made in code."""
 
     @classmethod
     def load(cls, path: str | Path, *, corpus: Any = None) -> GoldenSet:

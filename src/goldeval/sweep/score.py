@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from goldeval.corpus.model import Corpus, Passage
-from goldeval.evaluation import evaluate
+from goldeval.evaluation import EvalSettings, evaluate
 from goldeval.retrievers.base import BuildContext, build_retriever
 from goldeval.runstore import model_key
 from goldeval.scorecard.model import Scorecard
@@ -84,10 +84,10 @@ def _score(plan: Plan, cell: Cell, ctx: BuildContext, corpus: _StoredPassages) -
     if cell.retriever == "hybrid":  # the fusion's own time (its parts are stored runs: lookups)
         fuse_ms = measure_latency(build_retriever(cell.base_spec, ctx), plan.questions, plan.latency_ids, plan.depth)
     settings = plan.settings
-    card = evaluate({cell.label: retriever}, plan.golden, corpus=corpus, k=settings.k, metrics=plan.metrics,
-                    headline=plan.headline, level=settings.level, depth=plan.depth,
-                    chunking=None if cell.chunking == "none" else cell.chunking, workspace=plan.workspace.root,
-                    options=dict(settings.options))
+    card = evaluate({cell.label: retriever}, plan.golden, corpus=corpus, settings=EvalSettings(
+        k=settings.k, metrics=plan.metrics, headline=plan.headline, level=settings.level, depth=plan.depth,
+        chunking=None if cell.chunking == "none" else cell.chunking, workspace=plan.workspace.root,
+        options=dict(settings.options)))
     result = card.retrievers[0]
     reads = [(cell.chunking, part) for part in cell.parts] + ([cell] if cell.rerank else [])
     return CellResult(cell=cell, metrics=dict(result.metrics), intervals={}, cost=_cost(plan, cell, fuse_ms),
