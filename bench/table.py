@@ -96,6 +96,17 @@ def rows() -> list[tuple[str, str, str, str]]:
                     f"{rerun['no_cache_cpu_s']:.2f} CPU s",
                     f"{rerun['no_cache_cpu_s'] / rerun['unchanged_cpu_s']:.1f}x less CPU; same scorecard: "
                     f"{'yes' if rerun['same_scorecard'] else 'NO'}"))
+    evaluation = _load("eval")
+    if evaluation:
+        sizes = sorted(evaluation, key=int)
+        out.append((
+            "`eval --retriever run:FILE --no-stats --json OUT`, " + " / ".join(f"{int(n) // 1000}k" for n in sizes)
+            + " questions x 100, 17-digit scores (issue 23)",
+            " / ".join(f"{evaluation[n]['eval_cpu_s']:.1f} CPU s, {evaluation[n]['eval_peak_mb']:,.0f} MB" for n in sizes),
+            "`goldeval trec -q` on the same judgments and run " + " / ".join(
+                f"{evaluation[n]['trec_cpu_s']:.1f} CPU s, {evaluation[n]['trec_peak_mb']:,.0f} MB" for n in sizes),
+            "eval / trec: " + " / ".join(f"{evaluation[n]['cpu_ratio']:.1f}x" for n in sizes) + " (CPU; target 1.5x)",
+        ))
     if metrics:
         peaks = [metrics.get("bench_process_peak_mb", 0)]
         peaks += [r.get(key, 0) for r in metrics["dicts"].values() for key in ("peak_mb", "fresh_peak_mb")]

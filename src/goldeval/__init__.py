@@ -44,6 +44,7 @@ _LAZY = {
     "LangChainRetriever": "goldeval.retrievers.adapters.langchain",
     "LlamaIndexRetriever": "goldeval.retrievers.adapters.llamaindex",
     "evaluate": "goldeval.evaluation",
+    "EvalSettings": "goldeval.evaluation",
     "Scorecard": "goldeval.scorecard.model",
     "RunIdentity": "goldeval.scorecard.model",
     "compare": "goldeval.stats.annotate",
