@@ -10,7 +10,7 @@ full precision (`f"{x}"`, 16 or 17 digits) and the same judgments as TREC qrels.
 and the run, scores every question (curves, judged@k, ranges, bpref, the per-question records) and writes
 the results JSON; `trec` reads qrels and run and prints the same measures per question (`-q`). Each
 command runs in a fresh process (`python -m goldeval ...`), so the times include imports and the peak
-memory (ru_maxrss of the child) is its own; medians of REPEATS, the two tools interleaved. History is off
+memory (the child's ru_maxrss, from `os.wait4`) is its own; medians of REPEATS, the two tools interleaved. History is off
 (GOLDEVAL_NO_HISTORY=1) as `trec` has none. Prints the ratio eval / trec and writes bench/results/eval.json.
 """
 
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -29,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from bench import write_results
+from bench import RESULTS_DIR, write_results
 
 SIZES = tuple(int(n) for n in os.environ.get("EVAL_SIZES", "10000,100000").split(","))
 N_RESULTS = 100
@@ -69,26 +68,17 @@ def write_inputs(n: int, folder: Path, seed: int = 3) -> tuple[Path, Path, Path]
 
 
 def timed_child(args: list[str]) -> dict[str, float]:
-    """Wall seconds, CPU seconds and peak memory (MB) of `python -m goldeval ARGS` in a fresh process."""
-    env = {**os.environ, "GOLDEVAL_NO_HISTORY": "1"}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    """Wall seconds, CPU seconds and peak memory (MB) of `python -m goldeval ARGS` in a fresh process: the
+    child's own rusage (`os.wait4`), so one command's peak is never another's."""
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "goldeval", *args], check=True, env=env, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)  # fmt: skip
+    child = subprocess.Popen([sys.executable, "-m", "goldeval", *args], env={**os.environ, "GOLDEVAL_NO_HISTORY": "1"},
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"wall_s": wall, "cpu_s": cpu, "peak_mb": after.ru_maxrss / 1024}
-
-
-def peak_of(args: list[str]) -> float:
-    """The child's own peak (ru_maxrss of RUSAGE_CHILDREN is the largest child so far: measure alone)."""
-    code = ("import resource, runpy, sys; sys.argv = ['goldeval', *sys.argv[1:]]\n"
-            "try:\n    runpy.run_module('goldeval', run_name='__main__')\nexcept SystemExit:\n    pass\n"
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024, file=sys.stderr)")
-    out = subprocess.run([sys.executable, "-c", code, *args], check=True, capture_output=True, text=True,
-                         env={**os.environ, "GOLDEVAL_NO_HISTORY": "1"})  # fmt: skip
-    return float(out.stderr.strip().splitlines()[-1])
+    if child.returncode != 0:
+        raise SystemExit(f"goldeval {' '.join(args)} exited {child.returncode}")
+    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / 1024}
 
 
 def measure(n: int) -> dict[str, Any]:
@@ -104,10 +94,10 @@ def measure(n: int) -> dict[str, Any]:
             times["eval"].append(timed_child(eval_args))
             times["trec"].append(timed_child(trec_args))
         row: dict[str, Any] = {"questions": n, "run_mb": round(run.stat().st_size / 1e6, 1)}
-        for tool, args in (("eval", eval_args), ("trec", trec_args)):
+        for tool in ("eval", "trec"):
             row[f"{tool}_s"] = statistics.median(t["wall_s"] for t in times[tool])
             row[f"{tool}_cpu_s"] = statistics.median(t["cpu_s"] for t in times[tool])
-            row[f"{tool}_peak_mb"] = peak_of(args)
+            row[f"{tool}_peak_mb"] = max(t["peak_mb"] for t in times[tool])
     row["ratio"] = row["eval_s"] / row["trec_s"]
     row["cpu_ratio"] = row["eval_cpu_s"] / row["trec_cpu_s"]
     return row
@@ -116,13 +106,14 @@ def measure(n: int) -> dict[str, Any]:
 def main() -> None:
     print(f"`goldeval eval --retriever run:FILE --no-stats --json OUT` beside `goldeval trec -q` on the same "
           f"judgments and run ({N_RESULTS} results per question, 17-digit scores); fresh processes, medians of {REPEATS}.")
-    rows = {}
+    kept = RESULTS_DIR / "eval.json"  # sizes measured before and not now stay (EVAL_SIZES=1000000 adds 1M)
+    rows: dict[str, Any] = json.loads(kept.read_text()) if kept.exists() else {}
     for n in SIZES:
-        row = rows[n] = measure(n)
+        row = rows[str(n)] = measure(n)
         print(f"{n:>9,} questions ({row['run_mb']} MB run)  eval {row['eval_s']:.2f} s (CPU {row['eval_cpu_s']:.2f} s, "
               f"peak {row['eval_peak_mb']:,.0f} MB)   trec {row['trec_s']:.2f} s (CPU {row['trec_cpu_s']:.2f} s, peak "
               f"{row['trec_peak_mb']:,.0f} MB)   eval / trec = {row['ratio']:.2f}x (CPU {row['cpu_ratio']:.2f}x)", flush=True)
-    print(f"wrote {write_results('eval', rows)}")
+    print(f"wrote {write_results('eval', dict(sorted(rows.items(), key=lambda item: int(item[0]))))}")
 
 
 if __name__ == "__main__":
