@@ -63,6 +63,9 @@ def test_every_k_from_1_to_the_depth_shows_pythons_numbers(page: Any, every_k_ur
         shown = shown_metrics(page)
         for i, r in enumerate(every_k_card["retrievers"]):
             n = r["n_answerable"]
+            if f"hit@{k}" in r["returned"]["unmeasurable"]:  # past what a cut-short retriever returned (issue 18)
+                assert all(shown[(i, key)] == ("", "n/a") for key in CURVES), (r["name"], k)
+                continue
             for key in CURVES:
                 value, text = shown[(i, key)]
                 assert float(value) == r["curves"][key][k - 1], (r["name"], key, k)  # the curve, looked up

@@ -15,7 +15,8 @@ from goldeval.textsafe import redact
 if TYPE_CHECKING:
     from goldeval.scorecard.model import Scorecard
 
-SCRIPTS = ("dom.js", "data.js", "questions.js", "panels.js", "lifecycle.js", "fixes.js", "judges.js", "app.js")
+SCRIPTS = ("dom.js", "data.js", "metrics.js", "plot.js", "questions.js", "panels.js", "side.js", "lifecycle.js",
+           "fixes.js", "judges.js", "export.js", "app.js")
 """The page's scripts, in the order index.html loads them (helpers, lookups, views, then the app)."""
 STATIC_FILES = ("index.html", "style.css", *SCRIPTS)
 
@@ -74,9 +75,11 @@ def page_dict(card: Scorecard) -> dict[str, Any]:
       and AUC, not every cut), recomputed by `goldeval.stats.offtopic` from the stored top-1 scores;
     - the `k` of each miss diagnosis (goldset 0.1 diagnosed at the largest computed k and did not say so);
     - `views`: what the page shows prepared in Python (`goldeval.report.lifecycle`): the leakage figures
-      with their labels and the synthetic-vs-hand metric gap, formatted.
+      with their labels and the synthetic-vs-hand metric gap, formatted; how many results came back and
+      what that leaves unmeasured, and the question's words in each snippet (`goldeval.report.page_views`).
     """
     from goldeval.report.lifecycle import leakage_view
+    from goldeval.report.page_views import highlights_view, returned_view
     from goldeval.stats.offtopic import separability
 
     data = card.to_dict()
@@ -94,6 +97,7 @@ def page_dict(card: Scorecard) -> dict[str, Any]:
                 q["diagnosis"]["k"] = largest
     leakage = leakage_view(data)
     data["views"] = {"leakage": leakage} if leakage else {}
+    data["views"].update(returned=returned_view(card), highlights=highlights_view(card))
     return data
 
 

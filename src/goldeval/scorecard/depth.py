@@ -44,6 +44,12 @@ class Returned:
     cut_short: bool
     """The retriever stopped short of `asked` by itself on every question (see the module docstring)."""
 
+    @property
+    def measurable_k(self) -> int | None:
+        """The deepest cut-off k that still measures something (`max` of a list cut short), None when every
+        k up to the depth does: the page reads it for its curves at every k."""
+        return self.max if self.cut_short else None
+
     def to_dict(self, metrics: Iterable[Metric]) -> dict[str, Any]:
         """The results file's `returned` object, with the metrics it leaves unmeasured."""
         return {"asked": self.asked, "min": self.min, "median": self.median, "max": self.max,
@@ -62,14 +68,25 @@ def returned_of(counts: Sequence[int], *, asked: int, kind: object, n_passages: 
 
 def unmeasurable(metrics: Iterable[Metric], returned: Returned | None) -> list[Metric]:
     """The metrics whose cut-off k is past what a cut-short retriever returned: hit@10 of a list of 4."""
-    if returned is None or not returned.cut_short:
+    deepest = returned.measurable_k if returned is not None else None
+    if deepest is None:
         return []
-    return [m for m in metrics if m.k is not None and m.k > returned.max]
+    return [m for m in metrics if m.k is not None and m.k > deepest]
+
+
+def _past_a_short_list(returned: int | None, cut_short: bool) -> bool:
+    return cut_short and returned is not None
+
+
+def miss_rank(returned: int | None, depth: int, cut_short: bool) -> str:
+    """A miss's rank as a table cell shows it: `not in the 4 returned` past a list cut short, else `>100`."""
+    return f"not in the {returned} returned" if _past_a_short_list(returned, cut_short) else f">{depth}"
 
 
 def miss_place(returned: int | None, depth: int, cut_short: bool) -> str:
     """Where a miss's answer is: `not in the 4 returned` past a list cut short, else `rank >100`."""
-    return f"not in the {returned} returned" if cut_short and returned is not None else f"rank >{depth}"
+    place = miss_rank(returned, depth, cut_short)
+    return place if _past_a_short_list(returned, cut_short) else f"rank {place}"
 
 
 def returned_from_dict(data: Any, where: str) -> Returned | None:

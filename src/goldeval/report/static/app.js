@@ -1,6 +1,7 @@
 /* goldeval scorecard page: state, the controls (retriever, k), the metric table, the address, the update
  * loop and live reload. Hand-written, no dependencies, no network beyond its own results.json.
- * The other scripts: dom.js (helpers), data.js (every lookup into the results), questions.js (the
+ * The other scripts: dom.js (helpers), data.js (every lookup into the results), metrics.js (the metric
+ * table and headline), plot.js (the metrics against k), questions.js (the
  * questions table and the details panel), panels.js (compare, off-topic, breakdown), lifecycle.js
  * (judged coverage, synthetic leakage, the trend) and fixes.js (label fixes from a miss).
  */
@@ -8,7 +9,7 @@
 (function (G) {
   const { $, el, clear, f3 } = G;
   const POLL_MS = 2000;
-  const TABS = ['questions', 'compare', 'offtopic', 'breakdown', 'synthetic', 'trend', 'judges'];
+  const TABS = ['questions', 'side', 'compare', 'offtopic', 'breakdown', 'synthetic', 'trend', 'judges'];
 
   const state = {
     files: [], runs: [], active: 0, k: 5, prevK: null, maxK: 10, tab: 'questions',
@@ -66,6 +67,7 @@
     }
     const input = $('k-input');
     input.max = String(state.maxK);
+    $('k-slider').max = String(state.maxK);
     $('k-of').textContent = `of 1–${state.maxK}`;
     syncControls();
   }
@@ -75,14 +77,17 @@
     for (const b of $('run-picker').children) b.setAttribute('aria-pressed', Number(b.dataset.run) === state.active ? 'true' : 'false');
     $('run-select').value = String(state.active);
     $('k-input').value = String(state.k);
+    $('k-slider').value = String(state.k);
     $('k-down').disabled = state.k <= 1;
     $('k-up').disabled = state.k >= state.maxK;
     $('hit-col-head').textContent = `hit@${state.k}`;
   }
 
+  /** Move k; an empty or invalid value (the field cleared, then Enter) keeps k as it is. */
   function setK(k) {
-    const next = Math.max(1, Math.min(state.maxK, Math.round(Number(k))));
-    if (!Number.isFinite(next) || next === state.k) { syncControls(); return; }
+    const asked = String(k).trim() === '' ? NaN : Math.round(Number(k));
+    const next = Math.max(1, Math.min(state.maxK, asked));
+    if (!Number.isFinite(asked) || next === state.k) { syncControls(); return; }
     state.prevK = state.k;
     state.k = next;
     update();
@@ -95,121 +100,6 @@
     state.shown = 300;
     G.refreshFilters();
     update();
-  }
-
-  // ---------- the metric table: retrievers x metrics, bars with interval whiskers, best marked ----------
-  function renderMetricTable() {
-    const table = clear($('metric-table'));
-    const head = el('div', { class: 'mt-row mt-headrow' }, el('div', { class: 'mt-head mt-name', text: 'retriever' }));
-    for (const m of G.METRICS) head.append(el('div', { class: `mt-head${m.fixed ? ' fixed' : ''}`, dataset: { head: m.key }, title: m.title }));
-    table.append(head);
-    for (const run of state.runs) {
-      const row = el('div', { class: 'mt-row', dataset: { run: run.index } },
-        el('button', { class: 'mt-run', type: 'button', dataset: { run: run.index }, onclick: () => setActive(run.index), title: `show ${run.label} below` },
-          G.dot(run.color), el('span', { class: 'mt-run-name', text: run.label }), el('span', { class: 'mt-run-sub', text: runSubtitle(run) })));
-      for (const m of G.METRICS) {
-        const cell = el('div', { class: 'mcell', dataset: { run: run.index, metric: m.key } },
-          el('div', { class: 'mc-label' }),
-          el('div', { class: 'mc-top' }, el('span', { class: 'val num' }), el('span', { class: 'best-mark', text: 'best', title: 'the best value of this metric at this k' }), el('span', { class: 'cnt num' })),
-          el('div', { class: 'bar' }, el('div', { class: 'fill' }), el('div', { class: 'whisker' })));
-        cell.querySelector('.fill').style.background = run.color;
-        row.append(cell);
-      }
-      table.append(row);
-    }
-    const depths = [...new Set(state.runs.map((r) => r.depth))].join(', ');
-    $('fixed-note').textContent = `MRR and MAP do not move with k: they score the whole ranking of the ${depths} results retrieved per question. ` +
-      'Every value is looked up in the results file, where goldeval computed it (trec_eval\'s definitions).';
-  }
-
-  function runSubtitle(run) {
-    const r = run.r;
-    const beside = G.syntheticOf(run);
-    const parts = beside ? [`${G.nHeadline(run)} headline`, `${beside.n} synthetic beside`, `${r.n_off_topic ?? 0} off-topic`]
-      : [`${G.nAnswerable(run)} answerable`, `${r.n_off_topic ?? 0} off-topic`];
-    if (r.n_errors) parts.push(G.plural(r.n_errors, 'error'));
-    return parts.join(' · ');
-  }
-
-  function updateMetricTable() {
-    const k = state.k;
-    for (const head of document.querySelectorAll('.mt-head[data-head]')) head.textContent = G.METRICS.find((m) => m.key === head.dataset.head).label(k);
-    for (const row of document.querySelectorAll('.mt-row[data-run]')) row.classList.toggle('active', Number(row.dataset.run) === state.active);
-    const best = {};
-    for (const m of G.METRICS) {
-      const values = state.runs.map((run) => G.valueAt(run, m.key, k)).filter((v) => v !== null);
-      const top = Math.max(...values);
-      best[m.key] = values.length > 1 && values.some((v) => v !== top) ? top : null;
-    }
-    for (const cell of document.querySelectorAll('.mcell')) {
-      const run = state.runs[Number(cell.dataset.run)];
-      const m = G.METRICS.find((x) => x.key === cell.dataset.metric);
-      const value = G.valueAt(run, m.key, k);
-      const n = G.nHeadline(run);
-      cell.dataset.value = value === null ? '' : String(value);
-      cell.classList.toggle('active', run.index === state.active);
-      cell.classList.toggle('best', value !== null && value === best[m.key]);
-      cell.querySelector('.mc-label').textContent = m.label(k);
-      cell.querySelector('.val').textContent = f3(value);
-      const hits = m.key === 'hit' ? G.headlineQuestions(run).filter((q) => G.hitAt(q, k)).length : null;
-      cell.querySelector('.cnt').textContent = hits === null ? '' : `${hits}/${n}`;
-      cell.querySelector('.fill').style.width = `${Math.max(0, Math.min(1, value || 0)) * 100}%`;
-      const name = G.jsonName(m, k);
-      const ci = G.intervalOf(run, name);
-      const whisker = cell.querySelector('.whisker');
-      whisker.hidden = !ci;
-      if (ci) {
-        whisker.style.left = `${ci[0] * 100}%`;
-        whisker.style.width = `${Math.max(0, ci[1] - ci[0]) * 100}%`;
-        cell.title = `${m.label(k)} = ${f3(value)}, interval ${f3(ci[0])} to ${f3(ci[1])} (${n} questions)`;
-      } else {
-        const computed = (run.file.data.k || []).join(', ');
-        const hasAny = Object.keys(run.r.intervals || {}).length > 0;
-        cell.title = `${m.label(k)} = ${f3(value)} over ${n} questions${hasAny && !m.fixed ? ` (intervals were computed at k = ${computed})` : ''}`;
-      }
-    }
-    renderHeadline();
-    G.renderJudged();
-  }
-
-  /** The headline metrics (chosen once, in Python) for the active retriever, and Python's verdicts on them. */
-  function renderHeadline() {
-    const run = state.runs[state.active];
-    const names = G.headlineOf(run.file);
-    const box = clear($('headline'));
-    box.append(el('span', { class: 'hl-label', text: 'Headline' }), ' ', G.dot(run.color), ' ', el('strong', { text: run.label }), ': ');
-    names.forEach((name, i) => {
-      const value = (run.r.metrics || {})[name];
-      box.append(i ? ' · ' : '', el('span', { class: 'hl-metric', dataset: { metric: name } }, `${name} `, el('strong', { class: 'num', text: f3(typeof value === 'number' ? value : null) })));
-    });
-    const beside = G.syntheticOf(run);
-    if (beside) {  // always beside the headline, never pooled into it (goldeval.golden.model.headline_split)
-      box.append(el('div', { class: 'hl-beside', id: 'headline-synthetic' }, el('span', { class: 'hl-label', text: `Synthetic, beside (${beside.n})` }), ' ',
-        names.map((name, i) => [i ? ' · ' : '', el('span', { class: 'hl-metric', dataset: { metric: name } }, `${name} `,
-          el('strong', { class: 'num', text: f3(typeof beside.metrics[name] === 'number' ? beside.metrics[name] : null) }))]),
-        el('span', { class: 'muted small', text: ' — synthetic questions flatter search: never pooled into the headline or a verdict' })));
-    }
-    const list = clear($('headline-verdicts'));
-    const st = G.statistics(run);
-    const rows = st && st.comparison ? (st.comparison.results || []).filter((r) => r.metric === names[0] && (r.a === run.r.name || r.b === run.r.name)) : [];
-    rows.sort((x, y) => Number(y.significant) - Number(x.significant));
-    for (const r of rows.slice(0, 3)) list.append(el('li', { class: r.significant ? 'sig' : '', text: r.verdict }));
-    if (rows.length > 3) list.append(el('li', { class: 'muted', text: `${rows.length - 3} more on ${names[0]} in the Compare tab` }));
-    const k = state.k;
-    const hits = G.headlineQuestions(run).filter((q) => G.hitAt(q, k)).length;
-    const n = G.nHeadline(run);
-    const withCI = state.runs.some((r) => Object.keys(r.r.intervals || {}).length);
-    const what = beside ? 'headline questions (hand-written, log and incident; the synthetic ones are beside)' : 'answerable questions';
-    $('scorecard-sub').textContent = `At k = ${k}, ${run.label} puts a correct answer in the top ${k} for ${hits} of ${n} ${what}. ` +
-      `Means over ${what}; off-topic questions are counted apart, never averaged in as zeros.` +
-      (withCI ? ` Whiskers: ${ciMethod(run)}.` : '');
-  }
-
-  function ciMethod(run) {
-    const st = G.statistics(run);
-    if (!st) return 'confidence intervals from the results file';
-    const conf = typeof st.confidence === 'number' ? `${Math.round(st.confidence * 100)}% ` : '';
-    return `${conf}intervals, ${st.method || 'bootstrap'}${st.resamples ? `, ${st.resamples} resamples` : ''}${st.seed !== undefined ? `, seed ${st.seed}` : ''}; at the computed k only`;
   }
 
   // ---------- the view in the address (#k=5&tab=compare&run=1&q=q07), so a link reopens it ----------
@@ -237,7 +127,10 @@
   // ---------- tabs, update loop ----------
   function showTab(tab) {
     state.tab = tab;
-    for (const b of document.querySelectorAll('#tabs [role=tab]')) b.setAttribute('aria-selected', b.dataset.tab === tab ? 'true' : 'false');
+    for (const b of document.querySelectorAll('#tabs [role=tab]')) {
+      b.setAttribute('aria-selected', b.dataset.tab === tab ? 'true' : 'false');
+      b.tabIndex = b.dataset.tab === tab ? 0 : -1;  // one tab stop; the arrow keys move between tabs
+    }
     for (const name of TABS) $(`tab-${name}`).hidden = name !== tab;
     renderTab();
   }
@@ -246,6 +139,7 @@
   function renderTab() {
     saveHash();
     if (state.tab === 'questions') { G.renderQuestions(); G.renderDetails(); } else if (state.tab === 'compare') G.renderCompare();
+    else if (state.tab === 'side') G.renderSide();
     else if (state.tab === 'offtopic') G.renderOffTopic();
     else if (state.tab === 'synthetic') G.renderSynthetic();
     else if (state.tab === 'trend') G.renderTrend();
@@ -255,7 +149,8 @@
 
   function update() {
     syncControls();
-    updateMetricTable();
+    G.updateMetricTable();
+    G.updatePlot();
     renderTab();
   }
   G.update = update;
@@ -269,6 +164,18 @@
     if (tag === 'INPUT' || tag === 'SELECT' || tag === 'TEXTAREA' || event.ctrlKey || event.metaKey || event.altKey) return;
     if (event.key === ']') setK(state.k + 1);
     else if (event.key === '[') setK(state.k - 1);
+  }
+
+  /** Left and right arrows (Home, End) move to the neighbouring visible tab, as the ARIA tabs pattern has it. */
+  function onTabKey(event) {
+    const tabs = [...document.querySelectorAll('#tabs [role=tab]')].filter((b) => !b.hidden);
+    const at = tabs.findIndex((b) => b.dataset.tab === state.tab);
+    const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: tabs.length - 1 }[event.key];
+    if (to === undefined || !tabs.length) return;
+    event.preventDefault();
+    const next = tabs[(to + tabs.length) % tabs.length];
+    showTab(next.dataset.tab);
+    next.focus();
   }
 
   function fail(message) {
@@ -290,13 +197,16 @@
     const input = $('k-input');
     input.addEventListener('change', () => setK(input.value));
     input.addEventListener('keydown', (e) => { if (e.key === 'Enter') setK(input.value); });
+    $('k-slider').addEventListener('input', (e) => setK(e.target.value));
     $('k-down').addEventListener('click', () => setK(state.k - 1));
     $('k-up').addEventListener('click', () => setK(state.k + 1));
     $('run-select').addEventListener('change', (e) => setActive(Number(e.target.value)));
     $('backdrop').addEventListener('click', () => G.select(null));
     G.bindQuestions();
     G.bindPanels();
+    G.bindExport();
     for (const b of document.querySelectorAll('#tabs [role=tab]')) b.addEventListener('click', () => showTab(b.dataset.tab));
+    $('tabs').addEventListener('keydown', onTabKey);
     document.addEventListener('keydown', onKey);
   }
 
@@ -322,7 +232,8 @@
     }
     renderContext();
     renderControls();
-    renderMetricTable();
+    G.renderMetricTable();
+    G.renderPlot();
     G.refreshFilters();
     G.fillCompare(first);
     G.syncOptionalTabs();

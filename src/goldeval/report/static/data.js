@@ -14,7 +14,11 @@
  *   `headline`, the retriever's `n_headline` and `synthetic` (goldeval.golden.model.headline_split);
  * - what each retrieved result counted for (relevant with a grade, a repeat, judged not relevant, unjudged):
  *   its `counted` and `grade` (goldeval.scorecard.scoring.hit_marks: no level rule here);
- * - the k the page opens at: `headline_k`; B − A on the Compare tab: the payload's `differences`.
+ * - the k the page opens at: `headline_k`; B − A on the Compare tab: the payload's `differences`;
+ * - how many results came back, the deepest k that measures something (past it: the terminal's word,
+ *   `n/a`) and each miss's rank as the terminal words it (`not in the 4 returned`): `views.returned`
+ *   (goldeval.scorecard.depth through goldeval.report.page_views);
+ * - the question's words in each snippet: `views.highlights` (goldeval.words.page_highlights).
  */
 'use strict';
 (function (G) {
@@ -32,7 +36,14 @@
     { key: 'mrr', label: () => 'MRR', title: '1 / rank of the first correct answer, within the retrieved depth' },
     { key: 'map', label: () => 'MAP', title: 'mean precision at the rank of each expected answer, within the retrieved depth' },
   ];
+  /** bpref: in the results only when the golden set holds judged-not-relevant passages. */
+  G.OPTIONAL = [
+    { key: 'bpref', label: () => 'bpref', title: 'how often judged-relevant answers rank above judged-not-relevant ones; unjudged passages skipped' },
+  ];
   G.METRICS = G.CURVES.map((m) => ({ ...m, fixed: false })).concat(G.FIXED.map((m) => ({ ...m, fixed: true })));
+  /** The metrics the page shows for these runs: every curve and MRR, MAP, and bpref where a run has it. */
+  G.metricsOf = (runs) => G.METRICS.concat(G.OPTIONAL.filter((m) => runs.some((run) => typeof (run.r.metrics || {})[m.key] === 'number'))
+    .map((m) => ({ ...m, fixed: true })));
 
   /** The payload: inlined in the static report, else fetched from the server. */
   G.loadPayload = async function loadPayload() {
@@ -175,6 +186,28 @@
     const curve = (d.curves || {})[key];
     if (Array.isArray(curve)) return k >= 1 && k <= curve.length ? curve[k - 1] : null;
     return typeof (d.metrics || {})[key] === 'number' ? d.metrics[key] : null;
+  };
+
+  /** `views.returned.retrievers[name]`: {measurable_k, line, miss_rank}; null in a payload without it. */
+  G.returnedOf = (run) => (((run.file.data.views || {}).returned || {}).retrievers || {})[run.r.name] || null;
+  /** The terminal's word for a metric past what the retriever returned. */
+  G.unmeasuredWord = (run) => ((run.file.data.views || {}).returned || {}).word || 'n/a';
+  /** Is this metric at k past what the retriever returned? Its deepest measurable k, looked up (Python's
+   * `Returned.measurable_k`); for a metric without a cut-off, the file's own `returned.unmeasurable`. */
+  G.unmeasurable = function unmeasurable(run, key, k) {
+    const curve = Array.isArray((run.r.curves || {})[key]);
+    if (!curve) return ((run.r.returned || {}).unmeasurable || []).includes(key);
+    const deepest = (G.returnedOf(run) || {}).measurable_k;
+    return typeof deepest === 'number' && k > deepest;
+  };
+  /** A metric's value as shown: three decimals, or the unmeasured word past what came back. */
+  G.shown = (run, key, k, value) => (G.unmeasurable(run, key, k) ? G.unmeasuredWord(run) : G.f3(value));
+  /** A miss's rank as the terminal words it (`>100`, `not in the 4 returned`, `error`), looked up. */
+  G.missRank = (run, q) => ((G.returnedOf(run) || {}).miss_rank || {})[q.id] || '—';
+  /** The spans of the question's words in one snippet part ('title' or 'text'): [[start, end], ...]. */
+  G.highlightsOf = (run, qid, sid, part) => {
+    const marks = (((run.file.data.views || {}).highlights || {})[qid] || {})[sid];
+    return marks && Array.isArray(marks[part]) ? marks[part] : [];
   };
 
   /** How many results per question the file keeps (`top`): the largest computed k. */

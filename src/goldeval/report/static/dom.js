@@ -40,6 +40,22 @@
     return node;
   };
 
+  /** Text with the given [start, end) spans (UTF-16 code units, from Python) wrapped in <mark>: text nodes
+   * only, so a hostile snippet stays text. Spans out of order or out of range are ignored. */
+  G.marked = function marked(text, spans) {
+    const value = String(text);
+    const out = [];
+    let at = 0;
+    for (const [start, end] of spans || []) {
+      if (!(Number.isInteger(start) && Number.isInteger(end)) || start < at || end <= start || end > value.length) continue;
+      if (start > at) out.push(value.slice(at, start));
+      out.push(G.el('mark', { class: 'qword', text: value.slice(start, end) }));
+      at = end;
+    }
+    if (at < value.length) out.push(value.slice(at));
+    return out;
+  };
+
   G.dot = function dot(color) {
     const span = G.el('span', { class: 'dot' });
     span.style.background = color;

@@ -62,7 +62,8 @@
     const k = state.k;
     for (const cell of document.querySelectorAll('.mcell')) {
       const run = state.runs[Number(cell.dataset.run)];
-      const range = rangeAt(run, G.METRICS.find((m) => m.key === cell.dataset.metric), k);
+      const m = G.metricsOf(state.runs).find((x) => x.key === cell.dataset.metric);
+      const range = m && !G.unmeasurable(run, m.key, k) ? rangeAt(run, m, k) : null;
       let band = cell.querySelector('.range-band');
       if (!band) { band = el('div', { class: 'range-band' }); cell.querySelector('.bar').prepend(band); }
       const open = range && range[1] > range[0];
@@ -93,7 +94,9 @@
   };
 
   function judgedTable(runs, k) {
-    const metrics = G.METRICS.filter((m) => runs.some((run) => rangeAt(run, m, k)));
+    // the same columns at every k (a metric with a range at any computed k), so the layout stays put
+    const computedKs = S().files[0].data.k || [];
+    const metrics = G.metricsOf(runs).filter((m) => runs.some((run) => computedKs.some((at) => rangeAt(run, m, at))));
     const heads = ['retriever', `judged@${k}`, ...metrics.map((m) => `${m.label(k)} range`)];
     const body = el('tbody');
     for (const run of runs) {
@@ -102,11 +105,11 @@
         el('td', { class: 'num', dataset: { judged: judged === null ? '' : String(judged) },
           text: judged === null ? '—' : f3(judged) }),
         metrics.map((m) => {
-          const range = rangeAt(run, m, k);
-          return el('td', { class: 'num', dataset: { metric: m.key }, text: range ? `${f3(range[0])} – ${f3(range[1])}` : '—' });
+          const range = G.unmeasurable(run, m.key, k) ? null : rangeAt(run, m, k);
+          return el('td', { class: 'num', dataset: { metric: m.key }, text: range ? `${f3(range[0])} – ${f3(range[1])}` : G.unmeasurable(run, m.key, k) ? G.unmeasuredWord(run) : '—' });
         })));
     }
-    const table = el('table', { class: 'cmp-table judged-table' },
+    const table = el('table', { class: 'cmp-table judged-table', dataset: { columns: metrics.length } },
       el('thead', {}, el('tr', {}, heads.map((h, i) => el('th', { class: i ? 'num' : null, text: h })))), body);
     const computed = (S().files[0].data.k || []).join(', ');
     const kept = Math.max(...runs.map((run) => run.r.judged.length));

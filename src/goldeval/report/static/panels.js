@@ -82,7 +82,7 @@
       list.append(el('li', { tabindex: 0, class: fresh(qa) ? 'new' : null, dataset: { qid: qa.id }, onclick: () => openQuestion(winner === 'A' ? b : a, qa.id) },
         el('div', { class: 'fl-q' }, el('span', { class: 'mono muted', text: qa.id }), ' ', qa.question,
           fresh(qa) ? el('span', { class: 'new-badge', text: `new since k = ${prev}` }) : null),
-        el('div', { class: 'fl-ranks num' }, `rank in A: ${qa.rank ?? `>${a.depth}`} · rank in B: ${qb.rank ?? `>${b.depth}`}`)));
+        el('div', { class: 'fl-ranks num' }, `rank in A: ${qa.rank ?? G.missRank(a, qa)} · rank in B: ${qb.rank ?? G.missRank(b, qb)}`)));
     }
     if (!shown.length) list.append(el('li', { class: 'muted', text: state.cmpNew && prev !== null ? `none new since k = ${prev}` : 'none' }));
     return el('div', { class: 'flip-col' }, el('h4', { text: `${title}: ${questions.length}` }),
@@ -103,11 +103,12 @@
 
   /** Means of A and B and B − A, each looked up: B − A is Python's (the payload's `differences`). */
   function compareMetrics(a, b, k) {
-    const rows = G.METRICS.map((m) => {
+    const rows = G.metricsOf([a, b]).map((m) => {
       const va = G.valueAt(a, m.key, k); const vb = G.valueAt(b, m.key, k);
-      const d = G.differenceAt(S().payload, a, b, m.key, k);
-      return el('tr', { dataset: { metric: m.key } }, el('th', { text: m.label(k) }), el('td', { class: 'num', text: f3(va) }), el('td', { class: 'num', text: f3(vb) }),
-        el('td', { class: `num diff ${d > 0 ? 'up' : d < 0 ? 'down' : ''}`, text: d === null ? '—' : `${d > 0 ? '+' : d < 0 ? '−' : '±'}${f3(Math.abs(d))}` }));
+      const gone = G.unmeasurable(a, m.key, k) || G.unmeasurable(b, m.key, k);
+      const d = gone ? null : G.differenceAt(S().payload, a, b, m.key, k);
+      return el('tr', { dataset: { metric: m.key } }, el('th', { text: m.label(k) }), el('td', { class: 'num', text: G.shown(a, m.key, k, va) }), el('td', { class: 'num', text: G.shown(b, m.key, k, vb) }),
+        el('td', { class: `num diff ${d > 0 ? 'up' : d < 0 ? 'down' : ''}`, text: gone ? G.unmeasuredWord(a) : d === null ? '—' : `${d > 0 ? '+' : d < 0 ? '−' : '±'}${f3(Math.abs(d))}` }));
     });
     const note = a.file !== b.file ? ' (each over the questions of its own file)' : '';
     return el('div', { class: 'kv-wrap' }, el('table', { class: 'cmp-table' },
@@ -253,12 +254,12 @@
     } else if (k !== state.k) {
       body.append(el('p', { class: 'note', text: `The breakdown was computed at k = ${computed.join(', ')}; shown at k = ${k}, the headline k.` }));
     }
-    body.append(groupTable('source', groups(run, (q) => [q.source || 'hand']), bd && bd.by_source, k));
+    body.append(groupTable(run, 'source', groups(run, (q) => [q.source || 'hand']), bd && bd.by_source, k));
     for (const w of (st && st.breakdown && st.breakdown.warnings) || []) {
       if (!w || (w.retriever && w.retriever !== run.r.name)) continue;
       body.append(el('p', { class: 'box warn', text: String(w.text || '') }));
     }
-    body.append(groupTable('tag', groups(run, (q) => ((q.tags || []).length ? q.tags : ['(untagged)'])), bd && bd.by_tag, k));
+    body.append(groupTable(run, 'tag', groups(run, (q) => ((q.tags || []).length ? q.tags : ['(untagged)'])), bd && bd.by_tag, k));
     G.append(body, [missCauses(run), aboutRun(run)]);
   };
 
@@ -268,7 +269,7 @@
     return [...map.entries()].sort((x, y) => y[1].length - x[1].length || String(x[0]).localeCompare(String(y[0])));
   }
 
-  function groupTable(what, rows, stats, k) {
+  function groupTable(run, what, rows, stats, k) {
     const k0 = S().k;
     const names = [`hit@${k}`, `recall@${k}`, `ndcg@${k}`, 'mrr', 'map'];
     const table = el('table', { class: 'cmp-table bd-table' }, el('thead', {}, el('tr', {},
@@ -280,7 +281,8 @@
       const cell = (n) => {
         const v = group && group.metrics ? group.metrics[n] : null;
         const ci = group && group.intervals ? group.intervals[n] : null;
-        return el('td', { class: 'num', title: Array.isArray(ci) ? `interval ${f3(ci[0])} to ${f3(ci[1])}` : null, text: f3(typeof v === 'number' ? v : null) });
+        const { key, k: at } = G.parseMetric(n);
+        return el('td', { class: 'num', title: Array.isArray(ci) ? `interval ${f3(ci[0])} to ${f3(ci[1])}` : null, text: G.shown(run, key, at, typeof v === 'number' ? v : null) });
       };
       body.append(el('tr', {}, el('th', { text: name }), el('td', { class: 'num', text: String(qs.length) }),
         el('td', { class: 'num', text: `${qs.filter((q) => G.hitAt(q, k0)).length} of ${qs.length}` }), stats ? names.map(cell) : null));

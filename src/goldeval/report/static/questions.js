@@ -57,16 +57,18 @@
 
   function sortValue(q, key, k) {
     switch (key) {
-      case 'hit': return q.off_topic ? -1 : Number(G.hitAt(q, k));
+      case 'hit': return q.off_topic ? null : Number(G.hitAt(q, k));
       case 'id': return String(q.id);
       case 'question': return q.question || '';
       case 'expected': return Object.keys(q.expected || {}).join(' ');
       case 'first': return (q.top || [])[0] ? (q.top[0].doc || q.top[0].id) : '';
-      case 'rank': return q.off_topic ? Infinity : (q.rank ?? 1e9);
+      case 'rank': return q.off_topic ? null : (q.rank ?? Infinity);  // off-topic: last either way
       default: return q._order;
     }
   }
 
+  /** The rows the filters let through, in the order on screen (the CSV export writes the same). */
+  G.visibleQuestions = visibleQuestions;
   function visibleQuestions(run) {
     const state = S();
     const { mode, tag, source, text } = state.filter;
@@ -86,7 +88,8 @@
     const { key, dir } = state.sort;
     rows.sort((a, b) => {
       const va = sortValue(a, key, k); const vb = sortValue(b, key, k);
-      const c = typeof va === 'string' ? collator.compare(va, vb) : va - vb;
+      if (va === null || vb === null) return (va === null) - (vb === null) || a._order - b._order;
+      const c = typeof va === 'string' ? collator.compare(va, vb) : va === vb ? 0 : va < vb ? -1 : 1;
       return c * dir || a._order - b._order;
     });
     return rows;
@@ -177,7 +180,7 @@
         el('span', { class: 'score num', text: G.fscore(first.score) })))
       : el('td', { class: 'c-first muted', text: q.error ? 'error' : 'nothing retrieved' });
     let rankText = '—';
-    if (!q.off_topic) rankText = q.rank === null || q.rank === undefined ? `>${run.depth}` : String(q.rank);
+    if (!q.off_topic) rankText = q.rank === null || q.rank === undefined ? G.missRank(run, q) : String(q.rank);
     const expected = Object.keys(q.expected || {});
     const tr = el('tr', { tabindex: 0, dataset: { qid: q.id }, class: q.id === S().selected ? 'selected' : null },
       el('td', { class: 'c-hit' }, el('span', { class: 'pill off', text: 'off-topic' }), el('span', { class: 'flip', 'aria-hidden': 'true' })),
@@ -221,6 +224,7 @@
       q.source && q.source !== 'hand' ? el('span', { class: 'tag src', text: q.source }) : null,
       el('span', { class: 'd-k', text: `k = ${k}` }),
       el('button', { class: 'close', type: 'button', 'aria-label': 'close details', text: '×', onclick: () => G.select(null) })));
+    box.append(el('p', { class: 'd-run small' }, G.dot(run.color), ' ', el('strong', { text: run.label }), el('span', { class: 'muted', text: ' · what this retriever ranked' })));
     box.append(el('h3', { class: 'd-question', text: q.question }));
     box.append(el('p', { class: `d-status${q.off_topic ? '' : G.hitAt(q, k) ? ' hit' : ' miss'}`, text: statusLine(q, run, k) }));
     const flip = flipOf(q);
@@ -228,7 +232,7 @@
     if (q.error) box.append(el('div', { class: 'box error' }, el('strong', { text: 'The retriever failed on this question: ' }), q.error));
     const diag = diagnosisPart(q, run, k);
     if (diag) box.append(diag);
-    if (!q.off_topic) box.append(scoresLine(q, k), expectedList(q, run, k));
+    if (!q.off_topic) box.append(scoresLine(q, run, k), expectedList(q, run, k));
     box.append(topList(q, run, k));
     G.append(box, G.fixesPart(q, run, k));
   };
@@ -237,7 +241,7 @@
     if (q.off_topic) {
       return `Off-topic: the corpus does not cover this question, so it is not averaged into the metrics. Top-1 score ${G.fscore(q.top1_score)}.`;
     }
-    if (q.rank === null || q.rank === undefined) return `Miss at k = ${k}: no expected answer in the top ${run.depth} retrieved.`;
+    if (q.rank === null || q.rank === undefined) return `Miss at k = ${k}: no expected answer retrieved (${G.missRank(run, q)}).`;
     if (q.rank <= k) return `Hit at k = ${k}: the first correct answer is at rank ${q.rank}.`;
     return `Miss at k = ${k}: the first correct answer is at rank ${q.rank}, a hit from k = ${q.rank} on.`;
   }
@@ -260,11 +264,12 @@
   }
 
   /** This question's own values, where the file computed them (the computed k only). */
-  function scoresLine(q, k) {
+  function scoresLine(q, run, k) {
     const m = q.metrics || {};
-    const names = ['hit', 'recall', 'precision', 'ndcg'].map((key) => `${key}@${k}`).concat(['mrr', 'map']).filter((n) => typeof m[n] === 'number');
+    const names = ['hit', 'recall', 'precision', 'ndcg'].map((key) => `${key}@${k}`).concat(['mrr', 'map', 'bpref']).filter((n) => typeof m[n] === 'number');
     const computed = names.some((n) => n.includes('@'));
-    const text = names.length ? names.map((n) => `${n} ${G.f3(m[n])}`).join(' · ') : '';
+    const shown = (n) => { const { key, k: at } = G.parseMetric(n); return G.shown(run, key, at, m[n]); };
+    const text = names.length ? names.map((n) => `${n} ${shown(n)}`).join(' · ') : '';
     const note = computed ? '' : ` (per-question values at k = ${(S().runs[S().active].file.data.k || []).join(', ')} only)`;
     return el('p', { class: 'd-scores small num', text: `${text}${note}` });
   }
@@ -275,10 +280,10 @@
       const r = (q.ranks || {})[id];
       const snip = run.snippets[id];
       list.append(el('li', {},
-        el('span', { class: `rank-badge${r ? (r <= k ? ' ok' : ' late') : ' none'}`, text: r ? `#${r}` : `>${run.depth}` }),
+        el('span', { class: `rank-badge${r ? (r <= k ? ' ok' : ' late') : ' none'}`, text: r ? `#${r}` : G.missRank(run, q) }),
         el('span', { class: 'mono', text: id }),
         grade > 1 ? el('span', { class: 'muted small', text: ` grade ${grade}` }) : null,
-        snip && snip.title ? el('div', { class: 'muted small clamp1', text: snip.title }) : null));
+        snip && snip.title ? el('div', { class: 'muted small clamp1' }, G.marked(snip.title, G.highlightsOf(run, q.id, id, 'title'))) : null));
     }
     return el('div', { class: 'd-section' }, el('h4', { text: 'Where each expected answer landed' }), list);
   }
@@ -293,7 +298,9 @@
     const list = el('ol', { class: 'top-list' });
     shown.forEach((hit, i) => {
       if (i === k) list.append(el('li', { class: 'cutoff', text: `cut-off k = ${k}` }));
-      const snip = run.snippets[hit.id] || run.snippets[hit.doc] || {};
+      const sid = run.snippets[hit.id] ? hit.id : hit.doc;
+      const snip = run.snippets[sid] || {};
+      const marks = (part) => G.marked(snip[part], G.highlightsOf(run, q.id, sid, part));
       // what the result counted for, as Python's metrics counted it (hit.counted): looked up, no level rule here
       const counted = G.counted(hit);
       const ok = counted === 'relevant';
@@ -305,8 +312,8 @@
           counted === 'repeat' ? el('span', { class: 'repeat-badge', text: 'repeat', title: 'its document (or chunk) was counted already higher up: not counted again, so not relevant here' }) : null,
           counted === 'unjudged' && !q.off_topic ? el('span', { class: 'unjudged-badge', text: 'unjudged', title: 'nobody has judged this passage for this question: counted as not relevant' }) : null,
           el('span', { class: 'score num', text: G.fscore(hit.score) })),
-        snip.title ? el('div', { class: 'hr-title', text: snip.title }) : null,
-        snip.text ? el('div', { class: 'hr-text', text: snip.text }) : null));
+        snip.title ? el('div', { class: 'hr-title' }, marks('title')) : null,
+        snip.text ? el('div', { class: 'hr-text' }, marks('text')) : null));
     });
     section.append(list);
     if (top.length < k) {
