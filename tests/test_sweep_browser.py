@@ -82,3 +82,39 @@ def test_pareto_plot_marks_the_front_of_each_cost(result_and_page: tuple[SweepRe
         assert sorted(front.nth(i).get_attribute("data-label") for i in range(front.count())) == sorted(result.pareto[axis])
         assert view.locator("#front li").count() == len(result.pareto[axis])
     assert not view.page_errors and not view.console_errors
+
+
+def test_the_table_sorts_by_any_column(result_and_page: tuple[SweepResult, Path], page: Any) -> None:  # noqa: F811
+    result, path = result_and_page
+    view = open_view(page, path)
+    labels = lambda: view.locator("#cells tbody tr").evaluate_all("rs => rs.map(r => r.dataset.label)")  # noqa: E731
+    head = view.locator("#cells thead th", has_text=str(result.primary)).first
+    head.click()  # ascending on the primary metric: the worst first
+    by_value = sorted(result.cells, key=lambda c: (c.metrics[result.primary], result.cells.index(c)))
+    assert labels() == [c.label for c in by_value]
+    assert head.get_attribute("aria-sort") == "ascending"
+    head.click()
+    assert [view.locator("#cells tbody tr").nth(0).get_attribute("data-label")] == [result.best]
+    view.locator("#cells thead th", has_text="p50 ms").click()
+    p50 = [c.cost.value("latency_p50_ms") for c in result.cells]
+    shown = [p50[[c.label for c in result.cells].index(label)] for label in labels()]
+    assert shown == sorted(shown)
+    view.locator("#cells thead th").first.click()  # "#": best first again
+    assert labels() == [c.label for c in result.cells]
+    assert not view.page_errors and not view.console_errors
+
+
+def test_390_px_the_metric_is_on_screen(result_and_page: tuple[SweepResult, Path], browser: Any) -> None:  # noqa: F811
+    from browser_fixtures import new_page
+
+    _, path = result_and_page
+    context, pg = new_page(browser, viewport={"width": 390, "height": 844})
+    try:
+        view = open_view(pg, path)
+        box = view.locator("#cells tbody tr").first.locator(".value .v").bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390
+        assert view.evaluate("document.documentElement.scrollWidth") <= 390  # the table scrolls, not the page
+        screenshot(view, "sweep-390.png")
+        assert not view.page_errors and not view.console_errors
+    finally:
+        context.close()

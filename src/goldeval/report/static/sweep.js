@@ -102,29 +102,80 @@
       var row = h("tr", "row-" + standing(c).cls);
       row.title = c.label;
       row.dataset.label = c.label;
-      row.appendChild(h("td", "num", i + 1));
+      row.appendChild(sortBy(h("td", "num", i + 1), i));
       dials.forEach(function (d) { row.appendChild(h("td", "dial", dialText(c.dials[d]))); });
       var main = h("td", "num value");
+      sortBy(main, c.metrics[primary]);
       main.appendChild(h("span", "v", fmt(c.metrics[primary])));
       var ci = c.intervals[primary];
       if (ci) main.appendChild(h("span", "ci", fmt(ci[0]) + "–" + fmt(ci[1])));
       row.appendChild(main);
-      others.forEach(function (m) { row.appendChild(h("td", "num", fmt(c.metrics[m]))); });
-      var st = standing(c), vs = h("td", "vs");
+      others.forEach(function (m) { row.appendChild(sortBy(h("td", "num", fmt(c.metrics[m])), c.metrics[m])); });
+      var st = standing(c), vs = sortBy(h("td", "vs"), c.vs_best ? c.vs_best.diff : 0);
       vs.appendChild(h("span", "tag " + st.cls, st.text));
       if (c.vs_best) {
         vs.appendChild(h("span", "diff", " " + (c.vs_best.diff * 100).toFixed(1) + " pts"));
         vs.title = c.vs_best.verdict;
       }
       row.appendChild(vs);
-      ["latency_p50_ms", "latency_p95_ms"].forEach(function (a) { row.appendChild(h("td", "num", fmt(c.cost[a], 1))); });
-      row.appendChild(h("td", "num", fmt(c.cost.index_seconds, 2)));
-      row.appendChild(h("td", "num", (c.cost.embedding_estimated ? "~" : "") + fmt(c.cost.embedding_seconds, 1)));
-      row.appendChild(h("td", "num", size(c.cost.index_bytes)));
+      ["latency_p50_ms", "latency_p95_ms"].forEach(function (a) { row.appendChild(sortBy(h("td", "num", fmt(c.cost[a], 1)), c.cost[a])); });
+      row.appendChild(sortBy(h("td", "num", fmt(c.cost.index_seconds, 2)), c.cost.index_seconds));
+      row.appendChild(sortBy(h("td", "num", (c.cost.embedding_estimated ? "~" : "") + fmt(c.cost.embedding_seconds, 1)), c.cost.embedding_seconds));
+      row.appendChild(sortBy(h("td", "num", size(c.cost.index_bytes)), c.cost.index_bytes));
       var front = h("td", "front-mark", c.pareto.length ? "★" : "");
       if (c.pareto.length) front.title = "on the front of " + c.pareto.map(function (a) { return AXES[a].name; }).join(", ");
-      row.appendChild(front);
+      row.appendChild(sortBy(front, -c.pareto.length));
       body.appendChild(row);
+    });
+    if (window.matchMedia && window.matchMedia("(max-width: 640px)").matches) metricsFirst(table, dials.length, others.length);
+    sortable(table);
+  }
+
+  /** At phone width the metrics come right after "#", before the dials, so they are on screen without
+   * scrolling sideways; the dials follow (the row's title names the configuration too). */
+  function metricsFirst(table, nDials, nOthers) {
+    Array.prototype.forEach.call(table.rows, function (row) {
+      var cells = Array.prototype.slice.call(row.cells, 1, 1 + nDials);
+      var after = row.cells[1 + nDials + 1 + nOthers + 1];  // "#", dials, primary, others, "vs best"
+      cells.forEach(function (cell) { row.insertBefore(cell, after); });
+    });
+  }
+
+  /** The value a numeric column sorts by (the cell's number, not its text); none sorts last. */
+  function sortBy(td, value) {
+    td.dataset.sort = value === null || value === undefined ? "" : String(value);
+    return td;
+  }
+
+  /** Click (or Enter on) a heading to sort the rows by that column; again to reverse. Numbers sort by value,
+   * text by its words; a cell without a value sorts last either way. "#" restores best first. */
+  function sortable(table) {
+    var heads = table.tHead.rows[0].cells, body = table.tBodies[0], state = { col: 0, dir: 1 };
+    var collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
+    function key(row, col) {
+      var td = row.cells[col];
+      if (td.dataset.sort === undefined) return td.textContent;
+      return td.dataset.sort === "" ? null : Number(td.dataset.sort);
+    }
+    function sort(col) {
+      state = { col: col, dir: state.col === col ? -state.dir : 1 };
+      var rows = Array.prototype.slice.call(body.rows);
+      rows.sort(function (a, b) {
+        var va = key(a, col), vb = key(b, col);
+        if (va === null || vb === null) return (va === null) - (vb === null);
+        var c = typeof va === "string" ? collator.compare(va, vb) : va === vb ? 0 : va < vb ? -1 : 1;
+        return c * state.dir || Number(a.cells[0].dataset.sort) - Number(b.cells[0].dataset.sort);
+      });
+      rows.forEach(function (r) { body.appendChild(r); });
+      Array.prototype.forEach.call(heads, function (th, i) {
+        th.setAttribute("aria-sort", i === col ? (state.dir > 0 ? "ascending" : "descending") : "none");
+      });
+    }
+    Array.prototype.forEach.call(heads, function (th, i) {
+      th.tabIndex = 0;
+      th.classList.add("sortable");
+      th.addEventListener("click", function () { sort(i); });
+      th.addEventListener("keydown", function (e) { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); sort(i); } });
     });
   }
 
