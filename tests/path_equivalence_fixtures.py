@@ -279,7 +279,8 @@ def read_page(page: Any, ref: Reference) -> dict[str, Any]:
         "ms => ms.map(m => [m.dataset.metric, m.querySelector('strong').textContent])")
     rows = page.locator("#q-body tr").evaluate_all(
         "rs => rs.map(r => [r.dataset.qid, r.querySelector('td.rank').textContent])")
-    ranks = {qid: None if text.startswith(">") else int(text) for qid, text in rows if text != "—"}
+    # a miss reads `>100`, or `not in the 4 returned` past a list cut short (issue 18): no rank either way
+    ranks = {qid: int(text) if text.isdigit() else None for qid, text in rows if text != "—"}
     means: dict[str, float] = {}
     for k in K:
         set_k(page, k)
@@ -295,12 +296,12 @@ def read_page(page: Any, ref: Reference) -> dict[str, Any]:
         badges = page.locator("#details .exp-list li").evaluate_all(
             "ls => ls.map(l => [l.querySelector('.mono').textContent, l.querySelector('.rank-badge').textContent])")
         if not q.off_topic:
-            expected[q.id] = {e: None if badge.startswith(">") else int(badge.lstrip("#")) for e, badge in badges}
+            expected[q.id] = {e: int(badge.lstrip("#")) if badge.startswith("#") else None for e, badge in badges}
         marks = page.locator("#details .top-list li.hitrow").evaluate_all("ls => ls.map(l => l.classList.contains('ok'))")
         counted[q.id] = list(marks)
         scores = page.locator("#details .d-scores")
         if scores.count():
             pairs = (part.split() for part in scores.inner_text().split(" · "))
-            values[q.id] = {name: float(value) for name, value, *_ in pairs}
+            values[q.id] = {name: float(value) for name, value, *_ in pairs if value != "n/a"}  # n/a: past the list
     return {"ranks": ranks, "expected_ranks": expected, "values": values, "start_k": start_k,
             "beside": {name: float(text) for name, text in beside} if beside else None, "means": means, "counted": counted}
