@@ -84,7 +84,7 @@ def test_pareto_plot_marks_the_front_of_each_cost(result_and_page: tuple[SweepRe
     assert not view.page_errors and not view.console_errors
 
 
-def test_the_table_sorts_by_any_column(result_and_page: tuple[SweepResult, Path], page: Any) -> None:  # noqa: F811
+def test_the_table_sorts_by_any_column_and_the_heatmap_offers_only_dials_with_several_values(result_and_page: tuple[SweepResult, Path], page: Any) -> None:  # noqa: F811
     result, path = result_and_page
     view = open_view(page, path)
     labels = lambda: view.locator("#cells tbody tr").evaluate_all("rs => rs.map(r => r.dataset.label)")  # noqa: E731
@@ -101,6 +101,8 @@ def test_the_table_sorts_by_any_column(result_and_page: tuple[SweepResult, Path]
     assert shown == sorted(shown)
     view.locator("#cells thead th").first.click()  # "#": best first again
     assert labels() == [c.label for c in result.cells]
+    pairs = view.locator("#hm-pair option").all_inner_texts()  # one model, one fusion: no axis of theirs
+    assert pairs and not any("model" in p or "fusion" in p for p in pairs)
     assert not view.page_errors and not view.console_errors
 
 

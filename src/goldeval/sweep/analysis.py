@@ -8,8 +8,10 @@
   questions it is tested on, so its lead is, if anything, flattering: read "within noise" as "a
   candidate too", not "as good".
 - The Pareto front of quality (primary metric) against each cost (`goldeval.sweep.pareto`).
-- Heatmaps: for every two dials that take several values, the best primary-metric value over the
-  configurations at each pair of values (and which configuration it is).
+- Heatmaps: for every two dials that take several values where they apply, the best primary-metric
+  value over the configurations at each pair of values (and which configuration it is). "Does not apply"
+  (None: bm25's model) is no value of its own here: a grid with one model has no model axis to pick
+  (issue 24), the retriever dial already tells bm25 from the dense configurations.
 """
 
 from __future__ import annotations
@@ -87,11 +89,12 @@ def pareto_fronts(cells: Sequence[CellResult], primary: Metric) -> dict[str, lis
 
 
 def heatmaps(cells: Sequence[CellResult], primary: Metric, dials: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
-    """For every two dials with several values: rows x columns of the best primary value at each pair.
+    """For every two dials with several values where they apply: rows x columns of the best primary value
+    at each pair.
 
     Values are in the order the grid gives them (`dials`), then None (the dial does not apply: bm25's model).
     """
-    varying = [d for d in DIALS if len({repr(c.cell.dials()[d]) for c in cells}) > 1]
+    varying = [d for d in DIALS if len({repr(v) for c in cells if (v := c.cell.dials()[d]) is not None}) > 1]
     maps = []
     for rows, cols in combinations(varying, 2):
         row_values = _ordered(cells, rows, dials.get(rows, ()))
