@@ -71,12 +71,19 @@ def content_terms(text: str) -> frozenset[str]:
     return frozenset(content_stems(text))
 
 
+@lru_cache(maxsize=MEMO_TEXTS)
+def _content_spans(passage: str) -> tuple[tuple[int, int, str], ...]:
+    """(start, end, stem) of the passage's content words. Memoised: the scorecard page marks the same
+    snippets for many questions."""
+    stops = stop_words()
+    return tuple((s, e, stem(tok)) for s, e, tok in token_spans(passage) if tok not in stops)
+
+
 def highlight_spans(question: str, passage: str) -> list[tuple[int, int]]:
     """Character spans of the passage's words whose stem is one of the question's content stems: what the
     review and pool pages mark, so a reviewer sees at a glance how much of the question the passage supplied."""
     wanted = content_terms(question)
-    stops = stop_words()
-    return [(s, e) for s, e, tok in token_spans(passage) if tok not in stops and stem(tok) in wanted]
+    return [(s, e) for s, e, st in _content_spans(passage) if st in wanted]
 
 
 def page_highlights(question: str, passage: str) -> list[tuple[int, int]]:
@@ -85,7 +92,24 @@ def page_highlights(question: str, passage: str) -> list[tuple[int, int]]:
     spans = highlight_spans(question, passage)
     if passage.isascii():
         return spans
-    units = [0]
-    for ch in passage:
-        units.append(units[-1] + (2 if ord(ch) > 0xFFFF else 1))
+    units = _utf16_offsets(passage)
     return [(units[s], units[e]) for s, e in spans]
+
+
+def page_content_spans(passage: str) -> list[tuple[int, int, str]]:
+    """(start, end, stem) of the passage's content words in UTF-16 code units: with each question's
+    `content_terms`, what the scorecard page marks (a span whose stem is one of the question's; the same
+    marks as `page_highlights`, sent once per snippet instead of once per question and snippet)."""
+    spans = _content_spans(passage)
+    if passage.isascii():
+        return list(spans)
+    units = _utf16_offsets(passage)
+    return [(units[s], units[e], st) for s, e, st in spans]
+
+
+def _utf16_offsets(text: str) -> list[int]:
+    """The UTF-16 offset of every character position (a character outside the BMP counts two)."""
+    units = [0]
+    for ch in text:
+        units.append(units[-1] + (2 if ord(ch) > 0xFFFF else 1))
+    return units

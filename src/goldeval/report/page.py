@@ -79,7 +79,7 @@ def page_dict(card: Scorecard) -> dict[str, Any]:
       what that leaves unmeasured, and the question's words in each snippet (`goldeval.report.page_views`).
     """
     from goldeval.report.lifecycle import leakage_view
-    from goldeval.report.page_views import highlights_view, returned_view
+    from goldeval.report.page_views import returned_view, words_view
     from goldeval.stats.offtopic import separability
 
     data = card.to_dict()
@@ -97,7 +97,7 @@ def page_dict(card: Scorecard) -> dict[str, Any]:
                 q["diagnosis"]["k"] = largest
     leakage = leakage_view(data)
     data["views"] = {"leakage": leakage} if leakage else {}
-    data["views"].update(returned=returned_view(card), highlights=highlights_view(card))
+    data["views"].update(returned=returned_view(card), words=words_view(card))
     return data
 
 

@@ -5,9 +5,9 @@ page only looks it up (issue 18: the page computes no rule of its own):
   it every curve point is unmeasurable, shown with the terminal's word), the terminal's line saying how
   many results came back, and each miss's rank as the tables show it (`>100`, or `not in the 4 returned`
   past a list cut short, or `error`, as the terminal's miss lines say);
-- `highlights`: for each question, the spans of the question's words in the title and text of every
-  snippet the page can show for it (`goldeval.words.page_highlights`, the rule the pool and review pages
-  use; in UTF-16 code units, as JavaScript counts).
+- `words`: each question's words and each snippet's words with their spans, so the page marks the
+  question's words in a snippet (`goldeval.words`, the rule the pool and review pages use; spans in UTF-16
+  code units, as JavaScript counts).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from goldeval.scorecard.model import QuestionResult, Scorecard
+    from goldeval.scorecard.model import Scorecard
 
 
 def returned_view(card: Scorecard) -> dict[str, Any]:
@@ -36,25 +36,14 @@ def returned_view(card: Scorecard) -> dict[str, Any]:
     return {"word": UNMEASURED, "retrievers": out}
 
 
-def highlights_view(card: Scorecard) -> dict[str, dict[str, dict[str, list[list[int]]]]]:
-    """Question id -> snippet id -> {"title": spans, "text": spans}, for the snippets of every result kept
-    for it (any retriever) and of its expected answers; spans are [start, end) pairs."""
-    from goldeval.words import page_highlights
+def words_view(card: Scorecard) -> dict[str, Any]:
+    """`{"questions": {qid: [stems]}, "snippets": {id: {"title": [[start, end, stem]], "text": [...]}}}`:
+    each question's content stems (`goldeval.words.content_terms`) and each snippet's content words with
+    their stems and UTF-16 spans (`goldeval.words.page_content_spans`), once each. The page marks a span
+    whose stem is one of the question's: the same marks as `goldeval.words.page_highlights`."""
+    from goldeval.words import content_terms, page_content_spans
 
-    snippets = card.snippets
-    out: dict[str, dict[str, dict[str, list[list[int]]]]] = {}
-    for r in card.retrievers:
-        for q in r.questions:
-            marks = out.setdefault(q.id, {})
-            for sid in _snippet_ids(q, snippets):
-                if sid in marks:
-                    continue
-                snip = snippets[sid]
-                marks[sid] = {part: [list(span) for span in page_highlights(q.question, snip.get(part, ""))]
-                              for part in ("title", "text")}
-    return {qid: marks for qid, marks in out.items() if marks}
-
-
-def _snippet_ids(q: QuestionResult, snippets: dict[str, dict[str, str]]) -> list[str]:
-    ids = [i for h in q.top for i in (h.id, h.doc) if i] + list(q.expected)
-    return [i for i in dict.fromkeys(ids) if i in snippets]
+    questions = {q.id: sorted(content_terms(q.question)) for r in card.retrievers for q in r.questions}
+    snippets = {sid: {part: [[s, e, st] for s, e, st in page_content_spans(snip.get(part, ""))] for part in ("title", "text")}
+                for sid, snip in card.snippets.items()}
+    return {"questions": questions, "snippets": snippets}

@@ -18,7 +18,7 @@
  * - how many results came back, the deepest k that measures something (past it: the terminal's word,
  *   `n/a`) and each miss's rank as the terminal words it (`not in the 4 returned`): `views.returned`
  *   (goldeval.scorecard.depth through goldeval.report.page_views);
- * - the question's words in each snippet: `views.highlights` (goldeval.words.page_highlights).
+ * - the question's words in each snippet: `views.words` (goldeval.words: content stems and spans).
  */
 'use strict';
 (function (G) {
@@ -204,10 +204,13 @@
   G.shown = (run, key, k, value) => (G.unmeasurable(run, key, k) ? G.unmeasuredWord(run) : G.f3(value));
   /** A miss's rank as the terminal words it (`>100`, `not in the 4 returned`, `error`), looked up. */
   G.missRank = (run, q) => ((G.returnedOf(run) || {}).miss_rank || {})[q.id] || '—';
-  /** The spans of the question's words in one snippet part ('title' or 'text'): [[start, end], ...]. */
+  /** The spans of the question's words in one snippet part ('title' or 'text'): [[start, end], ...], the
+   * snippet's words (Python's spans and stems) whose stem is one of the question's (Python's list). */
   G.highlightsOf = (run, qid, sid, part) => {
-    const marks = (((run.file.data.views || {}).highlights || {})[qid] || {})[sid];
-    return marks && Array.isArray(marks[part]) ? marks[part] : [];
+    const words = (run.file.data.views || {}).words || {};
+    const wanted = new Set((words.questions || {})[qid] || []);
+    const spans = ((words.snippets || {})[sid] || {})[part];
+    return Array.isArray(spans) ? spans.filter((w) => wanted.has(w[2])).map((w) => [w[0], w[1]]) : [];
   };
 
   /** How many results per question the file keeps (`top`): the largest computed k. */
