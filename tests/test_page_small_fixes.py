@@ -130,3 +130,26 @@ def test_390_px_every_new_view_fits(browser: Any, judged_url: str, tmp_path: Pat
         assert pg.page_errors == []
     finally:
         context.close()
+
+
+def test_a_formula_in_a_question_stays_text_in_the_csv(page: Any, judged_card: dict[str, Any]) -> None:  # noqa: F811
+    import copy
+    import csv
+
+    from goldeval.report.page import results_payload
+
+    formula = '=HYPERLINK("http://127.0.0.1/x","click")'
+    card = copy.deepcopy(judged_card)
+    for r in card["retrievers"]:
+        for q in r["questions"]:
+            if q["id"] == "q03":
+                q["question"] = formula
+    with serving(results_payload([card])) as url:
+        open_page(page, url)
+        with page.expect_download() as info:
+            page.click("#export-questions")
+        with open(info.value.path(), newline="", encoding="utf-8") as f:
+            rows = {row["id"]: row for row in csv.DictReader(f)}
+    assert rows["q03"]["question"] == "'" + formula  # a spreadsheet shows it, never runs it
+    assert rows["q01"]["question"] == next(q["question"] for q in card["retrievers"][0]["questions"] if q["id"] == "q01")
+    assert page.page_errors == []
