@@ -26,8 +26,7 @@ from goldeval.metrics.definitions import Metric
 from goldeval.stats.compare import compare_values, format_p
 from goldeval.stats.paired import holm
 from goldeval.sweep.cost import COST_AXES
-from goldeval.sweep.grid import DIALS
-from goldeval.sweep.model import CellResult, VsBest
+from goldeval.sweep.model import CellResult, VsBest, varying_dials
 from goldeval.sweep.pareto import pareto_front
 
 
@@ -94,7 +93,7 @@ def heatmaps(cells: Sequence[CellResult], primary: Metric, dials: Mapping[str, S
 
     Values are in the order the grid gives them (`dials`), then None (the dial does not apply: bm25's model).
     """
-    varying = [d for d in DIALS if len({repr(v) for c in cells if (v := c.cell.dials()[d]) is not None}) > 1]
+    varying = varying_dials(cells, where_they_apply=True)
     maps = []
     for rows, cols in combinations(varying, 2):
         row_values = _ordered(cells, rows, dials.get(rows, ()))

@@ -7,6 +7,7 @@ intervals, the tests against the best, the Pareto fronts and the heatmaps are co
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -106,7 +107,7 @@ class SweepResult:
 
     def varying(self) -> list[str]:
         """The dials that take more than one value across the configurations (None counts: bm25's model)."""
-        return [d for d in DIALS if len({repr(c.cell.dials()[d]) for c in self.cells}) > 1]
+        return varying_dials(self.cells)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -116,3 +117,13 @@ class SweepResult:
             "best": self.best, "statistics": self.statistics, "cells": [c.to_dict() for c in self.cells],
             "pareto": self.pareto, "heatmaps": self.heatmaps, "stages": self.stages,
         }
+
+
+def varying_dials(cells: Sequence[CellResult], *, where_they_apply: bool = False) -> list[str]:
+    """The one rule for "which dials vary": those taking more than one value across `cells`. "Does not apply"
+    (None: bm25's model) is a value of its own unless `where_they_apply` (the heatmaps, whose pickers list only
+    dials with several real values)."""
+    def values(dial: str) -> set[str]:
+        taken = (c.cell.dials()[dial] for c in cells)
+        return {repr(v) for v in taken if v is not None or not where_they_apply}
+    return [d for d in DIALS if len(values(d)) > 1]
