@@ -20,15 +20,19 @@ from goldeval.testing import RegressionError, assert_no_regression
 DOCS = Corpus({f"d{i}.md": Document(f"d{i}.md", f"page {i}") for i in range(50)})
 
 
-def _card(ids: Iterable[int], misses: set[int], *, errors: frozenset[int] = frozenset()) -> goldeval.Scorecard:
-    """`search` on questions `ids` (q{i} asks for page i): finds page i first, except for `misses`."""
+def _card(ids: Iterable[int], misses: set[int], *, errors: frozenset[int] = frozenset(),
+          returns: int = 50) -> goldeval.Scorecard:
+    """`search` on questions `ids` (q{i} asks for page i): finds page i first, except for `misses`. It ranks
+    the whole corpus (page i left out on a miss), so no metric is past what it returned (scorecard.depth),
+    unless cut to its first `returns`."""
     golden = make_golden([(f"q{i}", f"where is page {i}", {f"d{i}.md": 1}) for i in ids])
 
     def search(question: str, k: int) -> list[str]:
         i = int(question.split()[-1])
         if i in errors:
             raise ConnectionError("index unreachable")
-        return ["d49.md" if i in misses else f"d{i}.md"]
+        others = [f"d{j}.md" for j in reversed(range(50)) if j != i]  # d49 first, as the miss used to return
+        return (others if i in misses else [f"d{i}.md", *others])[:returns]
 
     return goldeval.evaluate({"search": search}, golden, corpus=DOCS, k=(1, 5))
 
@@ -122,3 +126,31 @@ def test_bad_input_is_exit_2_and_input_error_on_both_paths(tmp_path: Path, capsy
     code, data, err, caught = _both_paths(tmp_path, baseline, unrelated, capsys)
     assert code == 2 and isinstance(caught, InputError)
     assert "share no answerable question unchanged" in err and "share no answerable question unchanged" in str(caught)
+
+
+def test_a_gate_on_a_metric_past_a_list_cut_short_refuses_on_both_paths(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # regression (issue 18): a search that returns 4 of the 100 asked has a hit@5 that is hit@4 under another
+    # name, and the gate passed or failed on it without a word
+    baseline, candidate = _card(range(30), set(), returns=4), _card(range(30), set(range(12)), returns=4)
+    code, data, err, caught = _both_paths(tmp_path, baseline, candidate, capsys)
+    said = ("--fail-if-worse hit@5: cannot gate: retriever results/search returned at most 4 results (of 100 asked), "
+            "so hit@5 is unmeasurable; raise the retriever's own k to at least 5 and evaluate again, or gate a metric "
+            "at k <= 4")
+    assert code == 2 and isinstance(caught, InputError) and data == {}
+    assert said in err and str(caught) == said  # one line, the same on both paths
+    with pytest.raises(InputError) as library:
+        goldeval.compare_results(baseline, candidate, gate="hit@5", labels=("baseline", "results"))
+    assert str(library.value) == said
+    # hit@1 is measured: the gate runs on it, and the verdicts leave hit@5 out with a note
+    code, data, err, caught = _both_paths(tmp_path, baseline, candidate, capsys, metric="hit@1")
+    assert code == 1 and isinstance(caught, RegressionError) and data["gate"]["status"] == "failed"
+    assert caught.checks[0].p_adjusted == pytest.approx(2 * 0.5**12)  # 12 discordant, all one way: by hand
+    note = ("hit@5, recall@5, precision@5, ndcg@5: not compared: retriever results/search returned at most 4 "
+            "results; raise its k")
+    assert note in data["notes"]
+    assert main(["compare", str(tmp_path / "baseline.json"), str(tmp_path / "results.json"), "--resamples", "200"]) == 0
+    shown = " ".join(capsys.readouterr().out.split())  # the terminal wraps long lines
+    assert note in shown and "on hit@5" not in shown
+    assert "hit@5" not in {r["metric"] for r in data["results"]} and "hit@1" in {r["metric"] for r in data["results"]}

@@ -45,8 +45,18 @@ def half_right(question: str, k: int) -> list[tuple[str, float]]:
     return [("json.md", 0.5), ("csv.md", 0.4)]
 
 
-def compared(k: tuple[int, ...], resamples: int, seed: int = 0) -> Scorecard:
-    card = evaluate({"bm25": "bm25", "mine": half_right}, small_golden(), corpus=small_corpus(), k=k)
+def ranked_half_right(question: str, k: int) -> list[tuple[str, float]]:
+    """`half_right`'s two results, then the rest of the corpus below them (an odd topic's own page left out,
+    so it still misses): a whole ranking, so no metric is past what it returned (scorecard.depth)."""
+    top = half_right(question, k)
+    topic = question.split()[0]
+    seen = {pid for pid, _ in top} | ({f"{topic}.md"} if topic in TOPICS and TOPICS.index(topic) % 2 else set())
+    rest = [f"{t}.md" for t in TOPICS if f"{t}.md" not in seen]
+    return [*top, *((pid, 0.1 - i / 100) for i, pid in enumerate(rest))]
+
+
+def compared(k: tuple[int, ...], resamples: int, seed: int = 0, mine=ranked_half_right) -> Scorecard:
+    card = evaluate({"bm25": "bm25", "mine": mine}, small_golden(), corpus=small_corpus(), k=k)
     return compare(card, resamples=resamples, seed=seed)
 
 
@@ -162,14 +172,35 @@ def test_renderers_show_verdicts_counts_and_details() -> None:
     render_stats(card, console, details=True)
     assert "By tag: hit@5" in console.export_text()
     md = scorecard_markdown(card)
-    # half_right returns 2 of the 100 results asked: said above the table, its hit@5 is n/a (issue 18)
+    # mine: the 5 even topics at rank 1 and csv (q1) at rank 2 of 10: hit@5 6/10, mrr (5 + 1/2)/10
+    assert md.startswith("### goldeval scorecard\n\n| retriever | questions | hit@5 | mrr | ndcg@5 | hit@1 |")
+    assert "| `mine` | 10 + 2 off-topic | 0.600 (" in md and " | 0.550 (" in md
+    assert "_(low–high): 95% percentile bootstrap over the headline questions, 500 resamples, seed 0._" in md
+    assert verdict in md
+    assert "<details><summary>Every miss with its evidence</summary>" in md
+
+
+def test_a_metric_past_a_list_cut_short_is_in_no_verdict_and_shown_as_unmeasurable_beside_too() -> None:
+    # regression (issue 18): half_right returns 2 of the 100 asked, so its hit@5 is hit@2 under another name,
+    # yet `bm25 leads mine on hit@5` was a verdict, and the synthetic table beside showed its 0.500
+    card = compared((1, 5), resamples=500, mine=half_right)
+    assert card.statistics is not None and card.statistics.comparison is not None
+    comparison = card.statistics.comparison
+    assert comparison.for_metric(HIT5) == [] and comparison.get(HIT1, "mine", "bm25").losses == 5
+    note = "hit@5, recall@5, precision@5, ndcg@5: not compared: retriever mine returned at most 2 results; raise its k"
+    assert note in comparison.notes
+    console = Console(record=True, width=200)
+    render_stats(card, console)
+    text = console.export_text()
+    assert "on hit@5" not in text and note in text
+    md = scorecard_markdown(card)
     assert md.startswith("### goldeval scorecard\n\n_mine: returned at most 2 results per question (min 2, median 2) "
                          "of the 100 asked; hit@5, recall@5, precision@5, ndcg@5: n/a, past what it returned; raise "
                          "the retriever's own k_\n\n| retriever | questions | hit@5 | mrr | ndcg@5 | hit@1 |")
     assert "| `mine` | 10 + 2 off-topic | n/a | 0.550 (" in md
-    assert "_(low–high): 95% percentile bootstrap over the headline questions, 500 resamples, seed 0._" in md
-    assert verdict in md
-    assert "<details><summary>Every miss with its evidence</summary>" in md
+    # beside the headline: the synthetic s6..s9 (s6, s8 at rank 1), marked as the headline marks them
+    assert "| `mine` | 4 | n/a | 0.500 | n/a |" in md and "| `bm25` | 4 | 1.000 | 1.000 | 1.000 |" in md
+    assert f"_{note}_" in md
 
 
 def test_renderers_of_a_scorecard_without_statistics_show_the_scores_only() -> None:

@@ -23,10 +23,12 @@ GOLDEN = make_golden([(f"q{i}", f"where is page {i}", {f"d{i}.md": 1}) for i in 
 
 
 def finder(misses: set[int]):
-    """Finds question i's page first, except for the questions in `misses` (a page nobody asked for)."""
+    """Finds question i's page first, except for the questions in `misses` (a page nobody asked for first).
+    It ranks the whole corpus (page i left out on a miss), so no metric is past what it returned."""
     def search(question: str, k: int) -> list[str]:
         i = int(question.split()[-1])
-        return ["d39.md" if i in misses else f"d{i}.md"]
+        others = [f"d{j}.md" for j in reversed(range(40)) if j != i]  # d39 first, as the miss used to return
+        return others if i in misses else [f"d{i}.md", *others]
     return search
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from goldeval.metrics.definitions import Metric
 from goldeval.report.grid import UNMEASURED
 from goldeval.report.terminal import headline_line, synthetic_title, table_metrics, title_lines
-from goldeval.scorecard.model import Scorecard
+from goldeval.scorecard.model import RetrieverResult, Scorecard
 from goldeval.scorecard.statistics import Comparison
 from goldeval.stats.diagnosis import CAUSES
 from goldeval.textsafe import md_code, md_text
@@ -33,6 +33,17 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[object]], right_from: 
     return [_row(header), "| " + " | ".join(align) + " |", *(_row(r) for r in rows)]
 
 
+def value_cell(r: RetrieverResult, metric: Metric, *, synthetic: bool = False) -> str:
+    """`0.812 (0.71–0.90)`; `-` when not computed; `n/a` past what the retriever returned
+    (`goldeval.scorecard.depth`), in the headline table and beside it alike. `synthetic`: the synthetic
+    questions' value (no interval)."""
+    if metric in r.unmeasurable:
+        return UNMEASURED
+    value = (r.synthetic.metrics if synthetic else r.metrics).get(metric)
+    ci = None if synthetic else r.intervals.get(metric)
+    return "-" if value is None else f"{value:.3f}" + (f" ({ci[0]:.2f}–{ci[1]:.2f})" if ci else "")
+
+
 def scorecard_markdown(card: Scorecard, *, title: str = "goldeval scorecard") -> str:
     """The whole scorecard as Markdown."""
     lines = [f"### {title}", ""]
@@ -42,16 +53,13 @@ def scorecard_markdown(card: Scorecard, *, title: str = "goldeval scorecard") ->
     rows = []
     for r in card.retrievers:
         cells: list[object] = [md_code(r.name), f"{len(r.headline_questions)} + {len(r.off_topic)} off-topic"]
-        for m in columns:
-            value, ci = r.metrics.get(m), r.intervals.get(m)
-            cells.append(UNMEASURED if m in r.unmeasurable else "-" if value is None else f"{value:.3f}" + (f" ({ci[0]:.2f}–{ci[1]:.2f})" if ci else ""))
+        cells += [value_cell(r, m) for m in columns]
         rows.append(cells)
     lines += _table(["retriever", "questions", *(str(m) for m in columns)], rows, right_from=2)
     if (line := headline_line(card)) is not None:
         lines += ["", f"_{line}_"]
     if (beside := synthetic_title(card)) is not None:  # always, not only when they score higher (issue 18)
-        synthetic = [[md_code(r.name), str(r.synthetic.n),
-                      *("-" if (v := r.synthetic.metrics.get(m)) is None else f"{v:.3f}" for m in card.headline)]
+        synthetic = [[md_code(r.name), str(r.synthetic.n), *(value_cell(r, m, synthetic=True) for m in card.headline)]
                      for r in card.retrievers]
         lines += ["", f"**{beside}**", "", *_table(["retriever", "questions", *(str(m) for m in card.headline)],
                                                   synthetic, right_from=1)]
@@ -84,8 +92,8 @@ def comparison_markdown(comparison: Comparison, *, title: str = "goldeval compar
 
 def comparison_lines(comparison: Comparison, *, metrics: Sequence[Metric]) -> list[str]:
     results = comparison.results
-    if not results:
-        return []
+    if not results:  # nothing compared (every metric unmeasurable for a pair, say): the notes say why
+        return [f"_{md_text(note)}_" for note in comparison.notes]
     holm = " Holm-corrected over the pairs of each metric." if comparison.correction == "holm" else ""
     lines = [f"**Comparison** over {comparison.questions_text()}.{holm}", ""]
     for r in results:

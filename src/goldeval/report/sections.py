@@ -70,7 +70,9 @@ def render_comparison(comparison: Comparison, console: Console, *, metrics: Sequ
     """Verdicts: the first headline metric for every pair, other headline metrics when the difference is
     real; with `details`, every metric in a table. Says how many pairs were left out as within noise."""
     results = comparison.results
-    if not results:
+    if not results:  # nothing compared (every metric unmeasurable for a pair, say): the notes say why
+        for note in comparison.notes:
+            _say(console, note, "dim")
         return
     primary = metrics[0] if metrics else results[0].metric
     holm = " (Holm-corrected over the pairs)" if comparison.correction == "holm" else ""

@@ -13,7 +13,10 @@ is hit@4 under another name, and "rank >100" is not what happened. So:
 - a metric whose cut-off k is past the most any question got back is then *unmeasurable*: its value is
   kept (it is what trec_eval computes on the list returned) but marked in the results file
   (`retrievers[i].returned.unmeasurable`), shown as `n/a` in the tables, and the misses it hides read
-  "not in the N returned" with the advice to raise the retriever's k.
+  "not in the N returned" with the advice to raise the retriever's k;
+- a paired comparison leaves such a metric out for every pair that holds that retriever, with a note
+  (`not_compared_note`), and a gate on it refuses (`gate_refusal`): a verdict on hit@10 of a list of 4
+  would be a verdict on hit@4 under another name.
 
 Every path reaches this through `goldeval.evaluate` (`returned_of` is called once per retriever there).
 """
@@ -81,6 +84,20 @@ def _past_a_short_list(returned: int | None, cut_short: bool) -> bool:
 def miss_rank(returned: int | None, depth: int, cut_short: bool) -> str:
     """A miss's rank as a table cell shows it: `not in the 4 returned` past a list cut short, else `>100`."""
     return f"not in the {returned} returned" if _past_a_short_list(returned, cut_short) else f">{depth}"
+
+
+def not_compared_note(metrics: Sequence[Metric], name: str, returned: Returned) -> str:
+    """`hit@10, ndcg@10: not compared: retriever lc returned at most 4 results; raise its k` (the verdicts' note)."""
+    return (f"{', '.join(str(m) for m in metrics)}: not compared: retriever {name} returned at most "
+            f"{returned.max} results; raise its k")
+
+
+def gate_refusal(metric: Metric, name: str, returned: Returned) -> str:
+    """The one line a gate on an unmeasurable metric refuses with: the metric, the retriever, how many
+    came back, the fix."""
+    return (f"--fail-if-worse {metric}: cannot gate: retriever {name} returned at most {returned.max} results "
+            f"(of {returned.asked} asked), so {metric} is unmeasurable; raise the retriever's own k to at least "
+            f"{metric.k} and evaluate again, or gate a metric at k <= {returned.max}")
 
 
 def miss_place(returned: int | None, depth: int, cut_short: bool) -> str:

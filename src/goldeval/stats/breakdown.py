@@ -72,7 +72,7 @@ def synthetic_warnings(retrievers: Sequence[RetrieverResult], metrics: Sequence[
             low, high = float(ci[0, j]), float(ci[1, j])
             hand_mean, synthetic_mean = float(h[:, j].mean()), float(s[:, j].mean())
             diff = synthetic_mean - hand_mean
-            if low <= 0:
+            if low <= 0 or metric in r.unmeasurable:  # past the list it cut short: no verdict (scorecard.depth)
                 continue
             out.append({
                 "retriever": r.name, "metric": str(metric), "hand": hand_mean, "synthetic": synthetic_mean,

@@ -15,6 +15,9 @@ The rules it holds, once:
   difference whose paired-test p (Holm over the gated pairs; `stats.compare.gate`) is below
   1 - confidence. A gated retriever that errored on questions makes the gate *untrusted*: its numbers
   cannot gate either way.
+- **What cannot be compared.** A metric past the list a retriever cut short (hit@10 of a retriever that
+  returned 4; `goldeval.scorecard.depth`) is left out of every verdict on that retriever, with a note,
+  and a gate on it refuses (InputError: the metric, the retriever, how many came back, the fix).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from goldeval.history.changes import (
     shared_questions,
 )
 from goldeval.metrics.definitions import Metric, headline_metrics, parse_metric
+from goldeval.scorecard.depth import gate_refusal
 from goldeval.scorecard.model import Scorecard
 from goldeval.scorecard.statistics import Comparison
 from goldeval.stats.compare import (
@@ -44,6 +48,7 @@ from goldeval.stats.compare import (
     format_p,
     gate_pairs,
     pair_systems,
+    short_lists,
     system_names,
 )
 from goldeval.stats.compare import gate as gate_checks
@@ -177,8 +182,9 @@ def compare_cards(cards: Sequence[Scorecard], labels: Sequence[str], *, gate: st
     shown = [m for m in (wanted or cut[0].headline or headline_metrics(comparison.metrics, cut[0].k))
              if m in comparison.metrics]
     verdict = _verdict(comparison, pairs, notes, gated) if gated is not None else None
+    compared = [m for m in [*shown, *comparison.metrics] if comparison.for_metric(m)]  # not the unmeasurable
     report = ChangeReport(comparison, labels[0], ", ".join(labels[1:]) or labels[0],
-                          gated or _lead([*shown, *comparison.metrics]),
+                          gated or _lead(compared or [*shown, *comparison.metrics]),
                           shared=shared, others=shown, gate=verdict, scorecards=cut)
     if len(cut) > 1:
         _what_changed(report, cut, labels)
@@ -231,6 +237,10 @@ def _plan_gate(metric: Metric, cards: Sequence[Scorecard], labels: Sequence[str]
         raise InputError(f"--fail-if-worse {metric}: no retriever of the later files has a baseline of the same "
                          "name in the first file, so nothing can be gated", value=str(metric),
                          hint="evaluate the candidate with the baseline's retriever names; " + "; ".join(notes))
+    short = short_lists(cards, labels)  # a metric past a list cut short is compared in no pair: never gated either
+    for system in dict.fromkeys(s for pair in pairs for s in pair):
+        if system in short and metric in short[system].unmeasurable and (got := short[system].returned) is not None:
+            raise InputError(gate_refusal(metric, system, got), value=str(metric))
     return pairs, notes
 
 

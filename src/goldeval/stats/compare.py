@@ -10,14 +10,15 @@ number of questions needed to detect the observed difference, and a verdict in p
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from goldeval.errors import InputError
 from goldeval.metrics.definitions import Metric
-from goldeval.scorecard.model import Scorecard
+from goldeval.scorecard.depth import not_compared_note
+from goldeval.scorecard.model import RetrieverResult, Scorecard
 from goldeval.scorecard.statistics import Comparison, MetricComparison
 from goldeval.stats.bootstrap import bootstrap_means, percentile_interval, rng_for
 from goldeval.stats.paired import (
@@ -27,6 +28,7 @@ from goldeval.stats.paired import (
     questions_needed,
     randomization_pvalues,
 )
+from goldeval.stats.sameset import check_same_questions
 
 TIE_TOLERANCE = 1e-12
 MCNEMAR = "exact McNemar"
@@ -42,11 +44,13 @@ def compare_values(
     resamples: int = 10_000,
     confidence: float = 0.95,
     power: float = 0.8,
+    excluded: Mapping[str, Collection[Metric]] | None = None,
 ) -> Comparison:
     """Compare systems from per-question values: `values[system][metric]`, aligned on the same questions.
 
     `pairs` lists the (candidate, reference) systems to compare; by default every system against every
     earlier one. Holm's correction runs over the pairs of each metric when there is more than one pair.
+    `excluded[system]`: metrics not compared for any pair holding that system (unmeasurable for it).
     """
     systems = list(values)
     if len(systems) < 2:
@@ -60,7 +64,9 @@ def compare_values(
     else:
         index = [(systems.index(a), systems.index(b)) for a, b in pairs]
     several = len(index) > 1
-    columns = [(m, a, b) for m in metric_names for a, b in index]
+    out = excluded or {}
+    columns = [(m, a, b) for m in metric_names for a, b in index
+               if m not in out.get(systems[a], ()) and m not in out.get(systems[b], ())]
     comparison = Comparison(systems, n, metric_names, [], confidence, alpha, power, seed, resamples,
                             "holm" if several else "none")
     if not columns or n == 0:
@@ -218,6 +224,8 @@ def compare_scorecards(
     against the retriever of the same name in the first (the baseline), never two retrievers of one file
     (`pair_systems`); those left unpaired are named in `notes`. Systems are named by retriever, or
     `label/retriever` when names collide; `labels` default to `#1`, `#2`, ...
+    A metric unmeasurable for a retriever (past the list it cut short, `goldeval.scorecard.depth`) is
+    compared in no pair holding it, and `notes` say so.
     """
     labels = list(labels) if labels is not None else [f"#{i + 1}" for i in range(len(scorecards))]
     check_same_questions(scorecards, labels)
@@ -238,12 +246,22 @@ def compare_scorecards(
             by_id = {q.id: q for q in r.headline_questions}
             values[system] = {m: np.array([by_id[q].metrics.get(m, 0.0) for q in qids]) for m in common}
             n_errors[system] = sum(1 for q in r.headline_questions if q.error)
+    short = {s: r for s, r in short_lists(scorecards, labels).items() if s in values}
     comparison = compare_values(values, metrics=common, pairs=pairs if len(scorecards) > 1 else None, seed=seed,
-                                resamples=resamples, confidence=confidence, power=power)
+                                resamples=resamples, confidence=confidence, power=power,
+                                excluded={s: r.unmeasurable for s, r in short.items()})
     comparison.n_errors = n_errors
     comparison.n_beside = len(scorecards[0].retrievers[0].synthetic_questions) if scorecards[0].retrievers else 0
     comparison.notes.extend(notes)
+    comparison.notes.extend(not_compared_note(gone, s, r.returned) for s, r in short.items()
+                            if (gone := [m for m in common if m in r.unmeasurable]) and r.returned is not None)
     return comparison
+
+
+def short_lists(scorecards: Sequence[Scorecard], labels: Sequence[str]) -> dict[str, RetrieverResult]:
+    """System -> its retriever, for those with metrics past the list they cut short (`RetrieverResult.unmeasurable`)."""
+    return {s: r for sc, systems in zip(scorecards, system_names(scorecards, labels), strict=True)
+            for r, s in zip(sc.retrievers, systems, strict=True) if r.unmeasurable}
 
 
 def system_names(scorecards: Sequence[Scorecard], labels: Sequence[str]) -> list[list[str]]:
@@ -339,61 +357,3 @@ def _common_metrics(scorecards: Sequence[Scorecard], metrics: Sequence[Metric] |
         raise InputError(f"metric(s) {', '.join(missing)} not in every results file", value=missing,
                          hint="available: " + ", ".join(str(m) for m in available))
     return list(metrics)
-
-
-def check_same_questions(scorecards: Sequence[Scorecard], labels: Sequence[str]) -> None:
-    """Refuse to compare scorecards whose golden set or question sets differ, naming the questions."""
-    first_fp = scorecards[0].golden.get("fingerprint")
-    reference = _question_ids(scorecards[0])
-    for label, sc in zip(labels[1:], scorecards[1:], strict=True):
-        ids = _question_ids(sc)
-        if ids != reference:
-            only_a = sorted(reference - ids)
-            only_b = sorted(ids - reference)
-            parts = []
-            if only_a:
-                parts.append(f"only in {labels[0]}: {_few(only_a)}")
-            if only_b:
-                parts.append(f"only in {label}: {_few(only_b)}")
-            raise InputError(
-                f"{labels[0]} and {label} were evaluated on different questions ({'; '.join(parts)})",
-                value=label, hint="re-run both evaluations on the same golden set",
-            )
-        flipped = sorted(_answerable_ids(scorecards[0]) ^ _answerable_ids(sc))
-        if flipped:
-            raise InputError(
-                f"{labels[0]} and {label} disagree on which questions are off-topic ({_few(flipped)}): "
-                "the golden set changed between the evaluations",
-                value=label, hint="re-run both evaluations on the same golden set",
-            )
-        if moved := sorted(_headline_ids(scorecards[0]) ^ _headline_ids(sc)):
-            raise InputError(f"{labels[0]} and {label} disagree on which questions are synthetic ({_few(moved)}): the "
-                             "golden set's provenance changed", value=label, hint="re-run both evaluations on the same golden set")
-        fp = sc.golden.get("fingerprint")
-        if first_fp and fp and fp != first_fp:
-            raise InputError(
-                f"{labels[0]} and {label} used different golden sets (fingerprint {first_fp} vs {fp}) "
-                "with the same question ids: the questions or expected answers changed",
-                value=label, hint="re-run both evaluations on the same golden set",
-            )
-    for label, sc in zip(labels, scorecards, strict=True):
-        for r in sc.retrievers[1:]:
-            if {(q.id, q.off_topic, q.source) for q in r.questions} != {(q.id, q.off_topic, q.source) for q in sc.retrievers[0].questions}:
-                raise InputError(f"retrievers of {label} were scored on different questions", value=r.name)
-
-
-def _question_ids(sc: Scorecard) -> set[str]:
-    return {q.id for r in sc.retrievers for q in r.questions}
-
-
-def _answerable_ids(sc: Scorecard) -> set[str]:
-    return {q.id for r in sc.retrievers for q in r.answerable}
-
-
-def _headline_ids(sc: Scorecard) -> set[str]:
-    return {q.id for r in sc.retrievers for q in r.headline_questions}
-
-
-def _few(ids: list[str], limit: int = 10) -> str:
-    shown = ", ".join(ids[:limit])
-    return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
