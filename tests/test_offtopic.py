@@ -192,3 +192,18 @@ def test_every_rrf_hybrid_evaluated_is_flagged_and_read_back_so(tmp_path: Path) 
     flagged = {name: s["rank_based"] for name, s in report.items()}
     assert flagged == {"bm25": False, "hybrid:bm25+(bm25?b=1)": True, "hybrid:bm25+(bm25?b=1)?method=norm": False}
     assert "rank-based score" in report["hybrid:bm25+(bm25?b=1)"]["verdict"]
+
+
+def test_synthetic_answerable_questions_are_left_out_of_the_threshold_and_counted() -> None:
+    # regression (issue 18): the headline is hand-written (and log, incident) questions; the synthetic ones,
+    # beside it, used to pull the threshold: two low-scoring synthetic questions made the scores overlap
+    result = _result([0.9, 0.8, 0.85, 0.7], [0.3, 0.5])
+    result.questions += [QuestionResult(f"s{i}", f"synthetic {i}", {"d": 1}, False, 1, {"d": 1}, [Hit("d", s, "d")],
+                                        {HIT1: 1.0}, source="synthetic") for i, s in enumerate([0.1, 0.2])]
+    s = separability(result)
+    # the four hand-written scores only, as in test_separable_scores_get_a_threshold_that_costs_nothing
+    assert (s["n_answerable"], s["n_beside"], s["overlap"], s["auc"]) == (4, 2, False, 1.0)
+    assert s["threshold"] == pytest.approx(0.6) and s["roc"]["n_answerable"] == 4
+    assert s["answerable"] == {"min": 0.7, "median": pytest.approx(0.825), "max": 0.9}
+    assert s["verdict"].startswith("separable: a threshold at 0.6 rejects all 2 off-topic questions")
+    assert s["verdict"].endswith("(2 synthetic questions beside the headline left out)")

@@ -78,8 +78,11 @@ def test_compare_fills_intervals_and_every_statistic() -> None:
     assert set(by_tag) == {"even", "odd", "stdlib"} and by_tag["even"]["metrics"]["hit@1"] == 1.0
     # misses are counted at the headline k (hit@5): csv.md comes second, a hit at k = 5
     assert card.headline[0] == HIT5
-    assert sum(stats.diagnosis_counts["mine"].values()) == 6  # q3, q5, q7, q9 and the synthetic s7, s9
-    assert stats.off_topic["retrievers"]["mine"]["n_off_topic"] == 2
+    # the headline's misses q3, q5, q7, q9; the synthetic s7, s9 beside, never pooled in (issue 18)
+    assert sum(stats.diagnosis_counts["mine"].values()) == 4 and sum(stats.diagnosis_beside["mine"].values()) == 2
+    off = stats.off_topic["retrievers"]["mine"]
+    assert (off["n_off_topic"], off["n_answerable"], off["n_beside"]) == (2, 10, 4)
+    assert off["roc"]["n_answerable"] == 10 and "4 synthetic questions beside the headline left out" in off["verdict"]
 
 
 def test_statistics_survive_the_json_round_trip_and_are_reproducible() -> None:
@@ -91,6 +94,8 @@ def test_statistics_survive_the_json_round_trip_and_are_reproducible() -> None:
     assert again.statistics.comparison.metrics == card.metrics  # Metric objects again, not strings
     assert again.retriever("mine").intervals == card.retriever("mine").intervals
     assert again.retriever("mine").questions[1].diagnosis == card.retriever("mine").questions[1].diagnosis
+    assert again.statistics.diagnosis_beside == card.statistics.diagnosis_beside
+    assert sum(again.statistics.diagnosis_beside["mine"].values()) == 2  # s7, s9 at k = 1: by hand
     recomputed = compare(again, resamples=500)
     assert recomputed.statistics is not None and recomputed.statistics.comparison == card.statistics.comparison
 
@@ -166,7 +171,8 @@ def test_renderers_show_verdicts_counts_and_details() -> None:
     text = console.export_text()
     verdict = "bm25 leads mine on hit@5: finds 4 that mine misses and misses 0 that it finds, of 10 questions"
     assert verdict in text
-    assert "mine: 6 miss(es)" in text and "Can a score threshold catch off-topic questions?" in text
+    assert "mine: 4 miss(es): 4 hub document outranked (beside the headline, synthetic questions: 2 miss(es): 2 hub "\
+        "document outranked)" in text and "Can a score threshold catch off-topic questions?" in text
     assert "By tag" not in text and "Hand-written vs synthetic" in text
     console = Console(record=True, width=200)
     render_stats(card, console, details=True)
@@ -178,6 +184,9 @@ def test_renderers_show_verdicts_counts_and_details() -> None:
     assert "_(low–high): 95% percentile bootstrap over the headline questions, 500 resamples, seed 0._" in md
     assert verdict in md
     assert "<details><summary>Every miss with its evidence</summary>" in md
+    assert "| `mine` | 4 | 4 |" in md  # the headline's misses, by cause; the synthetic ones beside
+    assert "_Beside the headline, the synthetic questions:_ `bm25`: no misses; `mine`: 2 miss(es): 2 hub document " \
+        "outranked" in md
 
 
 def test_a_metric_past_a_list_cut_short_is_in_no_verdict_and_shown_as_unmeasurable_beside_too() -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from goldeval.metrics.definitions import Metric
 from goldeval.report.grid import UNMEASURED
+from goldeval.report.sections import misses_text
 from goldeval.report.terminal import headline_line, synthetic_title, table_metrics, title_lines
 from goldeval.scorecard.model import RetrieverResult, Scorecard
 from goldeval.scorecard.statistics import Comparison
@@ -169,6 +170,9 @@ def diagnosis_lines(card: Scorecard) -> list[str]:
         return [*lines, "No misses."]
     rows = [[md_code(name), sum(by.values()), *(by.get(c, 0) for c in causes)] for name, by in counts.items()]
     lines += _table(["retriever", "misses", *(CAUSES[c][0] for c in causes)], rows)
+    beside = [f"{md_code(name)}: {misses_text(by)}" for name, by in stats.diagnosis_beside.items()]
+    if beside:  # never pooled into the counts above (goldeval.golden.model.headline_split)
+        lines += ["", "_Beside the headline, the synthetic questions:_ " + "; ".join(beside)]
     lines += ["", *(f"- **{CAUSES[c][0]}**: {CAUSES[c][1]}" for c in causes)]
     if stats.missed_by_all:
         lines += ["", f"Missed by every retriever ({len(stats.missed_by_all)}): "

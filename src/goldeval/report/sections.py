@@ -219,10 +219,9 @@ def render_diagnosis(card: Scorecard, console: Console) -> None:
     console.print(f"\n[bold]Why the misses missed at k={k}[/bold] (--misses lists each with its evidence)",
                   highlight=False)
     for name, by_cause in stats.diagnosis_counts.items():
-        total = sum(by_cause.values())
-        parts = [f"{n} {CAUSES[c][0] if c in CAUSES else c}" for c, n in sorted(by_cause.items(), key=lambda x: -x[1])
-                 if n]
-        _say(console, f"  {name}: " + (f"{total} miss(es): " + ", ".join(parts) if total else "no misses"))
+        beside = stats.diagnosis_beside.get(name)
+        aside = f" (beside the headline, synthetic questions: {misses_text(beside)})" if beside else ""
+        _say(console, f"  {name}: {misses_text(by_cause)}{aside}")
     seen = [c for c in CAUSES if any(by.get(c) for by in stats.diagnosis_counts.values())]
     if seen:
         _say(console, "  What to do, by cause:")
@@ -233,6 +232,13 @@ def render_diagnosis(card: Scorecard, console: Console) -> None:
     for name, hubs in stats.hubs.items():
         for hub in hubs:
             _say(console, f"  Hub under {name}: {hub_sentence(hub)}", "yellow")
+
+
+def misses_text(by_cause: Mapping[str, int]) -> str:
+    """`6 miss(es): 4 hub document outranked, 2 cut short`, or `no misses`."""
+    total = sum(by_cause.values())
+    parts = [f"{n} {CAUSES[c][0] if c in CAUSES else c}" for c, n in sorted(by_cause.items(), key=lambda x: -x[1]) if n]
+    return f"{total} miss(es): " + ", ".join(parts) if total else "no misses"
 
 
 def hub_sentence(hub: Mapping[str, Any], limit: int = 12) -> str:

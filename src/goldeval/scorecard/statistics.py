@@ -115,6 +115,9 @@ class Statistics:
     off_topic: dict[str, Any] = field(default_factory=dict)
     """Retriever -> separability (ranges, AUC, ROC points, the chosen threshold, a verdict)."""
     diagnosis_counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Retriever -> miss cause -> misses among the headline questions."""
+    diagnosis_beside: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Retriever -> miss cause -> misses among the synthetic questions beside the headline (never pooled)."""
     hubs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     """Retriever -> documents it ranks first for many unrelated questions: `doc`, `first_for`, `wrong`,
     `searched`, `questions` (goldeval.stats.diagnosis.find_hubs)."""
@@ -132,7 +135,7 @@ class Statistics:
             "seed": self.seed, "power": self.power,
             "comparison": self.comparison.to_dict() if self.comparison else None,
             "breakdown": self.breakdown, "off_topic": self.off_topic,
-            "diagnosis_counts": self.diagnosis_counts, "hubs": self.hubs, "missed_by_all": self.missed_by_all,
+            "diagnosis_counts": self.diagnosis_counts, "diagnosis_beside": self.diagnosis_beside, "hubs": self.hubs, "missed_by_all": self.missed_by_all,
             "min_questions": self.min_questions, "leakage": self.leakage,
         }
 
@@ -146,6 +149,7 @@ class Statistics:
             comparison=Comparison.from_dict(comparison) if comparison else None,
             breakdown=dict(data.get("breakdown") or {}), off_topic=dict(data.get("off_topic") or {}),
             diagnosis_counts={k: dict(v) for k, v in (data.get("diagnosis_counts") or {}).items()},
+            diagnosis_beside={k: dict(v) for k, v in (data.get("diagnosis_beside") or {}).items()},
             hubs={k: [dict(h) for h in v] for k, v in (data.get("hubs") or {}).items()},
             missed_by_all=[str(q) for q in data.get("missed_by_all") or []],
             min_questions=int(data.get("min_questions") or 0),

@@ -80,7 +80,7 @@ def _fill(card: Scorecard, *, seed: int, resamples: int, confidence: float, powe
         comparison=comparison,
         breakdown=breakdown_report(card, card.headline, resamples=resamples, seed=seed, confidence=confidence),
         off_topic=off_topic_report(card),
-        diagnosis_counts=diagnosis.counts, hubs=diagnosis.hubs, missed_by_all=diagnosis.missed_by_all,
+        diagnosis_counts=diagnosis.counts, diagnosis_beside=diagnosis.beside, hubs=diagnosis.hubs, missed_by_all=diagnosis.missed_by_all,
         min_questions=MIN_INTERVAL_QUESTIONS,
         leakage=_leakage(golden, passages),
     )

@@ -150,7 +150,10 @@ class DiagnosisReport:
     """What `diagnose_scorecard` found besides each miss's own diagnosis."""
 
     counts: dict[str, dict[str, int]]
-    """Retriever -> cause -> misses."""
+    """Retriever -> cause -> misses among the headline questions (`goldeval.golden.model.headline_split`)."""
+    beside: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Retriever -> cause -> misses among the synthetic questions beside the headline, never pooled into
+    `counts` (empty when nothing is beside)."""
     hubs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     """Retriever -> its hub documents (see `find_hubs`), most questions first."""
     missed_by_all: list[str] = field(default_factory=list)
@@ -186,6 +189,9 @@ def diagnose_scorecard(
         ctx = _Context(k=k, depth=scorecard.depth, texts=texts, high=_high_score(r), kind=retriever_kind(r, kinds),
                        hubs={h["doc"]: h for h in hubs}, cut_short=bool(r.returned and r.returned.cut_short))
         counts = report.counts[r.name] = dict.fromkeys(CAUSES, 0)
+        synthetic = {q.id for q in r.synthetic_questions}
+        if synthetic:
+            report.beside[r.name] = dict.fromkeys(CAUSES, 0)
         for q in r.questions:
             q.diagnosis = None
             if q.off_topic or (q.hit_at(k) and not q.error):
@@ -193,7 +199,7 @@ def diagnose_scorecard(
             cause, evidence = _cause(ctx, q)
             label, suggestion = CAUSES[cause]
             q.diagnosis = {"cause": cause, "label": label, "evidence": evidence, "suggestion": suggestion, "k": k}
-            counts[cause] += 1
+            (report.beside[r.name] if q.id in synthetic else counts)[cause] += 1
     report.missed_by_all = missed_by_all(scorecard, k)
     return report
 

@@ -8,7 +8,9 @@ top-1 score is below t" with its cost: answerable questions it would wrongly rej
 ones it would let through (Youden's J maximised, so both error rates weigh the same; ties go to fewer
 wrongly rejected answers). Questions whose retriever errored are left out; questions that returned
 nothing are refused at every threshold. A rank-based score (a reciprocal-rank-fusion hybrid, as its config
-records) is flagged: its threshold is no cut on a confidence.
+records) is flagged: its threshold is no cut on a confidence. The answerable side is the headline's
+questions (`goldeval.golden.model.headline_split`): synthetic ones, beside the headline, are left out and
+counted (`n_beside`), as every other headline number leaves them out.
 Scores are only comparable within one retriever: a threshold of one model means nothing for another.
 """
 
@@ -19,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from goldeval.golden.model import headline_split
 from goldeval.retrievers.fusion import RANK_FUSIONS
 from goldeval.scorecard.model import QuestionResult, RetrieverResult, Scorecard
 
@@ -101,18 +104,21 @@ def separability(result: RetrieverResult) -> dict[str, Any]:
     """Off-topic separability of one retriever, as plain data (documented in docs/stats.md).
 
     Questions whose retriever errored are left out (they say nothing about scores) and counted in
-    `n_errors`; questions that returned nothing count as refused at every threshold.
+    `n_errors`; questions that returned nothing count as refused at every threshold. The answerable
+    questions are the headline's; the synthetic ones beside it are left out and counted in `n_beside`.
     """
-    ans_ok = [q for q in result.answerable if not q.error]
+    headline, beside = headline_split(result.questions)
+    ans_ok = [q for q in headline if not q.error]
     off_ok = [q for q in result.off_topic if not q.error]
     answerable, off_scores = _scores(ans_ok), _scores(off_ok)
     off = [q for q in off_ok if q.top1_score is not None]
     out: dict[str, Any] = {
-        "n_answerable": len(result.answerable),
+        "n_answerable": len(headline),
+        "n_beside": len(beside),
         "n_off_topic": len(result.off_topic),
         "n_off_topic_empty": len(off_ok) - off_scores.size,
         "n_answerable_empty": len(ans_ok) - answerable.size,
-        "n_errors": len(result.answerable) - len(ans_ok) + len(result.off_topic) - len(off_ok),
+        "n_errors": len(headline) - len(ans_ok) + len(result.off_topic) - len(off_ok),
         "answerable": _summary(answerable),
         "off_topic": _summary(off_scores),
         "overlap": None, "auc": None, "threshold": None, "rejects_answerable": None, "passes_off_topic": None,
@@ -147,6 +153,8 @@ def separability(result: RetrieverResult) -> dict[str, Any]:
         asides.append(f"{out['n_off_topic_empty']} of the off-topic questions returned no results at all")
     if out["n_errors"]:
         asides.append(f"{_count(out['n_errors'], 'question')} whose retriever errored left out")
+    if beside:
+        asides.append(f"{_count(len(beside), 'synthetic question')} beside the headline left out")
     if asides:
         out["verdict"] += f" ({'; '.join(asides)})"
     if out["rank_based"]:
