@@ -185,8 +185,7 @@ def test_renderers_show_verdicts_counts_and_details() -> None:
     assert verdict in md
     assert "<details><summary>Every miss with its evidence</summary>" in md
     assert "| `mine` | 4 | 4 |" in md  # the headline's misses, by cause; the synthetic ones beside
-    assert "_Beside the headline, the synthetic questions:_ `bm25`: no misses; `mine`: 2 miss(es): 2 hub document " \
-        "outranked" in md
+    assert "_Beside the headline, the synthetic questions:_ `mine`: 2 miss(es): 2 hub document outranked" in md
 
 
 def test_a_metric_past_a_list_cut_short_is_in_no_verdict_and_shown_as_unmeasurable_beside_too() -> None:
@@ -202,6 +201,10 @@ def test_a_metric_past_a_list_cut_short_is_in_no_verdict_and_shown_as_unmeasurab
     render_stats(card, console)
     text = console.export_text()
     assert "on hit@5" not in text and note in text
+    # the first metric compared leads: mrr, 1.000 vs (5 + 1/2)/10 on the ten hand-written questions, by hand
+    assert "bm25 leads mine on mrr by 45.0 points (better on 5, worse on 0 of 10 questions" in text
+    assert [line.split() for line in text.splitlines() if line.startswith("mine ") and "hit@5" in line] == [
+        ["mine", "│", "hit@5", "│", "n/a", "│", "n/a"]]  # hand and synthetic beside, as the headline marks it
     md = scorecard_markdown(card)
     assert md.startswith("### goldeval scorecard\n\n_mine: returned at most 2 results per question (min 2, median 2) "
                          "of the 100 asked; hit@5, recall@5, precision@5, ndcg@5: n/a, past what it returned; raise "
@@ -210,6 +213,7 @@ def test_a_metric_past_a_list_cut_short_is_in_no_verdict_and_shown_as_unmeasurab
     # beside the headline: the synthetic s6..s9 (s6, s8 at rank 1), marked as the headline marks them
     assert "| `mine` | 4 | n/a | 0.500 | n/a |" in md and "| `bm25` | 4 | 1.000 | 1.000 | 1.000 |" in md
     assert f"_{note}_" in md
+    assert "| `mine` | hand | 10 | n/a | 0.550 (" in md and "| `mine` | synthetic | 4 | n/a | 0.500 | n/a |" in md
 
 
 def test_renderers_of_a_scorecard_without_statistics_show_the_scores_only() -> None:

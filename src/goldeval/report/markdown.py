@@ -13,7 +13,7 @@ from typing import Any
 
 from goldeval.metrics.definitions import Metric
 from goldeval.report.grid import UNMEASURED
-from goldeval.report.sections import misses_text
+from goldeval.report.sections import misses_text, unmeasured_of
 from goldeval.report.terminal import headline_line, synthetic_title, table_metrics, title_lines
 from goldeval.scorecard.model import RetrieverResult, Scorecard
 from goldeval.scorecard.statistics import Comparison
@@ -66,7 +66,8 @@ def scorecard_markdown(card: Scorecard, *, title: str = "goldeval scorecard") ->
                                                   synthetic, right_from=1)]
     from goldeval.report.judged import judged_lines
 
-    lines += [f"_{line}_" for line in judged_lines(card, markdown=True)]  # judged@k, ranges, label fixes
+    judged = [f"_{line}_" for line in judged_lines(card, markdown=True)]  # judged@k, ranges, label fixes
+    lines += ["", *judged] if judged else []  # a blank line: right under a table, it would be a table row
     stats = card.statistics
     if stats is not None and any(r.intervals for r in card.retrievers):
         lines += ["", f"_(low–high): {round(stats.confidence * 100)}% {stats.method}, "
@@ -78,7 +79,7 @@ def scorecard_markdown(card: Scorecard, *, title: str = "goldeval scorecard") ->
     if stats is not None:
         if stats.comparison:
             lines += ["", *comparison_lines(stats.comparison, metrics=card.headline)]
-        lines += breakdown_lines(stats.breakdown, [str(m) for m in card.headline])
+        lines += breakdown_lines(stats.breakdown, [str(m) for m in card.headline], unmeasured_of(card))
         lines += off_topic_lines(stats.off_topic)
     lines += diagnosis_lines(card)
     return "\n".join(lines).rstrip() + "\n"
@@ -115,7 +116,10 @@ def comparison_lines(comparison: Comparison, *, metrics: Sequence[Metric]) -> li
             "", "</details>"]
 
 
-def breakdown_lines(breakdown: Mapping[str, Any] | None, metrics: Sequence[str]) -> list[str]:
+def breakdown_lines(breakdown: Mapping[str, Any] | None, metrics: Sequence[str],
+                    unmeasured: Mapping[str, Sequence[str]] | None = None) -> list[str]:
+    """The synthetic-vs-hand warnings, then the by-source and by-tag tables folded (`n/a` as in the headline
+    table for a metric past the list a retriever cut short: `unmeasured`)."""
     if not breakdown:
         return []
     lines: list[str] = []
@@ -125,7 +129,9 @@ def breakdown_lines(breakdown: Mapping[str, Any] | None, metrics: Sequence[str])
         rows = []
         for name, groups in breakdown.get("retrievers", {}).items():
             for group, data in groups.get(key, {}).items():
-                rows.append([md_code(name), md_text(group), data["n"], *(_value(data, m) for m in metrics if m in data["metrics"])])
+                gone = (unmeasured or {}).get(name, ())
+                rows.append([md_code(name), md_text(group), data["n"],
+                             *(UNMEASURED if m in gone else _value(data, m) for m in metrics if m in data["metrics"])])
         if rows and (key == "by_tag" or breakdown.get("mixed_sources")):
             shown = [m for m in metrics if m in breakdown.get("metrics", metrics)]
             lines += ["", f"<details><summary>{title}</summary>", "",
@@ -170,7 +176,7 @@ def diagnosis_lines(card: Scorecard) -> list[str]:
         return [*lines, "No misses."]
     rows = [[md_code(name), sum(by.values()), *(by.get(c, 0) for c in causes)] for name, by in counts.items()]
     lines += _table(["retriever", "misses", *(CAUSES[c][0] for c in causes)], rows)
-    beside = [f"{md_code(name)}: {misses_text(by)}" for name, by in stats.diagnosis_beside.items()]
+    beside = [f"{md_code(name)}: {misses_text(by)}" for name, by in stats.diagnosis_beside.items() if any(by.values())]
     if beside:  # never pooled into the counts above (goldeval.golden.model.headline_split)
         lines += ["", "_Beside the headline, the synthetic questions:_ " + "; ".join(beside)]
     lines += ["", *(f"- **{CAUSES[c][0]}**: {CAUSES[c][1]}" for c in causes)]

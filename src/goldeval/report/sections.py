@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from goldeval.metrics.definitions import Metric
-from goldeval.report.grid import GroupGrid, MetricGrid
+from goldeval.report.grid import UNMEASURED, GroupGrid, MetricGrid
 from goldeval.report.layout import break_name, say
 from goldeval.scorecard.model import Scorecard
 from goldeval.scorecard.statistics import Comparison, MetricComparison
@@ -36,7 +36,8 @@ def render_stats(card: Scorecard, console: Console, *, details: bool = False) ->
     if stats.comparison:
         render_comparison(stats.comparison, console, metrics=card.headline, details=details)
     if stats.breakdown:
-        render_breakdown(stats.breakdown, console, metrics=[str(m) for m in card.headline], details=details)
+        render_breakdown(stats.breakdown, console, metrics=[str(m) for m in card.headline], details=details,
+                         unmeasured=unmeasured_of(card))
     if stats.leakage:
         render_leakage(stats.leakage, console)
     if stats.off_topic:
@@ -74,7 +75,8 @@ def render_comparison(comparison: Comparison, console: Console, *, metrics: Sequ
         for note in comparison.notes:
             _say(console, note, "dim")
         return
-    primary = metrics[0] if metrics else results[0].metric
+    compared = [m for m in metrics if any(r.metric == m for r in results)]  # an unmeasurable one is in none
+    primary = compared[0] if compared else results[0].metric
     holm = " (Holm-corrected over the pairs)" if comparison.correction == "holm" else ""
     console.print("\n[bold]Comparison[/bold]" + holm)
     shown = [r for r in results if r.metric == primary or (r.metric in metrics and r.significant)]
@@ -125,13 +127,19 @@ def _needed(n: int | None) -> str:
     return "-" if n is None else str(n) if n <= 100_000 else ">100k"
 
 
+def unmeasured_of(card: Scorecard) -> dict[str, list[str]]:
+    """Retriever -> the metrics past the list it cut short (`RetrieverResult.unmeasurable`), as named in
+    the breakdown: shown `n/a` in its tables as in the headline's."""
+    return {r.name: [str(m) for m in r.unmeasurable] for r in card.retrievers}
+
+
 def render_breakdown(breakdown: Mapping[str, Any], console: Console, *, metrics: Sequence[str],
-                     details: bool = False) -> None:
+                     details: bool = False, unmeasured: Mapping[str, Sequence[str]] | None = None) -> None:
     """Hand-written and synthetic side by side when both exist, the warnings always; tags with `details`."""
     retrievers = breakdown.get("retrievers", {})
     if breakdown.get("mixed_sources"):
         console.print("\n[bold]Hand-written vs synthetic questions[/bold] (never pooled into one number)")
-        console.print(source_table(retrievers, metrics))
+        console.print(source_table(retrievers, metrics, unmeasured or {}))
         if _too_small(retrievers, "by_source"):
             _say(console, "  A group without an interval is too small for one.", "dim")
     for warning in breakdown.get("warnings", []):
@@ -154,8 +162,10 @@ def _too_small(retrievers: Mapping[str, Any], key: str) -> bool:
     return any(not g.get("intervals") for r in retrievers.values() for g in r.get(key, {}).values())
 
 
-def source_table(retrievers: Mapping[str, Any], metrics: Sequence[str]) -> Table:
-    """Rows: retriever and metric; columns: the sources (hand, synthetic, ...) with their sizes."""
+def source_table(retrievers: Mapping[str, Any], metrics: Sequence[str],
+                 unmeasured: Mapping[str, Sequence[str]] | None = None) -> Table:
+    """Rows: retriever and metric; columns: the sources (hand, synthetic, ...) with their sizes; `n/a` where
+    the metric is past the list the retriever cut short (`unmeasured`)."""
     sources = list(dict.fromkeys(s for r in retrievers.values() for s in r.get("by_source", {})))
     table = Table(show_edge=False, pad_edge=False)
     table.add_column("retriever", style="bold")
@@ -166,8 +176,10 @@ def source_table(retrievers: Mapping[str, Any], metrics: Sequence[str]) -> Table
     for name, groups in retrievers.items():
         for i, metric in enumerate(metrics):
             by_source = groups.get("by_source", {})
+            gone = metric in (unmeasured or {}).get(name, ())
             table.add_row(escape(break_name(name, 32)) if i == 0 else "", metric,
-                          *(_value(by_source[s], metric) if s in by_source else "-" for s in sources))
+                          *(UNMEASURED if gone else _value(by_source[s], metric) if s in by_source else "-"
+                            for s in sources))
     return table
 
 
@@ -220,7 +232,7 @@ def render_diagnosis(card: Scorecard, console: Console) -> None:
                   highlight=False)
     for name, by_cause in stats.diagnosis_counts.items():
         beside = stats.diagnosis_beside.get(name)
-        aside = f" (beside the headline, synthetic questions: {misses_text(beside)})" if beside else ""
+        aside = f" (beside the headline, synthetic questions: {misses_text(beside)})" if beside and any(beside.values()) else ""
         _say(console, f"  {name}: {misses_text(by_cause)}{aside}")
     seen = [c for c in CAUSES if any(by.get(c) for by in stats.diagnosis_counts.values())]
     if seen:
