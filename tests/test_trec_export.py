@@ -147,3 +147,19 @@ def _trec_files(qrels: Path, run: Path) -> dict[str, dict[str, float]]:
         measure, topic, value = line.split()
         out.setdefault(measure, {})[topic] = float(value)
     return out
+
+
+def test_a_run_cut_short_by_its_retriever_names_the_metrics_past_it(tmp_path: Path) -> None:
+    # regression (issue 18 items 2 and 4): the export said `to depth 100` of a retriever that returned 3, and
+    # trec_eval's success_5 on it is success_3 under another name, which the evaluation shows n/a
+    docs = Corpus({f"d{i}": Document(f"d{i}", f"page {i}") for i in range(30)})
+    golden = make_golden([(f"q{i}", f"page {i}", {f"d{i}": 1}) for i in range(6)])
+    card = goldeval.evaluate({"three": lambda q, k: [f"d{int(q.split()[-1]) + j}" for j in range(3)]}, golden,
+                             corpus=docs, k=(1, 3, 5), depth=30)
+    (result,) = card.retrievers
+    run = tmp_path / "run.txt"
+    assert write_run(result, run) == [
+        f"three returned at most 3 results per question of the 30 asked: in {run}, hit@5, recall@5, precision@5, "
+        "ndcg@5 are past what it returned (the evaluation shows them n/a, and compares and gates none of them); "
+        "raise the retriever's own k"]
+    assert len(run.read_text().splitlines()) == 18  # what it returned: 3 for each of the 6 questions

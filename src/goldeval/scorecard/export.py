@@ -13,6 +13,8 @@ line that is not a judgment or a result):
   answerable topic scoring 0 (`golden.answerable` decides, as everywhere);
 - synthetic questions beside the headline (`RetrieverResult.headline_questions`): TREC has no
   provenance, and trec_eval would pool them into the numbers the headline keeps them out of;
+- a retriever that cut its lists short (`goldeval.scorecard.depth`): the run holds what it returned, and
+  the note names the metrics past it, which trec_eval computes but the evaluation shows `n/a`;
 - a question whose retriever returned nothing or errored has no line in the run: `goldeval trec -c`
   (trec_eval -c) scores it 0 as the evaluation does; without -c it is skipped;
 - where the retriever's scores would not give back the scored order under trec_eval's rule (score
@@ -51,6 +53,10 @@ def write_run(result: RetrieverResult, path: str | Path) -> list[str]:
     if empty:
         notes.append(f"{len(empty)} question(s) with no result ({_few(empty)}) have no line in {path}: "
                      "`goldeval trec -c` scores them 0, as the evaluation does")
+    if (got := result.returned) is not None and (gone := result.unmeasurable):
+        notes.append(f"{result.name} returned at most {got.max} results per question of the {got.asked} asked: in "
+                     f"{path}, {', '.join(str(m) for m in gone)} are past what it returned (the evaluation shows "
+                     "them n/a, and compares and gates none of them); raise the retriever's own k")
     if rescored:
         notes.append(f"{len(rescored)} question(s) of {path} have reverse ranks as scores ({_few(rescored)}): their "
                      "ids at this level would re-sort the retriever's tied or repeated scores")
