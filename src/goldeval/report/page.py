@@ -72,7 +72,8 @@ def page_dict(card: Scorecard) -> dict[str, Any]:
     """`card.to_dict()`, completed where an older file lacks what the page looks up (the page computes
     nothing itself, issue 8):
     - the off-topic ROC table of each retriever with its denominators (goldset 0.1 wrote the threshold
-      and AUC, not every cut), recomputed by `goldeval.stats.offtopic` from the stored top-1 scores;
+      and AUC, not every cut), recomputed by `goldeval.stats.offtopic` from the stored top-1 scores of
+      the headline's questions (a file that pooled its synthetic ones keeps its own threshold and verdict);
     - the `k` of each miss diagnosis (goldset 0.1 diagnosed at the largest computed k and did not say so);
     - `views`: what the page shows prepared in Python (`goldeval.report.lifecycle`): the leakage figures
       with their labels and the synthetic-vs-hand metric gap, formatted; how many results came back and
