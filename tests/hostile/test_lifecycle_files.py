@@ -170,7 +170,7 @@ def test_a_changelog_that_is_not_utf8_is_one_line_and_no_change(files: Path, cli
     before = contents(files)
     done = cli("golden", "add", "--golden", files / "golden.jsonl", "--question", "rebase onto main",
                "--expected", "git/rebase.md")
-    assert_refused(done, "golden.changes.jsonl:1", "not UTF-8")
+    assert_refused(done, "golden.changes.jsonl:1", "not valid UTF-8", "byte 0xff")
     assert contents(files) == before and leftovers(files) == []
 
 
