@@ -169,3 +169,18 @@ def test_the_headline_counts_hand_and_incident_questions_with_synthetic_beside(p
         listed = page.locator(".flip-col").nth(0).locator("li[data-qid]").evaluate_all("ls => ls.map(l => l.dataset.qid)")
         assert listed == ["h2", "h3", "i1"]
     assert page.page_errors == []
+
+
+def test_the_off_topic_strip_draws_the_headline_questions_the_threshold_is_judged_on(page: Any,  # noqa: F811
+                                                                                    card: dict[str, Any]) -> None:
+    payload = payload_of(card)
+    with serving(payload) as url:
+        open_page(page, url)
+        page.click('#tabs [data-tab="offtopic"]')
+        dots = page.locator("svg.strip circle").evaluate_all("cs => cs.map(c => [c.getAttribute('class'), "
+                                                            "c.querySelector('title').textContent.split(':')[0]])")
+    answerable = sorted(q for cls, q in dots if cls.startswith("dot-a"))
+    # the 6 hand-written and 1 incident questions; s1-s3 are beside the headline, as in Python's analysis
+    assert answerable == sorted([*HAND, "i1"])
+    assert [q for cls, q in dots if cls.startswith("dot-o")] == ["o1"]
+    assert page.page_errors == []

@@ -194,10 +194,10 @@
     el('p', { class: 'ot-auc', text: `${auc}${sep.overlap === null || sep.overlap === undefined ? '' : ` · the ranges ${sep.overlap ? 'overlap' : 'do not overlap'}`}` }));
   }
 
-  /** Each question's top-1 score as a dot on one axis; those below the threshold drawn as refused. */
+  /** Each question's top-1 score as a dot on one axis (the headline's answerable questions, as the threshold analysis uses; synthetic ones are beside it); those below the threshold drawn as refused. */
   function strip(run, threshold) {
     const score = (q) => (typeof q.top1_score === 'number' ? q.top1_score : null);
-    const rows = [['answerable', run.questions.filter((q) => !q.off_topic && !q.error), 40, 'dot-a'], ['off-topic', run.questions.filter((q) => q.off_topic && !q.error), 90, 'dot-o']];
+    const rows = [['answerable', G.headlineQuestions(run).filter((q) => !q.error), 40, 'dot-a'], ['off-topic', run.questions.filter((q) => q.off_topic && !q.error), 90, 'dot-o']];
     const all = rows.flatMap((r) => r[1].map(score)).filter((s) => s !== null).concat(threshold === null ? [] : [threshold]);
     if (!all.length) return el('p', { class: 'empty-note', text: 'No question retrieved anything, so there are no scores to show.' });
     let lo = Math.min(...all); let hi = Math.max(...all);
