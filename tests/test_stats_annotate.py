@@ -214,6 +214,13 @@ def test_a_metric_past_a_list_cut_short_is_in_no_verdict_and_shown_as_unmeasurab
     assert "| `mine` | 4 | n/a | 0.500 | n/a |" in md and "| `bm25` | 4 | 1.000 | 1.000 | 1.000 |" in md
     assert f"_{note}_" in md
     assert "| `mine` | hand | 10 | n/a | 0.550 (" in md and "| `mine` | synthetic | 4 | n/a | 0.500 | n/a |" in md
+    wide = Console(record=True, width=200)
+    render_stats(card, wide, details=True)  # the by-tag grids: mine's hit@5 is n/a for every tag, bm25's is shown
+    by_tag = wide.export_text().split("By tag: hit@5")[1].split("By tag:")[0]
+    rows = [line.split() for line in by_tag.splitlines() if line.split()[:1] in (["even"], ["odd"], ["stdlib"])]
+    assert rows and all(row[-1] == "n/a" and row[-3] != "n/a" for row in rows), by_tag
+    # a tag's n is its hand-written questions only (q0..q9: 5 even, 5 odd); s6..s9 are beside, never pooled
+    assert [row[:3] for row in rows] == [["even", "│", "5"], ["odd", "│", "5"], ["stdlib", "│", "10"]]
 
 
 def test_renderers_of_a_scorecard_without_statistics_show_the_scores_only() -> None:

@@ -119,10 +119,13 @@ class GroupGrid:
     """Groups (tags) as rows with their sizes, retrievers as columns, laid out as `MetricGrid` is."""
 
     def __init__(self, head: str, names: Sequence[str], labels: Sequence[str], sizes: Sequence[int],
-                 values: Sequence[Sequence[tuple[float | None, Sequence[float] | None]]]) -> None:
-        """`values[row][column]`: the value and its interval (None when the group had none)."""
+                 values: Sequence[Sequence[tuple[float | None, Sequence[float] | None]]],
+                 unmeasurable: Sequence[str] = ()) -> None:
+        """`values[row][column]`: the value and its interval (None when the group had none); the columns
+        named in `unmeasurable` cut their lists short of the metric and show `n/a`, as the headline does."""
         self.head, self.names, self.labels, self.sizes = head, list(names), list(labels), list(sizes)
         self.values = [list(row) for row in values]
+        self.unmeasurable = set(unmeasurable)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Table]:
         label_width = max([len(self.head), *(len(label) for label in self.labels)])
@@ -138,7 +141,8 @@ class GroupGrid:
                 table.add_column(escape(break_name(self.names[i], layout.widths[i])), justify="right", no_wrap=True,
                                  min_width=layout.widths[i])
             for label, size, row in zip(self.labels, self.sizes, self.values, strict=True):
-                table.add_row(escape(label), str(size), *[format_cell(*row[i], stacked=layout.stacked) for i in group])
+                table.add_row(escape(label), str(size), *[UNMEASURED if self.names[i] in self.unmeasurable else
+                                                          format_cell(*row[i], stacked=layout.stacked) for i in group])
             yield table
 
 

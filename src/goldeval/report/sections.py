@@ -147,7 +147,7 @@ def render_breakdown(breakdown: Mapping[str, Any], console: Console, *, metrics:
     if details and any(r.get("by_tag") for r in retrievers.values()):
         for metric in metrics:
             console.print(f"\n[bold]By tag: {escape(metric)}[/bold]")
-            console.print(tag_table(retrievers, metric))
+            console.print(tag_table(retrievers, metric, unmeasured or {}))
 
 
 def _value(group: Mapping[str, Any], metric: str) -> str:
@@ -183,12 +183,15 @@ def source_table(retrievers: Mapping[str, Any], metrics: Sequence[str],
     return table
 
 
-def tag_table(retrievers: Mapping[str, Any], metric: str) -> GroupGrid:
-    """Rows: tags with their sizes; columns: retrievers (as the headline table), laid out for the width."""
+def tag_table(retrievers: Mapping[str, Any], metric: str,
+              unmeasured: Mapping[str, Sequence[str]] | None = None) -> GroupGrid:
+    """Rows: tags with their sizes; columns: retrievers (as the headline table), laid out for the width; a
+    retriever that cut its lists short of `metric` shows `n/a` (`unmeasured_of`)."""
     tags = list(dict.fromkeys(t for r in retrievers.values() for t in r.get("by_tag", {})))
     sizes = [next((r["by_tag"][tag]["n"] for r in retrievers.values() if tag in r.get("by_tag", {})), 0) for tag in tags]
     values = [[_pair(r.get("by_tag", {}).get(tag), metric) for r in retrievers.values()] for tag in tags]
-    return GroupGrid("tag", list(retrievers), tags, sizes, values)
+    gone = [name for name in retrievers if metric in (unmeasured or {}).get(name, ())]
+    return GroupGrid("tag", list(retrievers), tags, sizes, values, gone)
 
 
 def _pair(group: Mapping[str, Any] | None, metric: str) -> tuple[float | None, Any]:

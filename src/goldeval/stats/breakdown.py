@@ -1,5 +1,8 @@
 """Every metric broken down by tag and by source, hand-written and synthetic side by side.
 
+The tags are read on the headline's questions (`RetrieverResult.headline_questions`: hand-written,
+production-log and incident ones), so a tag's number is never a mix of hand-written and synthetic questions.
+
 Hand-written and synthetic questions are never pooled into one number here. When synthetic
 questions score higher than hand-written ones by more than noise (the percentile interval of the
 unpaired bootstrap difference lies above zero), the breakdown carries a warning: questions written
@@ -90,8 +93,9 @@ def breakdown_report(scorecard: Scorecard, headline: Sequence[Metric], *, resamp
     metrics = list(scorecard.metrics)
     retrievers = scorecard.retrievers
     reference = retrievers[0].answerable if retrievers else []
+    told = retrievers[0].headline_questions if retrievers else []  # tags are read on the headline's questions
     sources = sorted({q.source for q in reference})
-    tags = sorted({t for q in reference for t in q.tags})
+    tags = sorted({t for q in told for t in q.tags})
     report: dict[str, Any] = {
         "metrics": [str(m) for m in metrics],
         "mixed_sources": len(sources) > 1,
@@ -99,7 +103,7 @@ def breakdown_report(scorecard: Scorecard, headline: Sequence[Metric], *, resamp
         "warnings": [],
     }
     for i, tag in enumerate(tags):
-        ids = [q.id for q in reference if tag in q.tags]
+        ids = [q.id for q in told if tag in q.tags]
         for name, group in _groups(retrievers, ids, metrics, stream=100 + i, resamples=resamples, seed=seed,
                                      confidence=confidence).items():
             report["retrievers"][name]["by_tag"][tag] = group
