@@ -86,6 +86,14 @@ def test_nan_score_is_an_input_error() -> None:
         evaluate_scores({"q": {"a": 1}}, {"q": {"a": float("nan"), "b": 1.0}}, [Metric("mrr")])
 
 
+def test_nan_score_names_the_right_document_among_several() -> None:
+    # The ids are read once at the look-up (issue 23); the error reads the NaN one's id back by position.
+    qrels = {"p": {"z": 1}, "q": {"x": 1, "y": 0, "a": 2}}
+    run = {"p": {"z": 1.0}, "q": {"a": float("nan"), "b": 1.0}}
+    with pytest.raises(InputError, match="question 'q': document 'a' has score NaN"):
+        evaluate_scores(qrels, run, [Metric("mrr")])
+
+
 def test_long_uneven_rows_rank_correctly() -> None:
     # Rows of very different lengths are padded chunk by chunk; ranks must not leak across rows.
     qrels = {f"q{i}": {f"d{i}-0": 1} for i in range(50)}

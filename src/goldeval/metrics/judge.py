@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import gc
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
@@ -94,12 +94,21 @@ def _as_dicts(mappings: list[Mapping[str, float] | None]) -> list[dict[str, floa
     return [m if type(m) is dict else dict(m or {}) for m in mappings]  # type: ignore[misc]
 
 
-def _flatten(judged: list[dict[str, float]]) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """(every judged id, their judgments, the question index of each), question by question."""
+def _flatten(judged: list[dict[str, float]]) -> tuple[np.ndarray, np.ndarray]:
+    """(every judgment, the question index of each), question by question. No list of the ids: each
+    is read once, where it is looked up (issue 23: with a new str per id every touch is a cache miss)."""
     lengths = np.fromiter(map(len, judged), dtype=np.int64, count=len(judged))
-    ids = list(chain.from_iterable(judged))
-    values = np.fromiter(chain.from_iterable(map(dict.values, judged)), dtype=np.float64, count=len(ids))
-    return ids, values, np.repeat(np.arange(len(judged), dtype=np.int64), lengths)
+    values = np.fromiter(chain.from_iterable(map(dict.values, judged)), dtype=np.float64, count=int(lengths.sum()))
+    return values, np.repeat(np.arange(len(judged), dtype=np.int64), lengths)
+
+
+def _ids_at(judged: list[dict[str, float]], owner: np.ndarray, positions: np.ndarray) -> list[str]:
+    """The judged ids at flat `positions` (`_flatten`'s order), read again from their questions' dicts:
+    only for the few that need an id after the look-up (ties, errors)."""
+    qs = owner[positions]
+    firsts = np.searchsorted(owner, qs)  # owner is sorted: where each question's judgments begin
+    keys = {q: list(judged[q]) for q in set(qs.tolist())}
+    return [keys[q][k] for q, k in zip(qs.tolist(), (positions - firsts).tolist(), strict=True)]
 
 
 def judge_scores(
@@ -121,32 +130,38 @@ def judge_scores(
     with gc_paused():
         judged = _as_dicts(list(map(qrels.get, qids, repeat(_EMPTY))))
         rows = _as_dicts(list(map(run.get, qids, repeat(_EMPTY))))
-        ids, values, owner = _flatten(judged)
+        values, owner = _flatten(judged)
         wanted = values >= floor
-        cand_ids = list(compress(ids, wanted))
-        cand_rows = list(map(rows.__getitem__, owner[wanted].tolist()))
-        scores = np.fromiter(map(dict.get, cand_rows, cand_ids, repeat(math.nan)), np.float64, len(cand_ids))
+        cand = np.flatnonzero(wanted)  # flat positions of the judgments to locate
+        cand_ids = compress(chain.from_iterable(judged), wanted.tolist())  # each id read here, once
+        cand_rows = map(rows.__getitem__, owner[cand].tolist())
+        scores = np.fromiter(map(dict.get, cand_rows, cand_ids, repeat(math.nan)), np.float64, len(cand))
         found = ~np.isnan(scores)
-        _refuse_nan(qids, cand_rows, cand_ids, owner[wanted], found)
-        t_owner, t_score = owner[wanted][found], scores[found]
-        t_ids = list(compress(cand_ids, found.tolist()))
-        ranks = _ranks(qids, rows, t_owner, t_ids, t_score)
+        _refuse_nan(qids, rows, judged, owner, cand, found)
+        t_pos, t_score = cand[found], scores[found]
+        t_owner = owner[t_pos]
+        ranks = _ranks(qids, rows, t_owner, t_score, lambda t: _ids_at(judged, owner, t_pos[t]))
     num_ret = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
-    return assemble(len(qids), level, num_ret, owner, values, t_owner, ranks, values[wanted][found])
+    return assemble(len(qids), level, num_ret, owner, values, t_owner, ranks, values[t_pos])
 
 
-def _refuse_nan(qids: Sequence[str], rows: list[dict[str, float]], ids: list[str], owner: np.ndarray,
-                found: np.ndarray) -> None:  # fmt: skip
+def _refuse_nan(qids: Sequence[str], rows: list[dict[str, float]], judged: list[dict[str, float]], owner: np.ndarray,
+                cand: np.ndarray, found: np.ndarray) -> None:  # fmt: skip
     """A judged document whose score is NaN cannot be ranked: say which. The look-up gives NaN for a
     missing document too; a NaN in a list with a found document is caught when its scores are read,
-    so only the lists where nothing was found are checked here."""
+    so only the lists where nothing was found are checked here (judgments at flat positions `cand`)."""
+    cand_owner = owner[cand]
     unseen = np.ones(len(qids), dtype=bool)  # questions where no judged document was found
-    unseen[owner[found]] = False
-    missing = np.flatnonzero(~found & unseen[owner])
-    present = np.fromiter(map(dict.__contains__, [rows[i] for i in missing], [ids[i] for i in missing]), bool,
+    unseen[cand_owner[found]] = False
+    missing = np.flatnonzero(~found & unseen[cand_owner])
+    if not len(missing):
+        return
+    ids = _ids_at(judged, owner, cand[missing])
+    present = np.fromiter(map(dict.__contains__, [rows[i] for i in cand_owner[missing].tolist()], ids), bool,
                           len(missing))  # fmt: skip
     if present.any():
-        _raise_nan(qids[int(owner[missing[present][0]])], ids[int(missing[present][0])])
+        first = int(np.flatnonzero(present)[0])
+        _raise_nan(qids[int(cand_owner[missing[first]])], ids[first])
 
 
 def _raise_nan(qid: str, doc: str) -> None:
@@ -154,9 +169,10 @@ def _raise_nan(qid: str, doc: str) -> None:
                      hint="give every result a real number as its score")
 
 
-def _ranks(qids: Sequence[str], rows: list[dict[str, float]], owner: np.ndarray, ids: list[str],
-           score: np.ndarray) -> np.ndarray:  # fmt: skip
-    """1-based rank of each target (document `ids[i]` of question `owner[i]`, with `score[i]`)."""
+def _ranks(qids: Sequence[str], rows: list[dict[str, float]], owner: np.ndarray, score: np.ndarray,
+           ids_of: Callable[[np.ndarray], list[str]]) -> np.ndarray:  # fmt: skip
+    """1-based rank of each target (a document of question `owner[i]` with `score[i]`); `ids_of(targets)`
+    gives the ids of some targets, asked only for those tied with another document."""
     hit = np.unique(owner)
     hit_rows = [rows[i] for i in hit.tolist()]
     lengths = np.fromiter(map(len, hit_rows), dtype=np.int64, count=len(hit_rows))
@@ -167,8 +183,9 @@ def _ranks(qids: Sequence[str], rows: list[dict[str, float]], owner: np.ndarray,
         _raise_nan(qids[int(hit[row])], doc)
     above, tied = above_and_tied(flat, np.cumsum(lengths) - lengths, lengths, np.searchsorted(hit, owner), score)
     ranks = above + 1
-    for t in np.flatnonzero(tied > 1).tolist():  # ties: ids descending come first (trec_eval)
-        s, doc = float(score[t]), ids[t]
+    tie = np.flatnonzero(tied > 1)
+    for t, doc in zip(tie.tolist(), ids_of(tie), strict=True):  # ties: ids descending come first (trec_eval)
+        s = float(score[t])
         ranks[t] += sum(1 for other, v in rows[int(owner[t])].items() if v == s and other > doc)
     return ranks
 
@@ -255,7 +272,7 @@ def locate_ranked(
                     t_q.append(i)
                     t_rank.append(ids.index(d) + 1)
                     t_rel.append(r)
-        _, values, owner = _flatten(judged)
+        values, owner = _flatten(judged)
     return Located(len(qids), level, floor, np.asarray(num_ret, dtype=np.int64), owner, values,
                    np.asarray(t_q, dtype=np.int64), np.asarray(t_rank, dtype=np.int64), np.asarray(t_rel, dtype=np.float64))
 
