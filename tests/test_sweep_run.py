@@ -82,6 +82,34 @@ def test_second_run_is_served_from_cache(first: tuple[Path, SweepResult]) -> Non
 
 
 @pytest.mark.models  # the grid's dense stage is wordllama
+def test_second_run_reads_its_statistics_back(first: tuple[Path, SweepResult], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 23: an unchanged re-run resampled 10,000 times again; its statistics are now kept by content."""
+    workspace, result = first
+    assert result.stages["statistics"] == {"computed": 1}
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("statistics computed again on an unchanged sweep")
+
+    for name in ("fill_intervals", "test_against_best"):
+        monkeypatch.setattr(f"goldeval.sweep.score.{name}", refuse)
+    monkeypatch.setattr("goldeval.stats.bootstrap.resample_counts", refuse)
+    again = run(workspace)
+    assert again.stages["statistics"] == {"cached": 1}
+    assert again.best == result.best
+
+    def shown(r: SweepResult) -> list[object]:
+        return [(c.label, c.metrics, c.intervals, c.vs_best, c.scorecard.retrievers[0].intervals)  # type: ignore[union-attr]
+                for c in r.cells]
+
+    assert shown(again) == shown(result)
+    assert json.dumps(again.statistics) == json.dumps(result.statistics)
+    monkeypatch.undo()
+    other = run(workspace, settings=Settings(k=(1, 3, 5), resamples=1000, headline="ndcg@5", seed=1))
+    assert other.stages["statistics"] == {"computed": 1}  # a new seed is a new key
+    assert [c.intervals for c in other.cells] != [c.intervals for c in result.cells]
+
+
+@pytest.mark.models  # the grid's dense stage is wordllama
 def test_new_weight_and_new_k_search_nothing(first: tuple[Path, SweepResult]) -> None:
     workspace, _ = first
     grid = Grid(chunking=("none",), retriever=("hybrid",), model=("wordllama",), fusion=("norm", "rrf"),
@@ -116,6 +144,8 @@ def test_against_the_best_is_compare_values_with_holm(first: tuple[Path, SweepRe
         direct = compare_values({best.label: {primary: values(best)}, other.label: {primary: values(other)}},
                                 metrics=[primary], resamples=1000).results[0]
         assert other.vs_best is not None and other.vs_best.p == direct.p and other.vs_best.diff == direct.diff
+        # all configurations in one comparison (issue 23) draw the same resamples as each one alone
+        assert other.vs_best.ci == (direct.ci[0], direct.ci[1]), other.label
         raw.append(direct.p)
     adjusted = holm(raw)
     for other, p_holm in zip(result.cells[1:], adjusted, strict=True):

@@ -7,14 +7,16 @@ took and its notes: those change from run to run and no statistic reads them), e
 `compare`, the passages' fingerprint, the golden set's fingerprint, and the source of the code that
 computes them (statistics, scorecard, leakage, metric names), so a change to any of them is a miss.
 Kept under `<workspace>/stats/<key>.json`, written atomically; a file that does not read is a miss,
-computed and written again.
+computed and written again. The sweep keeps its statistics (intervals over every configuration, each
+tested against the best) here too: its merged scorecard through the same `stats_key`, and its own
+fields through `read_kept_stats` / `write_kept_stats` (`goldeval.sweep.score`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from goldeval.corpus.model import Passage
 from goldeval.fingerprint import fingerprint
@@ -25,6 +27,8 @@ from goldeval.scorecard.model import Scorecard
 from goldeval.scorecard.statistics import Statistics
 from goldeval.store.kept import read_kept, write_kept
 from goldeval.store.workspace import Workspace
+
+T = TypeVar("T")
 
 FORMAT = 2
 """Part of the key; 2: kept files carry their checksum (`goldeval.store.kept`), so format 1 files are never read."""
@@ -48,8 +52,7 @@ def stats_key(card: Scorecard, settings: Mapping[str, Any], passages: Sequence[P
 
 def read_stats(workspace: str | Path, key: str, card: Scorecard) -> bool:
     """Fill `card` with the statistics kept under `key`; False when none are (or they do not read)."""
-    path = _path(workspace, key)
-    kept = read_kept(path, "kept statistics file", "computing them again", lambda d: _parse(d, card))
+    kept = read_kept_stats(workspace, key, lambda d: _parse(d, card))
     if kept is None:
         return False
     statistics, intervals, diagnosis = kept
@@ -64,8 +67,6 @@ def read_stats(workspace: str | Path, key: str, card: Scorecard) -> bool:
 def _parse(data: dict[str, Any], card: Scorecard) -> tuple[Statistics, list[dict[Any, tuple[float, float]]],
                                                           list[dict[str, Any]]]:  # fmt: skip
     """The kept statistics, and each retriever's intervals and diagnoses, read whole before `card` changes."""
-    if data.get("format") != FORMAT:
-        raise ValueError(f"kept statistics format {data.get('format')!r}, expected {FORMAT}")
     intervals = [{m: (float(v[0]), float(v[1])) for m in r.metrics if (v := data["intervals"][r.name].get(str(m)))}
                  for r in card.retrievers]
     diagnosis = [dict(data["diagnosis"][r.name]) for r in card.retrievers]
@@ -77,13 +78,28 @@ def write_stats(workspace: str | Path, key: str, card: Scorecard) -> None:
     if card.statistics is None:
         return
     data = {
-        "format": FORMAT,
         "statistics": card.statistics.to_dict(),
         "intervals": {r.name: {str(m): list(v) for m, v in r.intervals.items()} for r in card.retrievers},
         "diagnosis": {r.name: {q.id: q.diagnosis for q in r.questions if q.diagnosis is not None}
                       for r in card.retrievers},
     }
-    write_kept(_path(workspace, key), data, "the statistics were not kept for next time")
+    write_kept_stats(workspace, key, data)
+
+
+def read_kept_stats(workspace: str | Path, key: str, parse: Callable[[dict[str, Any]], T]) -> T | None:
+    """The statistics kept under `key`, read by `parse` (whose ValueError/KeyError means they do not
+    read), or None: the one place kept statistics are read."""
+    def checked(data: dict[str, Any]) -> T:
+        if data.get("format") != FORMAT:
+            raise ValueError(f"kept statistics format {data.get('format')!r}, expected {FORMAT}")
+        return parse(data)
+
+    return read_kept(_path(workspace, key), "kept statistics file", "computing them again", checked)
+
+
+def write_kept_stats(workspace: str | Path, key: str, data: Mapping[str, Any]) -> None:
+    """Keep `data` (statistics computed for `key`) with the format they are read back by."""
+    write_kept(_path(workspace, key), {"format": FORMAT, **data}, "the statistics were not kept for next time")
 
 
 def _path(workspace: str | Path, key: str) -> Path:

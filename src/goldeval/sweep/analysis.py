@@ -24,7 +24,6 @@ import numpy as np
 
 from goldeval.metrics.definitions import Metric
 from goldeval.stats.compare import compare_values, format_p
-from goldeval.stats.paired import holm
 from goldeval.sweep.cost import COST_AXES
 from goldeval.sweep.model import CellResult, VsBest, varying_dials
 from goldeval.sweep.pareto import pareto_front
@@ -47,14 +46,15 @@ def test_against_best(cells: Sequence[CellResult], primary: Metric, *, seed: int
     reference = _values(best, primary)
     if not len(reference):  # no answerable question: nothing to test (and no metric to rank by)
         return best.label
-    results = []
-    for other in others:
-        comparison = compare_values({best.label: {primary: reference}, other.label: {primary: _values(other, primary)}},
-                                    metrics=[primary], seed=seed, resamples=resamples, confidence=confidence)
-        results.append(comparison.results[0])  # a = the other configuration, b = the best
-    adjusted = holm([r.p for r in results]) if len(results) > 1 else [r.p for r in results]
+    # one comparison for every configuration against the best: the resampled questions and sign patterns
+    # are drawn once and shared by all columns (each column's numbers are those of its own comparison)
+    values = {best.label: {primary: reference}, **{o.label: {primary: _values(o, primary)} for o in others}}
+    comparison = compare_values(values, metrics=[primary], pairs=[(o.label, best.label) for o in others],
+                                seed=seed, resamples=resamples, confidence=confidence)
+    results = comparison.results  # a = the other configuration, b = the best; Holm across them when several
     alpha = 1 - confidence
-    for other, r, p_holm in zip(others, results, adjusted, strict=True):
+    for other, r in zip(others, results, strict=True):
+        p_holm = r.p_adjusted
         within = bool(p_holm >= alpha)
         other.vs_best = VsBest(diff=r.diff, ci=(r.ci[0], r.ci[1]), p=r.p, p_holm=float(p_holm), test=r.test,
                                within_noise=within, verdict=_verdict(r.diff, r.ci, float(p_holm), within, confidence))

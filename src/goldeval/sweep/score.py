@@ -12,18 +12,21 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from goldeval.corpus.model import Corpus, Passage
 from goldeval.evaluation import EvalSettings, evaluate
+from goldeval.metrics.definitions import Metric
 from goldeval.retrievers.base import BuildContext, build_retriever
-from goldeval.runstore import model_key
+from goldeval.runstore import model_key, source_digest
 from goldeval.scorecard.model import Scorecard
 from goldeval.stats.annotate import METHOD, fill_intervals
+from goldeval.stats.stored import read_kept_stats, stats_key, write_kept_stats
 from goldeval.sweep.analysis import heatmaps, pareto_fronts, rank_cells, test_against_best
 from goldeval.sweep.cost import Cost, add, add_latencies, measure_latency, percentile
 from goldeval.sweep.grid import Cell
 from goldeval.sweep.history import record_cells
-from goldeval.sweep.model import CellResult, SweepResult
+from goldeval.sweep.model import CellResult, SweepResult, VsBest
 from goldeval.sweep.plan import Plan
 from goldeval.sweep.stages import CachedRetriever
 
@@ -50,13 +53,9 @@ def score_cells(plan: Plan, *, record_history: bool) -> SweepResult:
     settings = plan.settings
     merged = Scorecard(retrievers=[card.retrievers[0] for card in cards], metrics=cards[0].metrics, k=cards[0].k,
                        depth=cards[0].depth, headline=cards[0].headline)
-    fill_intervals(merged, seed=settings.seed, resamples=settings.resamples, confidence=settings.confidence)
-    for cell, card in zip(cells, cards, strict=True):
-        cell.intervals = dict(card.retrievers[0].intervals)
     primary = cards[0].headline[0]
     ranked = rank_cells(cells, primary)
-    best = test_against_best(ranked, primary, seed=settings.seed, resamples=settings.resamples,
-                             confidence=settings.confidence)
+    best = _statistics(plan, merged, ranked, primary)
     fronts = pareto_fronts(ranked, primary)
     plan.wall["score"] = time.perf_counter() - started
     recorded = record_cells(cards, plan.workspace.root) if record_history else None
@@ -73,6 +72,56 @@ def score_cells(plan: Plan, *, record_history: bool) -> SweepResult:
         stages={**plan.counters, "history": recorded, "wall_seconds": {k: round(v, 3) for k, v in plan.wall.items()},
                 "reranker": plan.grid.reranker if any(c.rerank for c in plan.cells) else None},
     )
+
+
+def _statistics(plan: Plan, merged: Scorecard, ranked: list[CellResult], primary: Metric) -> str | None:
+    """Intervals for every configuration and each tested against the best; returns the best's label.
+
+    Kept by content as `compare` keeps eval's (`goldeval.stats.stored`): the key is the merged scorecard
+    (every per-question value) with the settings and this code's source, so an unchanged re-run reads
+    them back and resamples nothing (counted in `stages["statistics"]`)."""
+    s = plan.settings
+    settings = {"sweep": "intervals and tests against the best", "seed": s.seed, "resamples": s.resamples,
+                "confidence": s.confidence, "primary": str(primary), "ranked": [c.label for c in ranked],
+                "code": source_digest("sweep/analysis.py", "sweep/score.py", "sweep/model.py")}
+    key = stats_key(merged, settings, None, None)
+    kept = read_kept_stats(plan.workspace.root, key, lambda d: _parse_kept(d, ranked))
+    if kept is not None:
+        best, intervals, vs_best = kept
+        for cell, shown, tested in zip(ranked, intervals, vs_best, strict=True):
+            cell.intervals = shown
+            cell.vs_best = tested
+            if cell.scorecard is not None:
+                cell.scorecard.retrievers[0].intervals = dict(shown)
+        plan.count("statistics", "cached")
+        return best
+    fill_intervals(merged, seed=s.seed, resamples=s.resamples, confidence=s.confidence)
+    for cell in ranked:
+        cell.intervals = dict(cell.scorecard.retrievers[0].intervals) if cell.scorecard is not None else {}
+    best = test_against_best(ranked, primary, seed=s.seed, resamples=s.resamples, confidence=s.confidence)
+    plan.count("statistics", "computed")
+    write_kept_stats(plan.workspace.root, key, {"best": best, "cells": [
+        {"label": c.label, "intervals": {str(m): list(v) for m, v in c.intervals.items()},
+         "vs_best": c.vs_best.to_dict() if c.vs_best is not None else None} for c in ranked]})
+    return best
+
+
+def _parse_kept(data: dict[str, Any], ranked: list[CellResult]) -> tuple[
+        str | None, list[dict[Metric, tuple[float, float]]], list[VsBest | None]]:  # fmt: skip
+    """The kept intervals and tests, each configuration's read whole before any cell changes."""
+    rows = data["cells"]
+    if [r["label"] for r in rows] != [c.label for c in ranked]:
+        raise ValueError("kept sweep statistics are for other configurations")
+    intervals = [{m: (float(v[0]), float(v[1])) for m in c.metrics if (v := r["intervals"].get(str(m)))}
+                 for c, r in zip(ranked, rows, strict=True)]
+    tests = [None if r["vs_best"] is None else _vs_best(r["vs_best"]) for r in rows]
+    return data["best"], intervals, tests
+
+
+def _vs_best(t: dict[str, Any]) -> VsBest:
+    return VsBest(diff=float(t["diff"]), ci=(float(t["ci"][0]), float(t["ci"][1])), p=float(t["p"]),
+                  p_holm=float(t["p_holm"]), test=str(t["test"]), within_noise=bool(t["within_noise"]),
+                  verdict=str(t["verdict"]))
 
 
 def _score(plan: Plan, cell: Cell, ctx: BuildContext, corpus: _StoredPassages) -> CellResult:
