@@ -63,14 +63,11 @@ def norm_fusion(
     for qid in _questions(runs):
         per_run = [normalise(run.results.get(qid, [])) for run in runs]
         floors = [min(s.values(), default=0.0) if norm == "zscore" else 0.0 for s in per_run]
-        pids = {pid for scores in per_run for pid in scores}
-        fused.add(
-            qid,
-            {
-                pid: sum(w * s.get(pid, floor) for w, s, floor in zip(weights, per_run, floors, strict=True))
-                for pid in pids
-            },
-        )
+        pids = list(dict.fromkeys(pid for scores in per_run for pid in scores))
+        # each run's weighted column, then sum() of each passage's terms in run order: the same sum as one
+        # generator per passage, without its cost (issue 23: a cached sweep re-run was mostly this loop)
+        columns = [[w * s.get(pid, floor) for pid in pids] for w, s, floor in zip(weights, per_run, floors, strict=True)]
+        fused.add(qid, dict(zip(pids, map(sum, zip(*columns, strict=True)), strict=True)))
     _merge_errors(fused, runs)
     return fused
 

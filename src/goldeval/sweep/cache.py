@@ -14,6 +14,7 @@ Embeddings themselves live in the workspace's embedding cache (`goldeval.store.c
 at once leave the old file or the new one, and carries a checksum of its content (`goldeval.store.kept`):
 a file that does not parse, or parses but fails its checksum (a flipped byte in a passage), is a miss,
 said in a warning naming it, and is written again.
+The sweep's statistics are kept with eval's, under `<workspace>/stats/` (`goldeval.stats.stored`).
 Fusion and scoring are not stored: they are pure and take milliseconds, so a new fusion weight or a
 new k is computed from stored runs without searching again.
 """
