@@ -96,6 +96,13 @@ def rows() -> list[tuple[str, str, str, str]]:
                     f"{rerun['no_cache_cpu_s']:.2f} CPU s",
                     f"{rerun['no_cache_cpu_s'] / rerun['unchanged_cpu_s']:.1f}x less CPU; same scorecard: "
                     f"{'yes' if rerun['same_scorecard'] else 'NO'}"))
+    sweep_rerun = _load("sweep_rerun")
+    if sweep_rerun:
+        kept = (sweep_rerun.get("statistics") or {}).get("cached") == 1
+        out.append(("re-running an unchanged sweep (`examples/sweep_cranfield.toml`: 12 configurations, 225 "
+                    "questions, 10,000 resamples; issue 23)", f"{sweep_rerun['rerun_cpu_s']:.2f} CPU s",
+                    "-", f"statistics read back: {'yes' if kept else 'NO'}; same numbers: "
+                    f"{'yes' if sweep_rerun['same_numbers'] else 'NO'}"))
     evaluation = _load("eval")
     if evaluation:
         sizes = sorted(evaluation, key=int)
