@@ -76,6 +76,24 @@ def test_rrf_matches_ranx() -> None:
         assert dict(hits) == pytest.approx(dict(theirs.to_dict()[qid]))
 
 
+@pytest.mark.bench
+def test_norm_fusion_of_three_runs_matches_ranx_wsum() -> None:
+    """Issue 23 rewrote the weighted sum (a column per run, then sum() per passage): ranx's wsum over
+    min-max scores, three runs with passages one run lacks (they add 0), as the outside reference."""
+    from ranx import Run as RanxRun
+    from ranx import fuse as ranx_fuse
+
+    rng = random.Random(11)
+    runs = [_random_run(name, rng) for name in "abc"]
+    weights = [0.2, 0.5, 0.3]
+    ours = norm_fusion(runs, weights=weights)
+    theirs = ranx_fuse([RanxRun(r.to_dict()) for r in runs], norm="min-max", method="wsum",
+                       params={"weights": weights}).to_dict()
+    assert set(ours.results) == set(theirs)
+    for qid, hits in ours.results.items():
+        assert dict(hits) == pytest.approx(theirs[qid], rel=1e-12, abs=1e-12)
+
+
 def test_sweep_refuses_nothing_valid_and_rescores_without_querying() -> None:
     a, b = _runs()
     sweep = sweep_fusion(a, b, [0.0, 0.5, 1.0], method="norm")
