@@ -32,7 +32,7 @@ from goldeval.errors import InputError, require
 from goldeval.limits import NUMBERS
 from goldeval.retrievers.base import BuildContext, Retriever, build_retriever
 from goldeval.retrievers.dense import encoder_identity, passage_text
-from goldeval.retrievers.encoders.base import Encoder, threads
+from goldeval.retrievers.encoders.base import Encoder, cached_encode, threads
 from goldeval.retrievers.encoders.hub import HubModel, is_hub_name
 from goldeval.retrievers.options import Option, OptionSet, split_spec, split_top, unwrap
 from goldeval.run import Run
@@ -92,13 +92,8 @@ class BiEncoderScorer:
     def score(self, items: list[tuple[str, list[Passage]]]) -> list[list[float]]:
         unique = {p.id: p for _, passages in items for p in passages}
         ids = list(unique)
-        pvecs = self.cache.get_or_compute(
-            [passage_text(unique[i]) for i in ids], lambda t: self.encoder.encode(t, kind="passage"),
-            prefix=self.encoder.prefix("passage"),
-        )
-        qvecs = self.cache.get_or_compute(
-            [q for q, _ in items], lambda t: self.encoder.encode(t, kind="query"), prefix=self.encoder.prefix("query"),
-        )
+        pvecs = cached_encode(self.cache, self.encoder, [passage_text(unique[i]) for i in ids], "passage")
+        qvecs = cached_encode(self.cache, self.encoder, [q for q, _ in items], "query")
         row = {pid: i for i, pid in enumerate(ids)}
         return [
             (pvecs[[row[p.id] for p in passages]] @ qvecs[n]).tolist() if passages else []

@@ -24,7 +24,7 @@ from pathlib import Path
 from goldeval.corpus.model import Passage
 from goldeval.golden.model import GoldenSet
 from goldeval.retrievers.base import BuildContext, build_retriever
-from goldeval.retrievers.encoders.base import Kind
+from goldeval.retrievers.encoders.base import Kind, cached_encode
 from goldeval.run import Run
 from goldeval.runstore import StoredRun
 from goldeval.store.cache import EmbeddingCache
@@ -91,7 +91,7 @@ def embed_shard(task: EmbedTask) -> EmbedReport:
         encoder.encode(["warm up"], kind=kind)
         _WARM.add(encoder.key)
     start = time.perf_counter()
-    cache.get_or_compute(task.texts, lambda texts: encoder.encode(texts, kind=kind), prefix=encoder.prefix(kind))
+    cached_encode(cache, encoder, task.texts, kind)
     return EmbedReport(task.tag, task.kind, len(task.texts), cache.stats.computed, time.perf_counter() - start)
 
 
