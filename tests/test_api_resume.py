@@ -12,12 +12,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from api_standin import standin
-from hang_guard import HANG_GUARD, wait_until
-from sweep_fixtures import write_inputs
 
+from api_standin import standin
 from goldeval.retrievers.encoders.registry import load_encoder
 from goldeval.store.workspace import Workspace
+from hang_guard import HANG_GUARD, wait_until
+from sweep_fixtures import write_inputs
 
 pytestmark = [pytest.mark.api, pytest.mark.models]
 
