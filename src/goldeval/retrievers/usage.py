@@ -82,7 +82,9 @@ class ApiUsage:
                                   "tokens_estimated": self.tokens_estimated, "texts": self.texts,
                                   "seconds": round(self.seconds, 3), "retries": self.retries}
         out["model"] = model
-        out["dollars"] = dollars(model, self.tokens + self.tokens_estimated, self.requests, prices=prices)
+        # a retried request is not billed twice: per-request prices count the requests that were answered
+        out["dollars"] = dollars(model, self.tokens + self.tokens_estimated, self.requests - self.retries,
+                                 prices=prices)
         return out
 
 
