@@ -89,3 +89,18 @@ def test_a_killed_run_resumes_paying_only_for_the_rest(minilm, tmp_path: Path) -
         _run(_command(tmp_path / "cut", server.url, tmp_path / "ws", tmp_path / "resumed.json"))
         assert server.requests - killed == full - 4  # what the killed run had stored is not paid again
     assert _means(tmp_path / "resumed.json") == _means(tmp_path / "full.json")
+
+
+def test_dry_run_estimates_what_the_run_sends_and_sends_nothing(minilm, tmp_path: Path) -> None:
+    with standin(minilm, key=KEY) as server:
+        command = _command(tmp_path, server.url, tmp_path / "ws", tmp_path / "dry.json")
+        rerank = f"rerank:bm25>api:rerank-2?url={server.url}/v1/rerank&top=5"
+        dry = _run([*command, "--retriever", rerank, "--dry-run"])
+        assert server.requests == 0 and not (tmp_path / "dry.json").exists()
+        assert "dense:openai:minilm-standin" in dry.stdout and "15 request(s), 28 text(s) to send (0 cached)" in dry.stdout
+        assert f"{rerank}: 15 request(s)" in dry.stdout  # one a question; rerank-2 has a list price
+        assert "no price in the table" in dry.stdout
+        _run(command)
+        assert server.requests == 15  # the estimate was the count
+        again = _run([*command, "--dry-run"])
+        assert server.requests == 15 and "0 request(s), 0 text(s) to send (28 cached)" in again.stdout

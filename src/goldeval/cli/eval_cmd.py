@@ -68,6 +68,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_eval_arguments(parser)
+    parser.add_argument("--dry-run", action="store_true", help="estimate the requests, tokens and dollars of the "
+                        "run's API models (embedding cache counted), call nothing, and stop")
     parser.add_argument("--misses", action="store_true", help="print every miss: expected, what came first, and the rank where an expected answer finally appeared")
     flags.add(parser, "json", more="the full results (`goldeval docs results-json`)")
     flags.add(parser, "markdown", more="the scorecard")
@@ -137,6 +139,13 @@ def run_eval(args: argparse.Namespace) -> Scorecard:
     for warning in golden.warnings:
         warn(f"{args.golden}: {warning}")
     chunking = parse_chunk_spec(args.chunk)
+    if getattr(args, "dry_run", False):  # estimate what the API parts would send, send nothing
+        from goldeval.retrievers.dry_run import estimate, table
+
+        passages = corpus.passages(chunking) if corpus is not None else []
+        print(table(estimate(specs, passages, [q.question for q in golden], workspace=args.workspace,
+                             options=options)))
+        raise SystemExit(EXIT_OK)
     card = evaluate(
         specs,
         golden,

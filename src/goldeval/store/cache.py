@@ -109,6 +109,18 @@ class EmbeddingCache:
             return np.zeros((0, 0), dtype=np.float32)
         return np.stack([known[h] for h in hashes]).astype(np.float32, copy=False)
 
+    def missing(self, texts: Sequence[str], *, prefix: str = "") -> list[str]:
+        """The texts (each once, in order) that `get_or_compute` would embed now: what `--dry-run` counts."""
+        hashes = [text_hash(prefix + t) for t in texts]
+        known = self._load(set(hashes))
+        seen: set[bytes] = set()
+        out = []
+        for text, h in zip(texts, hashes, strict=True):
+            if h not in known and h not in seen:
+                seen.add(h)
+                out.append(text)
+        return out
+
     # --- entries ---------------------------------------------------------------------------------
 
     def entries(self) -> list[Path]:
