@@ -32,12 +32,17 @@ retriever specs (`goldeval docs retrieval` has the full grammar):
                              a Hugging Face hub model by name, from your HF cache (token, HF_HUB_OFFLINE
                              respected), e.g. dense:hf:BAAI/bge-small-en-v1.5; prefixes of the common
                              families are added (`goldeval docs models`)
+  dense:openai:MODEL[?base_url=URL&dimensions=N&key_env=VAR]   dense:ollama:MODEL
+                             an embedding API through the openai SDK (extra api), any OpenAI-compatible
+                             server, or Ollama at localhost:11434; key from the environment only;
+                             --dry-run estimates requests, tokens and dollars (`goldeval docs models`)
   hybrid:A+B[?method=rrf|norm&k=60&weight=W]
                              fusion of two or more retrievers, e.g. hybrid:bm25+dense:minilm
   rerank:BASE>RERANKER[?top=50]
                              re-score BASE's top N with dense:MODEL, hf:ORG/NAME (a hub CrossEncoder),
                              ce:FOLDER (a CrossEncoder folder) or module:function, e.g.
-                             rerank:bm25>hf:cross-encoder/ms-marco-MiniLM-L-6-v2?top=100
+                             rerank:bm25>hf:cross-encoder/ms-marco-MiniLM-L-6-v2?top=100, or a rerank
+                             API, api:MODEL?url=URL[&format=cohere|tei&key_env=VAR]
   run:FILE                   a saved TREC run file
   module:function            your own search(question, k) -> ids or (id, score) pairs
   module:object              a LangChain or LlamaIndex retriever (or index) as it is;

@@ -64,6 +64,8 @@ class EmbedTask:
     threads: int | None = None
     tag: str = ""
     """Which (model, passages) the shard belongs to, for the embedding-time record."""
+    api: dict[str, object] | None = None
+    """An API model's options (base_url, dimensions, ...; never a key), as the sweep's settings give them."""
 
 
 _WARM: set[str] = set()
@@ -84,10 +86,11 @@ def embed_shard(task: EmbedTask) -> EmbedReport:
     from goldeval.retrievers.encoders.registry import shared_encoder
 
     workspace = Workspace.at(task.workspace)
-    encoder = shared_encoder(task.model, workspace=workspace, threads=task.threads, progress=False)
+    encoder = shared_encoder(task.model, workspace=workspace, threads=task.threads, progress=False, api=task.api)
     cache = EmbeddingCache(workspace, encoder.key, slug=encoder.name, about={"model": encoder.name})
     kind: Kind = "query" if task.kind == "query" else "passage"
-    if encoder.key not in _WARM:  # load the model untimed: its load is no shard's embedding time
+    if encoder.key not in _WARM and getattr(encoder, "usage", None) is None:  # load a local model untimed (an
+        # API model loads nothing, and a warm-up request would be paid for, and stored as a vector)
         encoder.encode(["warm up"], kind=kind)
         _WARM.add(encoder.key)
     start = time.perf_counter()
