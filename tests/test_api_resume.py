@@ -104,3 +104,23 @@ def test_dry_run_estimates_what_the_run_sends_and_sends_nothing(minilm, tmp_path
         assert server.requests == 15  # the estimate was the count
         again = _run([*command, "--dry-run"])
         assert server.requests == 15 and "0 request(s), 0 text(s) to send (28 cached)" in again.stdout
+
+
+def test_a_sweep_over_an_api_model_estimates_runs_and_reruns_for_free(minilm, tmp_path: Path) -> None:
+    corpus, golden = write_inputs(tmp_path / "inputs")
+    with standin(minilm, key=KEY) as server:
+        command = [sys.executable, "-m", "goldeval", "sweep", "--corpus", str(corpus), "--golden", str(golden),
+                   "--retriever", "dense,bm25", "--model", "openai:minilm-standin", "--chunking", "none,120:30",
+                   "--option", f"base_url={server.url}/v1", "--workspace", str(tmp_path / "ws"),
+                   "--json", str(tmp_path / "sweep.json"), "--no-history", "--resamples", "200"]
+        dry = _run([*command, "--dry-run"])
+        assert server.requests == 0 and not (tmp_path / "sweep.json").exists()
+        estimated = int(dry.stdout.split("dense:openai:minilm-standin: ")[1].split(" request")[0])
+        _run(command)
+        assert server.requests == estimated  # the passages of both chunkings, the questions, the latency probes
+        _run(command)
+        assert server.requests == estimated  # stored runs and vectors: nothing sent again
+    cells = json.loads((tmp_path / "sweep.json").read_text(encoding="utf-8"))["cells"]
+    dense = [c for c in cells if "openai" in c["label"]]
+    assert len(dense) == 2 and all(c["cost"]["api_tokens"] > 0 and c["cost"]["api_dollars"] is None for c in dense)
+    assert all(c["cost"]["api_dollars"] == 0.0 for c in cells if c not in dense)  # bm25 costs no API dollar

@@ -86,8 +86,9 @@ def _score(plan: Plan, cell: Cell, ctx: BuildContext, corpus: _StoredPassages) -
     settings = plan.settings
     card = evaluate({cell.label: retriever}, plan.golden, corpus=corpus, k=settings.k, metrics=plan.metrics,
                     headline=plan.headline, level=settings.level, depth=plan.depth,
-                    chunking=None if cell.chunking == "none" else cell.chunking, workspace=plan.workspace.root,
-                    options=dict(settings.options))
+                    chunking=None if cell.chunking == "none" else cell.chunking, workspace=plan.workspace.root)
+    # no options: the retriever is built already, and evaluate() would refuse every --option as declared by
+    # no retriever of the run (it checks the specs it builds, and here it builds none)
     result = card.retrievers[0]
     reads = [(cell.chunking, part) for part in cell.parts] + ([cell] if cell.rerank else [])
     return CellResult(cell=cell, metrics=dict(result.metrics), intervals={}, cost=_cost(plan, cell, fuse_ms),
