@@ -66,6 +66,8 @@ def test_an_unchanged_rerun_makes_no_request_and_the_key_is_written_nowhere(mini
             assert KEY.encode() not in path.read_bytes(), path
     for done in (first, again, searched):
         assert KEY not in done.stdout + done.stderr
+    shown = " ".join(first.stdout.split())  # the terminal wraps lines
+    assert "openai:minilm-standin: 15 API request(s), " in shown and "no price in the table" in shown
 
 
 def test_a_killed_run_resumes_paying_only_for_the_rest(minilm, tmp_path: Path) -> None:
