@@ -73,8 +73,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_eval_arguments(parser)
-    parser.add_argument("--dry-run", action="store_true", help="estimate the requests, tokens and dollars of the "
-                        "run's API models (embedding cache counted), call nothing, and stop")
+    flags.add(parser, "dry_run", more="here: estimate the requests, tokens and dollars of the run's API models "
+              "(embedding cache counted), call nothing")
     parser.add_argument("--misses", action="store_true", help="print every miss: expected, what came first, and the rank where an expected answer finally appeared")
     flags.add(parser, "json", more="the full results (`goldeval docs results-json`)")
     flags.add(parser, "markdown", more="the scorecard")
