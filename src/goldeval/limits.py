@@ -99,6 +99,8 @@ NUMBERS: dict[str, Limit] = {limit.name: limit for limit in (
     Limit("candidates", 1, 100_000, "HNSW candidates (expansion_add, expansion_search), e.g. 128"),
     Limit("timeout", 0, 86_400, "seconds per question, e.g. timeout=30 (--timeout 30)", whole=False, low_open=True),
     Limit("concurrency", 1, 256, "requests in flight at once, e.g. concurrency=4"),
+    Limit("dimensions", 1, 65_536, "the vector size an embedding API returns, e.g. dimensions=512"),
+    Limit("max_batch_tokens", 1, 10_000_000, "estimated tokens per embedding request, e.g. max_batch_tokens=100000"),
 )}
 """Every number a user gives goldeval, by the name its flag and sweep key carry."""
 

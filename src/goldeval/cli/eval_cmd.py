@@ -33,12 +33,17 @@ retriever specs (`goldeval docs retrieval` has the full grammar):
                              a Hugging Face hub model by name, from your HF cache (token, HF_HUB_OFFLINE
                              respected), e.g. dense:hf:BAAI/bge-small-en-v1.5; prefixes of the common
                              families are added (`goldeval docs models`)
+  dense:openai:MODEL[?base_url=URL&dimensions=N&key_env=VAR]   dense:ollama:MODEL
+                             an embedding API through the openai SDK (extra api), any OpenAI-compatible
+                             server, or Ollama at localhost:11434; key from the environment only;
+                             --dry-run estimates requests, tokens and dollars (`goldeval docs models`)
   hybrid:A+B[?method=rrf|norm&k=60&weight=W]
                              fusion of two or more retrievers, e.g. hybrid:bm25+dense:minilm
   rerank:BASE>RERANKER[?top=50]
                              re-score BASE's top N with dense:MODEL, hf:ORG/NAME (a hub CrossEncoder),
                              ce:FOLDER (a CrossEncoder folder) or module:function, e.g.
-                             rerank:bm25>hf:cross-encoder/ms-marco-MiniLM-L-6-v2?top=100
+                             rerank:bm25>hf:cross-encoder/ms-marco-MiniLM-L-6-v2?top=100, or a rerank
+                             API, api:MODEL?url=URL[&format=cohere|tei&key_env=VAR]
   run:FILE                   a saved TREC run file
   module:function            your own search(question, k) -> ids or (id, score) pairs
   module:object              a LangChain or LlamaIndex retriever (or index) as it is;
@@ -69,6 +74,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_eval_arguments(parser)
+    flags.add(parser, "dry_run", more="here: estimate the requests, tokens and dollars of the run's API models "
+              "(embedding cache counted), call nothing")
     parser.add_argument("--misses", action="store_true", help="print every miss: expected, what came first, and the rank where an expected answer finally appeared")
     flags.add(parser, "json", more="the full results (`goldeval docs results-json`)")
     flags.add(parser, "markdown", more="the scorecard")
@@ -138,6 +145,13 @@ def run_eval(args: argparse.Namespace) -> Scorecard:
     for warning in golden.warnings:
         warn(f"{args.golden}: {warning}")
     chunking = parse_chunk_spec(args.chunk)
+    if getattr(args, "dry_run", False):  # estimate what the API parts would send, send nothing
+        from goldeval.retrievers.dry_run import estimate, table
+
+        passages = corpus.passages(chunking) if corpus is not None else []
+        print(table(estimate(specs, passages, [q.question for q in golden], workspace=args.workspace,
+                             options=options)))
+        raise SystemExit(EXIT_OK)
     card = evaluate(specs, golden, corpus=corpus, settings=eval_settings(args, options, chunking))
     if getattr(args, "no_stats", False):
         return card

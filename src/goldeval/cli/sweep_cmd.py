@@ -73,6 +73,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-cells", type=number_type("max-cells"), default=500, help="refuse grids of more configurations")
     flags.shown(parser.add_argument("--top", type=number_type("top"), help="print only the best N rows"), "all")
     flags.add(parser, "no_history", more="here: none of the configurations")
+    flags.add(parser, "dry_run", more="here: estimate the requests, tokens and dollars of the grid's API models "
+              "(embedding cache counted), call nothing")
     flags.add(parser, "quiet")
     parser.set_defaults(func=run)
 
@@ -97,6 +99,13 @@ def run(args: argparse.Namespace) -> int:
             check_writable(out, what=what)  # now, not after an hour of searching
     corpus = load_corpus(settings.corpus)
     golden = load_golden(settings.golden, corpus=corpus)
+    if args.dry_run:  # what the grid's API models would be sent, and nothing sent
+        from goldeval.retrievers.dry_run import table
+        from goldeval.sweep.run import estimate_sweep
+
+        print(table(estimate_sweep(grid, golden, corpus=corpus, settings=settings, workspace=workspace.root,
+                                   max_cells=args.max_cells)))
+        return EXIT_OK
     executor = make_executor(workers=args.workers, address=args.ray_address, workspace=workspace.root)
     try:
         result = sweep(grid, golden, corpus=corpus, settings=settings, workspace=workspace.root, executor=executor,

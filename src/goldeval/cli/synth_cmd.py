@@ -84,11 +84,11 @@ def _say(text: str) -> None:
 
 
 def config_from_args(args: argparse.Namespace) -> SynthConfig:
+    from goldeval.remote.retry import RetryPolicy
     from goldeval.synth.backends import Settings, parse_backend
     from goldeval.synth.demo import ENABLE_HINT, configured_backend
     from goldeval.synth.pipeline import SynthConfig
     from goldeval.synth.prompt import load_prompt
-    from goldeval.synth.retry import RetryPolicy
 
     spec = configured_backend(args.llm)
     if spec is None:

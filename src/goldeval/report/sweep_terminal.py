@@ -15,7 +15,7 @@ from goldeval.sweep.model import CellResult, SweepResult
 from goldeval.textsafe import safe_console
 
 AXIS_NAMES = {"latency_p50_ms": "p50 latency", "latency_p95_ms": "p95 latency", "index_seconds": "index time",
-              "embedding_seconds": "embedding time", "index_bytes": "index size"}
+              "embedding_seconds": "embedding time", "index_bytes": "index size", "api_dollars": "API cost"}
 
 
 def render_sweep(result: SweepResult, console: Console | None = None, *, limit: int | None = None) -> None:

@@ -120,12 +120,29 @@ def table_notes(card: Scorecard) -> list[str]:
                      f"from {stats.min_questions}); read the values as counts of questions, not estimates.")
     if any(r.intervals for r in card.retrievers):
         notes.append("(low–high): 95% bootstrap interval over the headline questions; best value in green.")
+    notes.extend(api_lines(card))
     from goldeval.report.judged import judged_lines
 
     notes.extend(judged_lines(card))  # judged@k, metric ranges, label fixes since the last version
     if any(no_spread(ci) for r in card.retrievers for ci in r.intervals.values()):
         notes.append(f"{NO_SPREAD}: every question scored the same, so resampling them gives no interval.")
     return notes
+
+
+def api_lines(card: Scorecard) -> list[str]:
+    """What each API model of the run used and cost, as its config records it (`retrievers.usage`)."""
+    lines = []
+    for r in card.retrievers:
+        reranker = r.config.get("reranker")
+        for used in (r.config.get("api"), reranker.get("api") if isinstance(reranker, dict) else None):
+            if not isinstance(used, dict):
+                continue
+            retried = f" ({used.get('retries')} retried)" if used.get("retries") else ""
+            guessed = f" (+{used.get('tokens_estimated'):,} estimated)" if used.get("tokens_estimated") else ""
+            cost = "no price in the table" if used.get("dollars") is None else f"${used['dollars']:,.4f} at list price"
+            lines.append(f"{r.name}: {used.get('model')}: {used.get('requests', 0):,} API request(s){retried}, "
+                         f"{used.get('tokens', 0):,} tokens{guessed}, {used.get('seconds', 0):g} s, {cost}")
+    return lines
 
 
 def _errors_line(r: RetrieverResult) -> str:

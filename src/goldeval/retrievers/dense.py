@@ -29,7 +29,7 @@ from goldeval.retrievers.backends import (
     recall_against_exact,
 )
 from goldeval.retrievers.base import BuildContext
-from goldeval.retrievers.encoders.base import Encoder, threads
+from goldeval.retrievers.encoders.base import Encoder, cached_encode, threads
 from goldeval.retrievers.long_documents import MODES, best_per_passage, plan_windows, warning
 from goldeval.retrievers.options import Option, OptionSet, Values, split_spec
 from goldeval.run import Run
@@ -49,6 +49,19 @@ OPTIONS = OptionSet("dense", "dense:MODEL[?backend=exact|ann|pgvector&batch_size
     Option("query_prefix", "str", "text put before each question, for a hub model (hf:ORG/NAME): percent-encoded "
            "(query:%20 for a trailing space), none for no prefix (unset: its family's, docs/models.md)"),
     Option("passage_prefix", "str", "text put before each passage, for a hub model, written as query_prefix"),
+    Option("base_url", "str", "an API model's server (openai:, ollama:), e.g. http://localhost:8000/v1 (unset: "
+           "OpenAI's, or Ollama's http://localhost:11434/v1)"),
+    Option("dimensions", "int", "vector size an API model is asked for (text-embedding-3 models take it; unset: "
+           "the model's own)", low=1, high=NUMBERS["dimensions"].high),
+    Option("key_env", "str", "environment variable holding an API model's key (unset: OPENAI_API_KEY; ollama: "
+           "none needed)"),
+    Option("timeout", "float", "seconds per API request before it is retried (unset: 60)", low=0, low_open=True,
+           high=NUMBERS["timeout"].high),
+    Option("concurrency", "int", "API requests in flight at once (unset: 4)", low=1, high=NUMBERS["concurrency"].high),
+    Option("max_batch_tokens", "int", "estimated tokens per API request at most (unset: 100000; OpenAI takes "
+           "300000)", low=1, high=NUMBERS["max_batch_tokens"].high),
+    Option("prices", "path", "a price table of your own for an API model's dollars (unset: $GOLDEVAL_PRICES, else "
+           "goldeval's, data/prices.toml)"),
     *(replace(o, when=("backend", b)) for b in ("ann", "pgvector") for o in backend_options(b).options),
 ))
 
@@ -76,20 +89,19 @@ class DenseRetriever:
         self.encoder = encoder
         values = OPTIONS.resolve({}, {**(options or {}), "backend": backend}, spec=self.name)  # before embedding
         workspace = workspace or Workspace.at()
+        usage = getattr(encoder, "usage", None)  # an API model counts what it used (retrievers.usage)
+        self._usage_start = usage.snapshot() if usage is not None else None
         self.cache = EmbeddingCache(workspace, encoder.key, slug=encoder.name, about={"model": encoder.name})
         # long passages: split into windows the model reads whole, ranked by the best (retrievers.long_documents)
         self.windows = plan_windows([p.id for p in passages], [passage_text(p) for p in passages], encoder,
                                     mode=values.text("long") or "max", label=self.name)
         self.passage_ids = self.windows.ids
         """The ids in the index: passage ids, and window ids for the windows of long passages."""
-        self.vectors = self.cache.get_or_compute(
-            self.windows.texts,
-            lambda texts: encoder.encode(texts, kind="passage"),
-            prefix=encoder.prefix("passage"),
-        )
+        self.vectors = cached_encode(self.cache, encoder, self.windows.texts, "passage")
         self.passage_stats: CacheStats = self.cache.stats
         self.index: VectorIndex = make_index(backend, int(self.vectors.shape[1]) if passages else encoder.dim, values)
         self.config: dict[str, object] = dense_config(self.name, encoder, self.index, values)
+        self._note_usage()
         if self.windows.report is not None:
             self.config["long_documents"] = self.windows.report
             line = warning(self.name, self.windows.report)
@@ -119,11 +131,8 @@ class DenseRetriever:
             for qid in qids:
                 run.add(qid, [])
             return run
-        vectors = self.cache.get_or_compute(
-            [queries[q] for q in qids],
-            lambda texts: self.encoder.encode(texts, kind="query"),
-            prefix=self.encoder.prefix("query"),
-        )
+        vectors = cached_encode(self.cache, self.encoder, [queries[q] for q in qids], "query")
+        self._note_usage()
         if self.windows.owner:
             for qid, hits in zip(qids, self._best_windows(vectors, top_k), strict=True):
                 run.add(qid, hits)
@@ -132,6 +141,13 @@ class DenseRetriever:
         for row, qid in enumerate(qids):
             run.add(qid, zip(ids[row], scores[row, : len(ids[row])].tolist(), strict=True))
         return run
+
+    def _note_usage(self) -> None:
+        """Record in `config["api"]` what this retriever's API model used so far: requests, tokens, dollars."""
+        usage = getattr(self.encoder, "usage", None)
+        if usage is not None and self._usage_start is not None:
+            prices = getattr(getattr(self.encoder, "settings", None), "prices", None)
+            self.config["api"] = usage.since(self._usage_start).to_dict(self.encoder.name, prices)
 
     def _best_windows(self, vectors: np.ndarray, top_k: int) -> list[list[tuple[str, float]]]:
         """Each passage once, at its best window's score: windows are searched, deeper until top_k
@@ -162,6 +178,11 @@ def dense_config(spec: str, encoder: Encoder, index: VectorIndex, values: Values
             options[f"{kind}_prefix"] = encoder.prefix(kind)  # type: ignore[arg-type]
         else:
             options.pop(f"{kind}_prefix", None)
+    if getattr(encoder, "usage", None) is None:  # the API options mean something for an API model only
+        from goldeval.retrievers.encoders.api import API_OPTIONS
+
+        for name in API_OPTIONS:
+            options.pop(name, None)
     identity = index_identity(index)
     if options.get("dsn") is not None:
         options["dsn"] = identity.get("dsn", "<hidden>")
@@ -181,11 +202,26 @@ def encoder_identity(encoder: Encoder) -> dict[str, object]:
     versions = spec.identity()["versions"] if spec is not None else {}
     out: dict[str, object] = {"model": encoder.name, "model_key": encoder.key,
                               "model_file": str(folder) if folder else model_file, "model_packages": versions}
+    api = getattr(encoder, "identity", None)
+    if callable(api) and getattr(encoder, "usage", None) is not None:  # openai:/ollama: where it was asked, no key
+        out["model_api"] = api()
     hub = getattr(encoder, "hub", None)
     if hub is not None:  # hf:ORG/NAME: which commit, and the prefixes in effect (and where they came from)
         out["model_hub"] = {**hub.identity(), "family": getattr(encoder, "family", None),
                             "query_prefix": encoder.prefix("query"), "passage_prefix": encoder.prefix("passage")}
     return out
+
+
+def api_values(values: Mapping[str, object], own: Mapping[str, str], model: str) -> dict[str, object] | None:
+    """The API options given (base_url, dimensions, ...), None when none is: what an API model is built with.
+    For another model, those of `--option` (and `--timeout`) are left out, as `Option.when` leaves out an
+    option of another backend; one in its own spec stays, and `load_encoder` refuses it in one line."""
+    from goldeval.retrievers.encoders.api import API_OPTIONS, is_api_name
+
+    given = {k: values[k] for k in API_OPTIONS if values.get(k) is not None}
+    if not is_api_name(model):
+        given = {k: v for k, v in given.items() if k in own}
+    return given or None
 
 
 def prefix_value(raw: str | None) -> str | None:
@@ -216,6 +252,7 @@ def build(rest: str, ctx: BuildContext) -> DenseRetriever:
         progress=bool(ctx.options.get("progress", True)),
         query_prefix=prefix_value(values.text("query_prefix")),
         passage_prefix=prefix_value(values.text("passage_prefix")),
+        api=api_values(values, own, model),
     )
     backend = values.text("backend") or "exact"
     retriever = DenseRetriever(ctx.passages, encoder, workspace=workspace, backend=backend, options=values,

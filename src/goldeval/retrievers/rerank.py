@@ -13,6 +13,7 @@ Spec grammar:
     `rerank:bm25>hf:cross-encoder/ms-marco-MiniLM-L-6-v2` (the user's cache and token; encoders/hub.py).
   - `ce:PATH` or a folder path -- a sentence-transformers CrossEncoder folder (extra `st`).
   - `module:function` -- your `score(query, texts) -> list[float]`, higher is better.
+  - `api:MODEL?url=URL` -- a rerank API, Cohere-shaped or TEI-shaped (`rerank_api.py`).
 - `top`: how many base results to re-score (default 50). Results ranked below `top` keep the base
   order beneath the reranked ones (their scores are shifted below the lowest reranked score).
 - `batch_size`: pairs (cross-encoder) or texts (bi-encoder) per model call.
@@ -32,7 +33,7 @@ from goldeval.errors import InputError, require
 from goldeval.limits import NUMBERS
 from goldeval.retrievers.base import BuildContext, Retriever, build_retriever
 from goldeval.retrievers.dense import encoder_identity, passage_text
-from goldeval.retrievers.encoders.base import Encoder, threads
+from goldeval.retrievers.encoders.base import Encoder, cached_encode, threads
 from goldeval.retrievers.encoders.hub import HubModel, is_hub_name
 from goldeval.retrievers.options import Option, OptionSet, split_spec, split_top, unwrap
 from goldeval.run import Run
@@ -44,7 +45,21 @@ OPTIONS = OptionSet("rerank", "rerank:BASE>RERANKER[?top=50&batch_size=N]", (
     Option("top", "int", "base results re-scored per question", 50, low=1, high=NUMBERS["depth"].high),
     Option("batch_size", "int", "pairs (ce:) or texts (dense:) per model call (unset: the model's own, 32 for ce:)",
            low=1, high=NUMBERS["batch_size"].high),
+    Option("url", "str", "a rerank API's endpoint, for api:MODEL, e.g. https://api.cohere.com/v2/rerank or "
+           "http://localhost:8080/rerank"),
+    Option("format", "choice", "a rerank API's wire format: cohere (Cohere, Jina, Voyage, vLLM, LiteLLM) or tei "
+           "(Text Embeddings Inference)", "cohere", choices=("cohere", "tei")),
+    Option("key_env", "str", "environment variable holding a rerank API's key, sent as a bearer token (unset: no "
+           "key is sent)"),
+    Option("timeout", "float", "seconds per rerank API request before it is retried (unset: 60)", low=0,
+           low_open=True, high=NUMBERS["timeout"].high),
+    Option("concurrency", "int", "rerank API requests in flight at once (unset: 4)", low=1,
+           high=NUMBERS["concurrency"].high),
+    Option("prices", "path", "a price table of your own for a rerank API's dollars (unset: $GOLDEVAL_PRICES, else "
+           "goldeval's)"),
 ))
+API_OPTIONS = ("url", "key_env", "timeout", "concurrency", "prices")
+"""Options only a rerank API (`api:MODEL`) takes."""
 
 ScoreFn = Callable[[str, list[str]], Sequence[float]]
 """A user's reranker: `score(query, texts) -> one score per text`, higher is better."""
@@ -92,13 +107,8 @@ class BiEncoderScorer:
     def score(self, items: list[tuple[str, list[Passage]]]) -> list[list[float]]:
         unique = {p.id: p for _, passages in items for p in passages}
         ids = list(unique)
-        pvecs = self.cache.get_or_compute(
-            [passage_text(unique[i]) for i in ids], lambda t: self.encoder.encode(t, kind="passage"),
-            prefix=self.encoder.prefix("passage"),
-        )
-        qvecs = self.cache.get_or_compute(
-            [q for q, _ in items], lambda t: self.encoder.encode(t, kind="query"), prefix=self.encoder.prefix("query"),
-        )
+        pvecs = cached_encode(self.cache, self.encoder, [passage_text(unique[i]) for i in ids], "passage")
+        qvecs = cached_encode(self.cache, self.encoder, [q for q, _ in items], "query")
         row = {pid: i for i, pid in enumerate(ids)}
         return [
             (pvecs[[row[p.id] for p in passages]] @ qvecs[n]).tolist() if passages else []
@@ -209,7 +219,16 @@ def build(rest: str, ctx: BuildContext) -> RerankRetriever:
     spec = f"rerank:{rest}"
     base_spec, reranker, own = parse(rest)
     values = OPTIONS.resolve(own, ctx.options, spec=spec)
-    scorer = make_scorer(reranker, ctx, batch_size=values.whole("batch_size"))
+    if reranker.startswith("api:"):
+        from goldeval.retrievers.rerank_api import ApiScorer
+
+        scorer: Scorer = ApiScorer(reranker, values)
+    else:
+        given = [k for k in API_OPTIONS if k in own]
+        if given:
+            raise InputError(f"{', '.join(given)} in {spec!r} is for a rerank API (api:MODEL?url=...), not "
+                             f"{reranker!r}", value=spec, hint="drop it, or rerank with api:MODEL?url=URL")
+        scorer = make_scorer(reranker, ctx, batch_size=values.whole("batch_size"))
     base = build_retriever(base_spec, ctx)
     return RerankRetriever(base, scorer, ctx.passages, top=values.whole("top") or 50, name=spec)
 

@@ -70,10 +70,16 @@ class EmbeddingCache:
         # Entries are write-once, so one read per process is enough (passages, then queries).
         self._memo: dict[str, tuple[list[bytes], np.ndarray]] = {}
 
-    def get_or_compute(self, texts: Sequence[str], encode: Encode, *, prefix: str = "") -> np.ndarray:
-        """Vectors for `texts`: cached ones read, the rest embedded once by `encode` (bare texts).
+    def get_or_compute(self, texts: Sequence[str], encode: Encode, *, prefix: str = "", chunk: int | None = None,
+                       by_length: bool = True) -> np.ndarray:
+        """Vectors for `texts`: cached ones read, the rest embedded by `encode` (bare texts), `chunk` at a time,
+        each chunk stored as soon as it is embedded (issue 19: a run killed after 752 of 8,457 windows kept
+        nothing), so an interrupted run keeps what it computed, or paid an API for.
 
-        `prefix` is what the model puts before each text (e5's `query: `); it is part of the key.
+        `prefix` is what the model puts before each text (e5's `query: `); it is part of the key. The missing
+        texts are cut into chunks in the order the encoder batches them (longest first when `by_length`, as
+        `BatchedEncoder` sorts them, stably), so with `chunk` a multiple of its batch size every batch holds
+        the same texts as one call over all of them would: the same vectors, byte for byte.
         """
         self.stats = CacheStats()
         hashes = [text_hash(prefix + t) for t in texts]
@@ -83,19 +89,37 @@ class EmbeddingCache:
             if h not in known and h not in missing:
                 missing[h] = i
         if missing:
-            new_texts = [texts[i] for i in missing.values()]
-            vectors = np.ascontiguousarray(encode(new_texts), dtype=np.float32)
-            if vectors.shape[0] != len(new_texts):
-                raise ValueError(f"encoder returned {vectors.shape[0]} vectors for {len(new_texts)} texts")
-            self._write(list(missing), vectors)
-            known.update(zip(missing, vectors, strict=True))
+            order = list(missing.items())
+            if by_length:
+                order.sort(key=lambda item: len(prefix + texts[item[1]]), reverse=True)
+            step = max(1, chunk or len(order))
+            for start in range(0, len(order), step):
+                part = order[start : start + step]
+                new_texts = [texts[i] for _, i in part]
+                vectors = np.ascontiguousarray(encode(new_texts), dtype=np.float32)
+                if vectors.shape[0] != len(new_texts):
+                    raise ValueError(f"encoder returned {vectors.shape[0]} vectors for {len(new_texts)} texts")
+                self._write([h for h, _ in part], vectors)
+                known.update(zip([h for h, _ in part], vectors, strict=True))
+                self.stats.computed += len(part)
             if len(self.entries()) > MAX_ENTRIES:
                 self.compact()
         self.stats.hits = len(texts) - len(missing)
-        self.stats.computed = len(missing)
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
         return np.stack([known[h] for h in hashes]).astype(np.float32, copy=False)
+
+    def missing(self, texts: Sequence[str], *, prefix: str = "") -> list[str]:
+        """The texts (each once, in order) that `get_or_compute` would embed now: what `--dry-run` counts."""
+        hashes = [text_hash(prefix + t) for t in texts]
+        known = self._load(set(hashes))
+        seen: set[bytes] = set()
+        out = []
+        for text, h in zip(texts, hashes, strict=True):
+            if h not in known and h not in seen:
+                seen.add(h)
+                out.append(text)
+        return out
 
     # --- entries ---------------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ import numpy as np
 
 LATENCY_SAMPLE = 200
 """Questions timed per configuration (all of them when there are fewer)."""
-COST_AXES = ("latency_p50_ms", "latency_p95_ms", "index_seconds", "embedding_seconds", "index_bytes")
+COST_AXES = ("latency_p50_ms", "latency_p95_ms", "index_seconds", "embedding_seconds", "index_bytes", "api_dollars")
 """The costs a Pareto front is drawn against (lower is better on each)."""
 
 
@@ -41,6 +41,12 @@ class Cost:
     latency_p50_ms: float | None = None
     latency_p95_ms: float | None = None
     latency_questions: int = 0
+    api_tokens: int | None = None
+    """Tokens an API model (dense:openai:, dense:ollama:) is sent for this configuration: every passage once and
+    every question once, estimated (`retrievers.usage.estimate_tokens`) so it does not depend on the cache."""
+    api_dollars: float | None = None
+    """Those tokens at the model's list price (`retrievers.usage.dollars`, data/prices.toml); 0 for local
+    models, None for an API model without a price."""
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -49,6 +55,17 @@ class Cost:
     def value(self, axis: str) -> float | None:
         value = getattr(self, axis)
         return None if value is None else float(value)
+
+
+def api_cost(model: str, texts: Sequence[str], prices: str | None = None) -> tuple[int, float | None]:
+    """(tokens, dollars) of sending `texts` to `model` once: 0 and 0.0 for a local model."""
+    from goldeval.retrievers.encoders.api import is_api_name
+    from goldeval.retrievers.usage import dollars, estimate_tokens
+
+    if not is_api_name(model):
+        return 0, 0.0
+    tokens = sum(estimate_tokens(t) for t in texts)
+    return tokens, dollars(model, tokens, 0, prices=prices)
 
 
 def latency_sample(qids: Sequence[str], *, seed: int = 0, size: int = LATENCY_SAMPLE) -> list[str]:

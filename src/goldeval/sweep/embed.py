@@ -46,8 +46,17 @@ def retrieval_texts(plan: Plan, model: str, passages: Sequence[Passage]) -> list
 
     spec = f"dense:{model}"
     long = declared_options(spec, plan.settings.options)[0].values.get("long") or "max"
-    encoder = shared_encoder(model, workspace=plan.workspace)
+    encoder = shared_encoder(model, workspace=plan.workspace, api=api_of(plan, model))
     return plan_windows([p.id for p in passages], passages_texts(passages), encoder, mode=str(long), label=spec).texts
+
+
+def api_of(plan: Plan, model: str) -> dict[str, object] | None:
+    """The API options (base_url, dimensions, ...) the sweep's settings give `dense:MODEL`, None for a local
+    model: the embed stage must ask the server the run's retrievers ask."""
+    from goldeval.retrievers.base import declared_options
+    from goldeval.retrievers.dense import api_values
+
+    return api_values(declared_options(f"dense:{model}", plan.settings.options)[0].values, {}, model)
 
 
 def embed_stage(plan: Plan, jobs: Sequence[Job]) -> None:
@@ -58,7 +67,8 @@ def embed_stage(plan: Plan, jobs: Sequence[Job]) -> None:
         return
     tasks: list[EmbedTask] = []
     for model in dict.fromkeys(job[0] for job in jobs):
-        encoder = shared_encoder(model, workspace=plan.workspace)
+        api = api_of(plan, model)
+        encoder = shared_encoder(model, workspace=plan.workspace, api=api)
         pools: dict[str, tuple[str, list[str]]] = {}  # prefix -> (kind, texts): a text with one prefix has one vector
         for kind, texts in [("passage", t) for m, t, _ in jobs if m == model] + [
                 ("query", list(plan.questions.values()))]:
@@ -68,7 +78,7 @@ def embed_stage(plan: Plan, jobs: Sequence[Job]) -> None:
         for prefix, (kind, texts) in pools.items():
             shards = max(1, plan.executor.workers * 2, math.ceil(len(set(texts)) / SHARD_TEXTS))
             for shard in shard_texts(texts, prefix=prefix, batch_size=batch, shards=shards):
-                tasks.append(EmbedTask(model, kind, shard, plan.workspace_path, plan.executor.threads, model))
+                tasks.append(EmbedTask(model, kind, shard, plan.workspace_path, plan.executor.threads, model, api))
     models = ", ".join(dict.fromkeys(job[0] for job in jobs))
     if plan.progress:
         print(f"goldeval sweep: embedding {sum(len(t.texts) for t in tasks)} texts in {len(tasks)} shard(s) "

@@ -185,11 +185,12 @@ def _chunking(value: object, where: str) -> str:
 
 
 def _model(value: object, where: str) -> str:
+    from goldeval.retrievers.encoders.api import is_api_name
     from goldeval.retrievers.encoders.registry import registry
 
     name = str(value).strip()
     models = registry()
-    if name in models or Path(name).expanduser().is_dir():
+    if name in models or Path(name).expanduser().is_dir() or is_api_name(name):  # openai:/ollama: API models
         return name
     near = difflib.get_close_matches(name, list(models), n=1)
     raise InputError(f"{where}: unknown model {name!r}" + (f"; did you mean {near[0]!r}?" if near else ""),

@@ -17,6 +17,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from goldeval.errors import InputError
 from goldeval.evaluation import machine, passages_fingerprint
 from goldeval.golden.model import GoldenSet
 from goldeval.metrics.definitions import default_metrics, parse_metric
+from goldeval.retrievers.dry_run import Estimate
 from goldeval.runstore import StoredRun, questions_fingerprint, run_content, run_key
 from goldeval.store.workspace import Workspace
 from goldeval.sweep.cache import SweepCache, corpus_fingerprint, passages_texts
@@ -78,6 +80,34 @@ def sweep(
     result = score_cells(plan, record_history=record_history)
     result.identity = _identity(plan, corpus, golden, executor)
     return result
+
+
+def estimate_sweep(grid: Grid, golden: GoldenSet, *, corpus: Corpus, settings: Settings | None = None,
+                   workspace: str | Path | None = None, max_cells: int = MAX_CELLS) -> list[Estimate]:
+    """`goldeval sweep --dry-run`: what the grid's API models would be sent (`retrievers.dry_run`), each model's
+    passages over every chunking together (the embedding cache shares their texts), nothing built or sent."""
+    from goldeval.corpus.chunking import parse_chunk_spec
+    from goldeval.retrievers.dry_run import estimate
+
+    settings = settings or Settings()
+    grid = grid_from_mapping({**grid.values(), "reranker": grid.reranker})
+    cells = grid.check(max_cells=max_cells)
+    by_model: dict[str, dict[str, list[Passage]]] = {}  # dense:MODEL -> chunking -> passages
+    for cell in cells:
+        for part in cell.parts:
+            chunks = by_model.setdefault(part, {}) if part.startswith("dense:") else {}
+            if part.startswith("dense:") and cell.chunking not in chunks:
+                chunks[cell.chunking] = list(corpus.passages(parse_chunk_spec(cell.chunking)))
+    questions = [q.question for q in golden]
+    timed = len(latency_sample([q.id for q in golden], seed=settings.seed))  # each embedded alone, fresh, once
+    out = []
+    for part, chunks in by_model.items():
+        for found in estimate([part], [p for ps in chunks.values() for p in ps], questions, workspace=workspace,
+                              options=settings.options):
+            # the latency probes are requests too, when the runs are to be computed (texts to send says so;
+            # vectors all cached with runs not stored is the case this undercounts)
+            out.append(replace(found, requests=found.requests + (timed if found.texts else 0)))
+    return out
 
 
 def _plan(grid: Grid, cells: list[Cell], golden: GoldenSet, corpus: Corpus, settings: Settings,

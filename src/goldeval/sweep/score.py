@@ -23,7 +23,7 @@ from goldeval.scorecard.model import Scorecard
 from goldeval.stats.annotate import METHOD, fill_intervals
 from goldeval.stats.stored import read_kept_stats, stats_key, write_kept_stats
 from goldeval.sweep.analysis import heatmaps, pareto_fronts, rank_cells, test_against_best
-from goldeval.sweep.cost import Cost, add, add_latencies, measure_latency, percentile
+from goldeval.sweep.cost import Cost, add, add_latencies, api_cost, measure_latency, percentile
 from goldeval.sweep.grid import Cell
 from goldeval.sweep.history import record_cells
 from goldeval.sweep.model import CellResult, SweepResult, VsBest
@@ -135,8 +135,10 @@ def _score(plan: Plan, cell: Cell, ctx: BuildContext, corpus: _StoredPassages) -
     settings = plan.settings
     card = evaluate({cell.label: retriever}, plan.golden, corpus=corpus, settings=EvalSettings(
         k=settings.k, metrics=plan.metrics, headline=plan.headline, level=settings.level, depth=plan.depth,
-        chunking=None if cell.chunking == "none" else cell.chunking, workspace=plan.workspace.root,
-        options=dict(settings.options)))
+        chunking=None if cell.chunking == "none" else cell.chunking, workspace=plan.workspace.root))
+    # no options: the retriever is built already, and evaluate() would refuse every --option as declared by
+    # no retriever of the run (it checks the specs it builds, and here it builds none)
+
     result = card.retrievers[0]
     reads = [(cell.chunking, part) for part in cell.parts] + ([cell] if cell.rerank else [])
     return CellResult(cell=cell, metrics=dict(result.metrics), intervals={}, cost=_cost(plan, cell, fuse_ms),
@@ -166,6 +168,7 @@ def _cost(plan: Plan, cell: Cell, fuse_ms: dict[str, float] | None) -> Cost:
         elif not record:
             cost.notes.append("embedding time unknown: every passage was in the embedding cache before any sweep ran")
     cost.embedding_seconds = add(*embedding)
+    _api_cost(plan, cell, cost)
     stages = [p.latency_ms for p in parts] + ([fuse_ms] if fuse_ms is not None else [])
     if cell.rerank:
         stages.append(plan.reranked[cell].latency_ms)
@@ -174,3 +177,23 @@ def _cost(plan: Plan, cell: Cell, fuse_ms: dict[str, float] | None) -> Cost:
     cost.latency_p50_ms, cost.latency_p95_ms = percentile(latency, 50), percentile(latency, 95)
     cost.latency_questions = len(latency)
     return cost
+
+
+def _api_cost(plan: Plan, cell: Cell, cost: Cost) -> None:
+    """The tokens and list-price dollars of the cell's API models (`sweep.cost.api_cost`): its passages and
+    questions once each, whatever the embedding cache held."""
+    from goldeval.sweep.cache import passages_texts
+
+    questions = list(plan.questions.values())
+    tokens = 0
+    dollars: float | None = 0.0
+    for part in cell.parts:
+        if not part.startswith("dense:"):
+            continue
+        model = part[len("dense:"):]
+        used, price = api_cost(model, passages_texts(plan.passages[cell.chunking]) + questions)
+        tokens += used
+        dollars = None if price is None or dollars is None else dollars + price
+    cost.api_tokens, cost.api_dollars = tokens, dollars
+    if dollars is None:
+        cost.notes.append("an API model of this configuration has no price in the table (data/prices.toml)")

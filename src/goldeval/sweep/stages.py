@@ -24,7 +24,7 @@ from pathlib import Path
 from goldeval.corpus.model import Passage
 from goldeval.golden.model import GoldenSet
 from goldeval.retrievers.base import BuildContext, build_retriever
-from goldeval.retrievers.encoders.base import Kind
+from goldeval.retrievers.encoders.base import Kind, cached_encode
 from goldeval.run import Run
 from goldeval.runstore import StoredRun
 from goldeval.store.cache import EmbeddingCache
@@ -64,6 +64,8 @@ class EmbedTask:
     threads: int | None = None
     tag: str = ""
     """Which (model, passages) the shard belongs to, for the embedding-time record."""
+    api: dict[str, object] | None = None
+    """An API model's options (base_url, dimensions, ...; never a key), as the sweep's settings give them."""
 
 
 _WARM: set[str] = set()
@@ -84,14 +86,15 @@ def embed_shard(task: EmbedTask) -> EmbedReport:
     from goldeval.retrievers.encoders.registry import shared_encoder
 
     workspace = Workspace.at(task.workspace)
-    encoder = shared_encoder(task.model, workspace=workspace, threads=task.threads, progress=False)
+    encoder = shared_encoder(task.model, workspace=workspace, threads=task.threads, progress=False, api=task.api)
     cache = EmbeddingCache(workspace, encoder.key, slug=encoder.name, about={"model": encoder.name})
     kind: Kind = "query" if task.kind == "query" else "passage"
-    if encoder.key not in _WARM:  # load the model untimed: its load is no shard's embedding time
+    if encoder.key not in _WARM and getattr(encoder, "usage", None) is None:  # load a local model untimed (an
+        # API model loads nothing, and a warm-up request would be paid for, and stored as a vector)
         encoder.encode(["warm up"], kind=kind)
         _WARM.add(encoder.key)
     start = time.perf_counter()
-    cache.get_or_compute(task.texts, lambda texts: encoder.encode(texts, kind=kind), prefix=encoder.prefix(kind))
+    cached_encode(cache, encoder, task.texts, kind)
     return EmbedReport(task.tag, task.kind, len(task.texts), cache.stats.computed, time.perf_counter() - start)
 
 

@@ -23,7 +23,7 @@ from typing import Protocol
 
 from goldeval.errors import InputError
 from goldeval.fingerprint import Fingerprinter
-from goldeval.synth.retry import Verdict
+from goldeval.remote.retry import Verdict
 
 KINDS = ("anthropic", "openai", "transformers")
 OPTIONS: dict[str, dict[str, str]] = {
@@ -173,7 +173,7 @@ class FunctionBackend:
     def classify(self, exc: BaseException) -> Verdict:
         status = getattr(exc, "status_code", None)
         if isinstance(status, int):
-            from goldeval.synth.retry import classify_status
+            from goldeval.remote.retry import classify_status
 
             return classify_status(status, str(exc), None)
         if isinstance(exc, (ConnectionError, TimeoutError)):

@@ -21,10 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from goldeval.corpus.model import Passage
-from goldeval.synth.backends import Backend, BackendSpec, Settings
-from goldeval.synth.prompt import PromptTemplate
-from goldeval.synth.replies import CachedReply, ReplyCache, reply_key
-from goldeval.synth.retry import (
+from goldeval.remote.retry import (
     FatalBackendError,
     RetryPolicy,
     SkipPassage,
@@ -32,6 +29,9 @@ from goldeval.synth.retry import (
     Verdict,
     call_with_retry,
 )
+from goldeval.synth.backends import Backend, BackendSpec, Settings
+from goldeval.synth.prompt import PromptTemplate
+from goldeval.synth.replies import CachedReply, ReplyCache, reply_key
 from goldeval.textsafe import redact
 
 CHARS_PER_TOKEN = 4

@@ -1,7 +1,7 @@
 """The hosted-API backends: the Anthropic Messages API and OpenAI-compatible chat completions.
 
 Both go through their official SDKs with the SDK's own retries off (`max_retries=0`): goldeval retries
-itself (`goldeval.synth.retry`), so a rate limit pauses every worker and the attempts are counted in one
+itself (`goldeval.remote.retry`), so a rate limit pauses every worker and the attempts are counted in one
 place. The key is passed to the SDK explicitly from the environment variable the spec names and nowhere
 else; error messages are redacted of it.
 """
@@ -13,10 +13,10 @@ import sys
 from typing import Any
 
 from goldeval.errors import InputError, require
+from goldeval.remote.keys import key_from_env
+from goldeval.remote.retry import Verdict
+from goldeval.remote.sdk import classify_sdk_error
 from goldeval.synth.backends import BackendSpec, Settings
-from goldeval.synth.keys import key_from_env
-from goldeval.synth.retry import Verdict, classify_status, retry_after_seconds
-from goldeval.textsafe import redact
 
 DEFAULT_TIMEOUT = 60.0
 TOKENS_FIELDS = ("max_tokens", "max_completion_tokens")
@@ -67,7 +67,7 @@ class AnthropicBackend:
         return "".join(getattr(block, "text", "") for block in message.content if getattr(block, "type", "") == "text")
 
     def classify(self, exc: BaseException) -> Verdict:
-        return _classify(self._sdk, exc)
+        return classify_sdk_error(self._sdk, exc)
 
 
 class OpenAIBackend:
@@ -97,20 +97,7 @@ class OpenAIBackend:
         return completion.choices[0].message.content or ""
 
     def classify(self, exc: BaseException) -> Verdict:
-        return _classify(self._sdk, exc)
-
-
-def _classify(sdk: Any, exc: BaseException) -> Verdict:
-    """Sort an SDK exception (both SDKs share the shape: APIStatusError with status_code and response,
-    APIConnectionError for network failures and timeouts)."""
-    if isinstance(exc, sdk.APIStatusError):
-        headers = getattr(getattr(exc, "response", None), "headers", {}) or {}
-        message = redact(str(getattr(exc, "message", "") or exc))
-        return classify_status(int(exc.status_code), message, retry_after_seconds(headers.get("retry-after")))
-    if isinstance(exc, sdk.APIConnectionError):
-        return Verdict("transient", redact(f"{type(exc).__name__}: {exc}"))
-    # Anything else is not the server's answer but a mismatch with the SDK: no retry or skip helps.
-    return Verdict("fatal", redact(f"{type(exc).__name__}: {exc}"))
+        return classify_sdk_error(self._sdk, exc)
 
 
 def _timeout(spec: BackendSpec) -> float:

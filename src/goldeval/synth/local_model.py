@@ -16,8 +16,8 @@ from typing import Any
 
 from goldeval.errors import InputError, require
 from goldeval.fingerprint import text_fingerprint
+from goldeval.remote.retry import Verdict
 from goldeval.synth.backends import Settings
-from goldeval.synth.retry import Verdict
 
 
 class TransformersBackend:

@@ -18,6 +18,7 @@ from goldeval.fingerprint import text_fingerprint
 from goldeval.golden.model import GoldenSet
 from goldeval.golden.versions import lock_path
 from goldeval.ids import doc_part
+from goldeval.remote.retry import RetryPolicy
 from goldeval.store.transaction import transaction
 from goldeval.store.workspace import Workspace
 from goldeval.synth.backends import BackendSpec, Settings
@@ -35,7 +36,6 @@ from goldeval.synth.leakage import LeakageReport, Target, golden_targets, leakag
 from goldeval.synth.others import other_answers
 from goldeval.synth.prompt import PromptTemplate, clean_reply, default_prompt
 from goldeval.synth.replies import ReplyCache
-from goldeval.synth.retry import RetryPolicy
 from goldeval.synth.sampling import MIN_CHARS, Sample, sample_passages
 
 DEFAULT_CHUNK = (1500, 200)

@@ -9,7 +9,8 @@
     latency_p95_ms: { name: "p95 latency", unit: "ms" },
     index_seconds: { name: "index time", unit: "s" },
     embedding_seconds: { name: "embedding time", unit: "s" },
-    index_bytes: { name: "index size", unit: "bytes" }
+    index_bytes: { name: "index size", unit: "bytes" },
+    api_dollars: { name: "API cost", unit: "USD" }
   };
   var SVG = "http://www.w3.org/2000/svg";
 

@@ -16,11 +16,14 @@ from typing import Literal, Protocol, runtime_checkable
 import numpy as np
 
 from goldeval.progress import progress_bar
+from goldeval.store.cache import EmbeddingCache
 
 Kind = Literal["query", "passage"]
 """Whether texts are questions or passages; models such as e5 embed them with different prefixes."""
 
 _THREADS: int | None = None
+CHUNK_BATCHES = 64
+"""Batches of a local model per embedding-cache chunk (`BatchedEncoder.cache_chunk`)."""
 PROGRESS_MIN_TEXTS = 512
 """Below this many texts no bar is drawn on a terminal (it would only flicker); see goldeval.progress."""
 
@@ -75,6 +78,12 @@ class BatchedEncoder:
     def prefix(self, kind: Kind) -> str:
         return self.query_prefix if kind == "query" else self.passage_prefix
 
+    @property
+    def cache_chunk(self) -> int:
+        """Texts embedded, then stored in the embedding cache, at a time (a multiple of the batch size, so the
+        batches are the same as in one call): an interrupted run keeps every chunk it finished."""
+        return max(1, self.batch_size) * CHUNK_BATCHES
+
     def token_offsets(self, texts: Sequence[str]) -> list[list[tuple[int, int]]] | None:
         """Each text's tokens as (start, end) character spans, special tokens left out, never truncated:
         what the model would have to read. None when the encoder cannot tell (then no window applies)."""
@@ -105,6 +114,15 @@ class BatchedEncoder:
 
     def _embed(self, texts: list[str], kind: Kind) -> np.ndarray:
         raise NotImplementedError
+
+
+def cached_encode(cache: EmbeddingCache, encoder: Encoder, texts: Sequence[str], kind: Kind) -> np.ndarray:
+    """`encoder`'s vectors of `texts` through the embedding cache: the one way every path (dense, the sweep's
+    embed stage, a bi-encoder reranker) embeds, chunk by chunk as the encoder says (`cache_chunk`), each chunk
+    stored as soon as it is done."""
+    return cache.get_or_compute(list(texts), lambda batch: encoder.encode(batch, kind=kind), prefix=encoder.prefix(kind),
+                                chunk=getattr(encoder, "cache_chunk", None),
+                                by_length=bool(getattr(encoder, "sort_by_length", True)))
 
 
 def normalise(vectors: np.ndarray) -> np.ndarray:

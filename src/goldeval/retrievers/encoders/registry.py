@@ -2,7 +2,8 @@
 
 The data lives in `goldeval/data/models.toml`; this module reads it, tells which models are
 installed, and builds encoders. `load_encoder` also takes a path to a sentence-transformers
-folder and a hub name, `hf:ORG/NAME[@REVISION]` (encoders/hub.py). Registry models and folders never
+folder, a hub name, `hf:ORG/NAME[@REVISION]` (encoders/hub.py), and an API model, `openai:MODEL` or
+`ollama:MODEL` (encoders/api.py, with the `api` options). Registry models and folders never
 reach the network: they load from local paths (installed packages, the user cache) with local files only,
 and goldeval leaves HF_HUB_OFFLINE to the user (it used to set it for the whole process, issue 19).
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import difflib
 import importlib.metadata
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -129,6 +131,7 @@ def load_encoder(
     progress: bool = True,
     query_prefix: str | None = None,
     passage_prefix: str | None = None,
+    api: Mapping[str, object] | None = None,
 ) -> BatchedEncoder:
     """The encoder a short name, a sentence-transformers folder or a hub name names; weights load on first
     use. `query_prefix` / `passage_prefix` override a hub model's family prefixes (hub models only). Model
@@ -140,7 +143,15 @@ def load_encoder(
     if (query_prefix is not None or passage_prefix is not None) and not name.startswith("hf:"):
         raise InputError(f"query_prefix and passage_prefix are for hub models (dense:hf:ORG/NAME), not {name!r}",
                              value=name, hint="a registered model has its own prefixes (`goldeval models`)")
-    if name.startswith("hf:"):
+    from goldeval.retrievers.encoders.api import ApiEncoder, ApiSettings, is_api_name
+
+    if api and not is_api_name(name):
+        raise InputError(f"{', '.join(sorted(api))} {'is' if len(api) == 1 else 'are'} for API models "
+                         f"(dense:openai:MODEL, dense:ollama:MODEL), not {name!r}", value=name,
+                         hint="drop the option, or name an API model")
+    if is_api_name(name):
+        encoder = ApiEncoder(name, ApiSettings.of(api or {}))
+    elif name.startswith("hf:"):
         from goldeval.retrievers.encoders.hub import resolve
         from goldeval.retrievers.encoders.st import SentenceTransformerEncoder
 
@@ -202,7 +213,8 @@ def shared_encoder(name: str, *, workspace: Workspace | None = None, **options: 
     """`load_encoder`, memoised per process, so `dense:minilm` and a reranker share one model (a hub model
     with other prefixes is another encoder)."""
     prefixes = (options.get("query_prefix"), options.get("passage_prefix"))
-    memo = (name, str(user_cache().resolve()), *map(repr, prefixes))  # the model copies are the user cache's
+    api = sorted(dict(options.get("api") or {}).items())  # type: ignore[call-overload]
+    memo = (name, str(user_cache().resolve()), *map(repr, prefixes), repr(api))  # the model copies are the user cache's
     if name.startswith("hf:"):  # the same name is another model in another cache, or offline
         from goldeval.retrievers.encoders.hub import hub_cache, hub_offline
 
