@@ -58,3 +58,35 @@ def test_the_judges_tab_shows_the_judges_file_as_written(page: Any, tmp_path: Pa
     assert ("CHANGE a conclusion" in body.locator("#jd-conclusion").inner_text()) == data["ranking"]["conclusion_changes"]
     assert f"accuracy {data['covered']['accuracy']:.3f}" in body.locator("#jd-covered").inner_text()
     assert page.page_errors == []
+
+
+def test_goldeval_serve_judges_shows_the_same_tab_live(page: Any, tmp_path: Path,  # noqa: F811
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """`goldeval serve RESULTS --judges FILE`: the live page (the one server, following re-runs of the
+    results) carries the Judges tab, read from the file as the report's is."""
+    from browser_fixtures import serving
+    from goldeval.cli import build_parser
+    from goldeval.cli.serve_cmd import payload_from_args
+
+    results, judges = tmp_path / "r.json", tmp_path / "judges.json"
+    assert main(["eval", "--corpus", str(REPO / "examples" / "data" / "corpus"), "--golden", str(GOLDEN),
+                 "--retriever", "bm25", "--retriever", "bm25?k1=0.3&b=0.1", "--json", str(results),
+                 "--workspace", str(tmp_path / "ws")]) == 0
+    assert main(["judge", str(results), "--golden", str(GOLDEN), "--llm", "test_judge_browser:grade",
+                 "--workspace", str(tmp_path / "ws"), "--json", str(judges)]) == 0
+    capsys.readouterr()
+    data = json.loads(judges.read_text())
+    source = payload_from_args(build_parser().parse_args(["serve", str(results), "--judges", str(judges)]))
+    with serving(source) as url:
+        open_page(page, url)
+        page.locator('#tabs [data-tab="judges"]').click()
+        cells = page.locator("#jd-body .jd-confusion td").all_inner_texts()
+        assert cells == [str(n) for row in data["calibration"]["confusion"]["matrix"] for n in row]
+    with serving(payload_from_args(build_parser().parse_args(["serve", str(results)]))) as url:
+        open_page(page, url)
+        assert page.locator('#tabs [data-tab="judges"]').is_hidden()
+    bad = tmp_path / "not-judges.json"
+    bad.write_text('{"retrievers": []}')
+    assert main(["serve", str(results), "--judges", str(bad), "--port", "0"]) == 2
+    assert "not-judges.json: this is not a judges file" in capsys.readouterr().err
+    assert page.page_errors == []

@@ -71,8 +71,8 @@ def run(args: argparse.Namespace) -> int:
     from goldeval.cli.synth_cmd import _price
     from goldeval.golden.io import load_golden
     from goldeval.judging.grader import Grader, render
+    from goldeval.remote.retry import RetryPolicy
     from goldeval.store.workspace import Workspace
-    from goldeval.synth.retry import RetryPolicy
 
     if bool(args.results) == bool(args.pool):
         raise InputError("give results files or --pool, one of the two", value=args.results or str(args.pool),

@@ -92,6 +92,8 @@ OPTIONS: dict[str, Option] = {o.dest: o for o in (
        metavar="METRIC", shown="hit@5, MRR and nDCG@5"),
     _o("--seed", "the random seed: the same seed gives the same numbers", kind="seed", metavar="N", default=0),
     _o("--resamples", "bootstrap resamples and randomization rounds", kind="resamples", metavar="N", default=10_000),
+    _o("--judges", "what `goldeval judge --json` wrote, shown in a Judges tab (calibration against people, the "
+       "ranking check)", kind="path", metavar="JUDGES.json"),
     _o("--no-cache", "compute again, even where the workspace holds the result of unchanged inputs",
        action="store_true"),
     # outputs

@@ -27,8 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     flags.shown(parser.add_argument("--title", metavar="TEXT", help="the page title"), "goldeval scorecard")
     parser.add_argument("--history", action="store_true",
                         help="include the trend of the workspace's run history (each retriever on one frozen golden-set version)")
-    parser.add_argument("--judges", metavar="JUDGES.json", type=Path,
-                        help="also show what `goldeval judge --json` wrote, in a Judges tab")
+    flags.add(parser, "judges")
     flags.add(parser, "workspace", more="here: its run history, with --history")
     parser.set_defaults(func=run)
 
@@ -43,15 +42,16 @@ def run(args: argparse.Namespace) -> int:
         from goldeval.store.workspace import default_workspace
 
         history = args.workspace or default_workspace()
-    judges = _judges(args.judges) if args.judges else None
+    judges = read_judges(args.judges) if args.judges else None
     out = write_html_report(args.results, args.html, title=args.title, history=history, judges=judges)
     size = out.stat().st_size
     print(f"goldeval: wrote {out} ({size / 1024:,.0f} KB, self-contained; open it in a browser)", file=sys.stderr)
     return 0
 
 
-def _judges(path: Path) -> dict[str, object]:
-    """The JSON `goldeval judge --json` wrote, or one InputError naming the file."""
+def read_judges(path: Path) -> dict[str, object]:
+    """The JSON `goldeval judge --json` wrote, or one InputError naming the file (the report's and serve's
+    Judges tab)."""
     from goldeval.corpus.files import json_value, read_input_text
     from goldeval.errors import InputError
 

@@ -28,6 +28,7 @@ examples:
                                                    and judge the unjudged top 10 at /pool
   goldeval serve results.json --golden golden.jsonl --candidates synth.jsonl
                                                    and review generated questions at /review
+  goldeval serve results.json --judges judges.json  with a Judges tab (what `goldeval judge` found)
 The page shows the trend of the workspace's run history (--workspace) when it has one.
 One server, one port: the scorecard at /, pooled judging at /pool and the review at /review (the pages
 it has data for; `goldeval pool` and `goldeval review` start the same server at their page). It binds
@@ -57,6 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--candidates", metavar="FILE", type=Path,
                         help="also review these candidate questions at /review (see `goldeval review`); accepted "
                         "ones go into --golden")
+    flags.add(parser, "judges")
     parser.set_defaults(func=run)
 
 
@@ -74,7 +76,7 @@ def payload_from_args(args: argparse.Namespace, cards: list[Scorecard] | None = 
                 hint="goldeval serve results.json [--golden golden.jsonl, to fix labels]   or   "
                 "goldeval serve --corpus docs/ --golden golden.jsonl",
             )
-        return ResultsFiles(args.results)
+        return ResultsFiles(args.results, extra=_judges_of(args))
     if args.golden is None:
         raise InputError(
             "nothing to serve: no results file and no golden set",
@@ -88,7 +90,16 @@ def payload_from_args(args: argparse.Namespace, cards: list[Scorecard] | None = 
     if args.json:
         card.save(args.json)
         print(f"goldeval: wrote {args.json}", file=sys.stderr)
-    return results_payload([card.to_dict()], names=[Path(args.golden).name])
+    return {**results_payload([card.to_dict()], names=[Path(args.golden).name]), **_judges_of(args)}
+
+
+def _judges_of(args: argparse.Namespace) -> dict[str, object]:
+    """`--judges FILE`: the Judges tab's data (`goldeval judge --json`), read once at start."""
+    if args.judges is None:
+        return {}
+    from goldeval.cli.report_cmd import read_judges
+
+    return {"judges": read_judges(args.judges)}
 
 
 def fixes_golden(golden: Path | None) -> Path | None:

@@ -2,7 +2,7 @@
 
 The model is any backend of `goldeval synth` (`goldeval.synth.backends`: anthropic:MODEL,
 openai:MODEL[?base_url=...], transformers:FOLDER, module:function); the calls go through synth's one
-runner (`goldeval.synth.generate.run_jobs`: its retry and rate-limit rules, `goldeval.synth.retry`) and
+runner (`goldeval.synth.generate.run_jobs`: its retry and rate-limit rules, `goldeval.remote.retry`) and
 its reply cache (`goldeval.synth.replies.ReplyCache`, here under `<workspace>/judge/replies/`, keyed by
 the model's identity and the full prompt, which holds the prompt version, the question and the passage).
 
@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from goldeval.corpus.model import Passage
+from goldeval.remote.retry import RetryPolicy
 from goldeval.store.workspace import Workspace
 from goldeval.synth.backends import BackendSpec, Settings, parse_backend
 from goldeval.synth.generate import Estimate, Job, estimate, run_jobs
 from goldeval.synth.replies import ReplyCache, reply_key
-from goldeval.synth.retry import RetryPolicy
 
 PROMPT_VERSION = "grade-0-3/v1"
 PROMPT = """You grade how well a passage answers a search question, on a scale from 0 to 3.

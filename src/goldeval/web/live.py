@@ -38,9 +38,12 @@ class ResultsFiles:
     `Scorecard.save` writes atomically (temp file + rename), so a re-read never sees half a file.
     """
 
-    def __init__(self, paths: Sequence[str | Path], names: Sequence[str] | None = None) -> None:
+    def __init__(self, paths: Sequence[str | Path], names: Sequence[str] | None = None,
+                 extra: Mapping[str, Any] | None = None) -> None:
+        """`extra`: more keys of the page's payload, fixed for the server's life (`judges`: the Judges tab)."""
         self.paths = [Path(p) for p in paths]
         self.names = list(names) if names is not None else None
+        self.extra = dict(extra or {})
         self._lock = threading.Lock()
         self._count = 0
         self._error: str | None = None
@@ -64,7 +67,7 @@ class ResultsFiles:
     def _read(self) -> bytes:
         payload = results_payload(self.paths, self.names)
         self._count += 1
-        return payload_json({**payload, "version": str(self._count)}).encode("utf-8")
+        return payload_json({**payload, **self.extra, "version": str(self._count)}).encode("utf-8")
 
     def _stat(self) -> tuple[tuple[int, int] | None, ...]:
         out: list[tuple[int, int] | None] = []
