@@ -106,6 +106,9 @@ def test_pool_judge_in_chromium_writes_back_with_provenance_and_rescores(
     third = pool.items[2]
     assert page.locator("#passage-id").inner_text() == third.passage
     assert page.locator("#suggestion").is_visible()
+    expected = 2 if "stash" in third.passage else 0  # the stand-in's grade, shown as the machine gave it
+    assert f"grade {expected}, {'relevant' if expected else 'not relevant'} (a machine's grade" in \
+        page.locator("#suggestion").inner_text()
     press("s", 3)  # third: the stand-in model's suggestion, accepted
     gap = next(i for i in pool.items if i.question_id == "o01")  # off-topic question: mark the gap on a miss-free item
     index = pool.items.index(gap)

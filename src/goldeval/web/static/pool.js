@@ -84,8 +84,9 @@ function render() {
   $("suggestion").hidden = !suggestion;
   $("btn-suggest").hidden = !suggestion;
   if (suggestion) {
-    $("suggestion").textContent = `Suggestion by ${suggestion.by}: ${suggestion.grade > 0 ? "relevant" : "not relevant"}`
-      + " (not written unless you accept it)";
+    const grade = Number(suggestion.grade);  // the machine's 0-3 grade (goldeval judge), shown as it is
+    $("suggestion").textContent = `Suggestion by ${suggestion.by}: grade ${grade}, `
+      + `${grade > 0 ? "relevant" : "not relevant"} (a machine's grade: not written unless you accept it)`;
   }
 }
 
