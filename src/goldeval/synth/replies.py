@@ -10,13 +10,12 @@ reply no longer matches (damaged on disk, edited by hand) is a miss, asked again
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from goldeval.fingerprint import fingerprint
+from goldeval.fingerprint import fingerprint, text_fingerprint
 from goldeval.store.atomic import write_atomic
 from goldeval.store.workspace import Workspace
 
@@ -60,4 +59,4 @@ class ReplyCache:
 
 
 def _checksum(reply: str) -> str:
-    return hashlib.sha256(reply.encode("utf-8")).hexdigest()
+    return text_fingerprint(reply)

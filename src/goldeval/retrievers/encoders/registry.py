@@ -222,6 +222,8 @@ def shared_encoder(name: str, *, workspace: Workspace | None = None, **options: 
     if memo not in _SHARED:
         _SHARED[memo] = load_encoder(name, workspace=workspace, **options)  # type: ignore[arg-type]
     encoder = _SHARED[memo]
+    if options.get("threads"):  # a memoised model (one per user cache now) still takes this retriever's threads
+        set_threads(int(options["threads"]))  # type: ignore[call-overload]
     if options.get("batch_size"):
         encoder.batch_size = int(options["batch_size"])  # type: ignore[call-overload]
     if "progress" in options:
