@@ -55,6 +55,36 @@ def bundled_mpnet() -> Path:
     return unpack_split_zip(registry()["mpnet-base"])
 
 
+OWN_CODE = "someone/own-code-embedder"
+"""A repository with Python code of its own (as nomic-embed-text has): MiniLM whose model class adds 0.5."""
+MODELING = '''from transformers import BertConfig, BertModel
+
+
+class MarkedConfig(BertConfig):
+    model_type = "marked-bert"
+
+
+class MarkedModel(BertModel):
+    config_class = MarkedConfig
+
+    def forward(self, *args, **kwargs):
+        out = super().forward(*args, **kwargs)
+        out["last_hidden_state"] = out["last_hidden_state"] + 0.5
+        return out
+'''
+
+
+def own_code_model(folder: Path) -> Path:
+    """The bundled MiniLM with its own model class, named in config.json's auto_map as a hub repo names it."""
+    shutil.copytree(bundled_minilm(), folder)
+    (folder / "modeling_marked.py").write_text(MODELING)
+    config = json.loads((folder / "config.json").read_text())
+    config.update(model_type="marked-bert", architectures=["MarkedModel"],
+                  auto_map={"AutoConfig": "modeling_marked.MarkedConfig", "AutoModel": "modeling_marked.MarkedModel"})
+    (folder / "config.json").write_text(json.dumps(config))
+    return folder
+
+
 def cache_model(cache: Path, repo: str, source: Path, commit: str, *, main: bool = True) -> Path:
     """Put `source`'s files in `cache` as huggingface_hub does: content-named blobs, a snapshot folder of
     relative symlinks named by the commit, and refs/main holding the commit."""
@@ -85,6 +115,7 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     cache_model(root, MINILM, bundled_minilm(), MAIN)
     cache_model(root, MPNET, bundled_mpnet(), MAIN)
     cache_model(root, "someone/mystery-embedder", bundled_minilm(), MAIN)
+    cache_model(root, OWN_CODE, own_code_model(tmp_path_factory.mktemp("own") / "model"), MAIN)
     # A cross-encoder made offline: the bundled MiniLM's transformer with a fresh, seeded one-label head.
     torch.manual_seed(0)
     folder = tmp_path_factory.mktemp("ce") / "ce"
@@ -215,6 +246,32 @@ def test_small_or_base_is_answered_in_questions_from_the_cli(offline: list[str],
     small_vs_base = [r for r in comparison["results"] if {r["a"], r["b"]} == {f"dense:hf:{MINILM}", f"dense:hf:{MPNET}"}]
     assert {"hit@5", "mrr", "ndcg@5"} <= {r["metric"] for r in small_vs_base}
     assert all(r["wins"] + r["losses"] + r["ties"] == 8 for r in small_vs_base), small_vs_base
+    assert offline == []
+
+
+def test_a_repository_with_code_of_its_own_runs_only_when_trusted(offline: list[str], tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from sentence_transformers import SentenceTransformer
+
+    args = ["eval", "--corpus", str(EXAMPLES / "corpus"), "--golden", str(EXAMPLES / "golden_example.jsonl"),
+            "--workspace", str(tmp_path / "ws"), "--quiet", "--no-history"]
+    assert main([*args, "--retriever", f"dense:hf:{OWN_CODE}"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    error, hint = err.strip().splitlines()[-2:]  # after the note that the model is of no known family
+    assert error.startswith(
+        f"goldeval: error: hub model {OWN_CODE} (commit {MAIN}) runs Python code of its own, and it was not trusted")
+    assert f"dense:hf:{OWN_CODE}?trust_remote_code=true" in hint
+    trusted = load_encoder(f"hf:{OWN_CODE}", workspace=Workspace(tmp_path / "ws"), trust_remote_code=True)
+    folder = offline_snapshot(OWN_CODE, MAIN)
+    direct = SentenceTransformer(str(folder), device="cpu", trust_remote_code=True, local_files_only=True)
+    vectors = trusted.encode(TEXTS)
+    np.testing.assert_allclose(vectors, direct.encode(TEXTS, normalize_embeddings=True), atol=1e-6)
+    plain = SentenceTransformer(str(bundled_minilm()), device="cpu").encode(TEXTS, normalize_embeddings=True)
+    assert np.abs(vectors - plain).max() > 0.01  # the repository's own class ran: it adds 0.5 before pooling
+    assert trusted.hub.identity()["trust_remote_code"] is True  # type: ignore[attr-defined]
+    with pytest.raises(InputError, match="trust_remote_code is for hub models"):
+        load_encoder("minilm", trust_remote_code=True)
     assert offline == []
 
 

@@ -49,6 +49,8 @@ OPTIONS = OptionSet("dense", "dense:MODEL[?backend=exact|ann|pgvector&batch_size
     Option("query_prefix", "str", "text put before each question, for a hub model (hf:ORG/NAME): percent-encoded "
            "(query:%20 for a trailing space), none for no prefix (unset: its family's, docs/models.md)"),
     Option("passage_prefix", "str", "text put before each passage, for a hub model, written as query_prefix"),
+    Option("trust_remote_code", "bool", "run the hub model repository's own Python code (nomic-embed-text and "
+           "jina need it); only for a repository you trust, at a pinned @REVISION (unset: false)"),
     Option("base_url", "str", "an API model's server (openai:, ollama:), e.g. http://localhost:8000/v1 (unset: "
            "OpenAI's, or Ollama's http://localhost:11434/v1)"),
     Option("dimensions", "int", "vector size an API model is asked for (text-embedding-3 models take it; unset: "
@@ -173,11 +175,16 @@ def dense_config(spec: str, encoder: Encoder, index: VectorIndex, values: Values
     """The resolved configuration: model (name, cache key, weights file, package versions), backend,
     every option with the value in effect (the encoder's batch size, the thread count), no password."""
     options = OPTIONS.effective(values) | {"batch_size": getattr(encoder, "batch_size", None), "threads": threads()}
+    hub = getattr(encoder, "hub", None)
     for kind in ("query", "passage"):  # a hub model's prefixes in effect (given or its family's); others have none
-        if getattr(encoder, "hub", None) is not None:
+        if hub is not None:
             options[f"{kind}_prefix"] = encoder.prefix(kind)  # type: ignore[arg-type]
         else:
             options.pop(f"{kind}_prefix", None)
+    if hub is not None and hub.trust_remote_code:  # recorded only where it was given: it changes what runs
+        options["trust_remote_code"] = True
+    else:
+        options.pop("trust_remote_code", None)
     if getattr(encoder, "usage", None) is None:  # the API options mean something for an API model only
         from goldeval.retrievers.encoders.api import API_OPTIONS
 
@@ -253,6 +260,7 @@ def build(rest: str, ctx: BuildContext) -> DenseRetriever:
         query_prefix=prefix_value(values.text("query_prefix")),
         passage_prefix=prefix_value(values.text("passage_prefix")),
         api=api_values(values, own, model),
+        trust_remote_code=values.flag("trust_remote_code"),
     )
     backend = values.text("backend") or "exact"
     retriever = DenseRetriever(ctx.passages, encoder, workspace=workspace, backend=backend, options=values,

@@ -54,6 +54,8 @@ class HubModel:
     """The snapshot folder in the cache."""
     cache_dir: str | None
     offline: bool
+    trust_remote_code: bool = False
+    """Run the repository's own Python code (`?trust_remote_code=true`; nomic-embed-text needs it)."""
 
     @property
     def name(self) -> str:
@@ -61,11 +63,13 @@ class HubModel:
 
     def identity(self) -> dict[str, object]:
         """What the run identity and the cache key record: the repo, the revision asked for, the commit."""
-        return {"hub": self.repo, "revision": self.revision or "main", "commit": self.commit}
+        return {"hub": self.repo, "revision": self.revision or "main", "commit": self.commit,
+                **({"trust_remote_code": True} if self.trust_remote_code else {})}
 
     def load_options(self) -> dict[str, object]:
         """Keyword arguments for SentenceTransformer / CrossEncoder: that commit, the same cache and mode."""
-        return {"revision": self.commit, "cache_folder": self.cache_dir, "local_files_only": self.offline}
+        return {"revision": self.commit, "cache_folder": self.cache_dir, "local_files_only": self.offline,
+                **({"trust_remote_code": True} if self.trust_remote_code else {})}
 
 
 def is_hub_name(name: str) -> bool:

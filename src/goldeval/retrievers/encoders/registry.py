@@ -132,9 +132,11 @@ def load_encoder(
     query_prefix: str | None = None,
     passage_prefix: str | None = None,
     api: Mapping[str, object] | None = None,
+    trust_remote_code: bool = False,
 ) -> BatchedEncoder:
     """The encoder a short name, a sentence-transformers folder or a hub name names; weights load on first
-    use. `query_prefix` / `passage_prefix` override a hub model's family prefixes (hub models only). Model
+    use. `query_prefix` / `passage_prefix` override a hub model's family prefixes, `trust_remote_code` lets
+    its repository's own code run (hub models only). Model
     copies (unpacked, quantized) live in the user cache (goldeval.usercache), whatever the `workspace`, which
     is accepted for the callers that have one and decides nothing here."""
     set_threads(threads)
@@ -143,6 +145,9 @@ def load_encoder(
     if (query_prefix is not None or passage_prefix is not None) and not name.startswith("hf:"):
         raise InputError(f"query_prefix and passage_prefix are for hub models (dense:hf:ORG/NAME), not {name!r}",
                              value=name, hint="a registered model has its own prefixes (`goldeval models`)")
+    if trust_remote_code and not name.startswith("hf:"):
+        raise InputError(f"trust_remote_code is for hub models (dense:hf:ORG/NAME), not {name!r}", value=name,
+                         hint="drop the option: a registered model, a folder or an API model runs no code of its own")
     from goldeval.retrievers.encoders.api import ApiEncoder, ApiSettings, is_api_name
 
     if api and not is_api_name(name):
@@ -152,10 +157,13 @@ def load_encoder(
     if is_api_name(name):
         encoder = ApiEncoder(name, ApiSettings.of(api or {}))
     elif name.startswith("hf:"):
+        from dataclasses import replace
+
         from goldeval.retrievers.encoders.hub import resolve
         from goldeval.retrievers.encoders.st import SentenceTransformerEncoder
 
-        encoder = SentenceTransformerEncoder.from_hub(resolve(name), query_prefix=query_prefix,
+        hub = replace(resolve(name), trust_remote_code=trust_remote_code)
+        encoder = SentenceTransformerEncoder.from_hub(hub, query_prefix=query_prefix,
                                                       passage_prefix=passage_prefix)
     elif name in models:
         encoder = _from_spec(models[name])
@@ -214,7 +222,8 @@ def shared_encoder(name: str, *, workspace: Workspace | None = None, **options: 
     with other prefixes is another encoder)."""
     prefixes = (options.get("query_prefix"), options.get("passage_prefix"))
     api = sorted(dict(options.get("api") or {}).items())  # type: ignore[call-overload]
-    memo = (name, str(user_cache().resolve()), *map(repr, prefixes), repr(api))  # the model copies are the user cache's
+    memo = (name, str(user_cache().resolve()), *map(repr, prefixes), repr(api),
+            repr(bool(options.get("trust_remote_code"))))  # the model copies are the user cache's
     if name.startswith("hf:"):  # the same name is another model in another cache, or offline
         from goldeval.retrievers.encoders.hub import hub_cache, hub_offline
 

@@ -117,6 +117,13 @@ def load_hub(model_class: Any, hub: HubModel) -> Any:
     (the user's cache and token; only the cache when HF_HUB_OFFLINE is set)."""
     try:
         return model_class(hub.repo, device="cpu", **hub.load_options())
+    except ValueError as exc:  # transformers refuses a repository with its own code unless told to trust it
+        if "trust_remote_code" not in str(exc):
+            raise
+        raise InputError(f"hub model {hub.repo} (commit {hub.commit}) runs Python code of its own, and it was "
+                         "not trusted", value=hub.name,
+                         hint=f"read the repository's code, then add ?trust_remote_code=true (dense:{hub.name}"
+                         "?trust_remote_code=true), best with an @REVISION pin") from None
     except OSError as exc:  # a file of the commit missing from the cache offline, or a download that failed
         from goldeval.retrievers.encoders.hub import fetch_command
 
