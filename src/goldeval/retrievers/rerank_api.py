@@ -15,7 +15,6 @@ local TEI or vLLM). Requests go through httpx (the openai SDK's own HTTP client,
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -34,7 +33,7 @@ from goldeval.remote.retry import (
     retry_after_seconds,
 )
 from goldeval.retrievers.dense import passage_text
-from goldeval.retrievers.usage import ApiUsage, estimate_tokens
+from goldeval.retrievers.usage import ApiUsage
 from goldeval.textsafe import redact
 
 FORMATS = ("cohere", "tei")
@@ -103,11 +102,7 @@ class ApiScorer:
 
         def call() -> Any:
             tries[0] += 1
-            start = time.perf_counter()
-            try:
-                reply = client.post(self.url, json=body)
-            finally:
-                self.usage.add(requests=1, seconds=time.perf_counter() - start)
+            reply = self.usage.metered(lambda: client.post(self.url, json=body))()
             if reply.status_code >= 400:
                 raise _Status(reply.status_code, reply.text[:300], retry_after_seconds(reply.headers.get("retry-after")))
             return reply.json()
@@ -119,11 +114,7 @@ class ApiScorer:
         finally:
             self.usage.add(retries=tries[0] - 1)
         scores = self._scores(data, len(texts))
-        tokens = _reported_tokens(data)
-        if tokens:
-            self.usage.add(tokens=tokens, texts=len(texts))
-        else:
-            self.usage.add(estimated=sum(estimate_tokens(t) for t in [query, *texts]), texts=len(texts))
+        self.usage.count_tokens(_reported_tokens(data), [query, *texts], items=len(texts))
         return scores
 
     def _classify(self, exc: BaseException) -> Verdict:

@@ -14,12 +14,16 @@ from __future__ import annotations
 import math
 import os
 import threading
+import time
 import tomllib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from goldeval.errors import InputError
 
+T = TypeVar("T")
 PRICES_FILE = Path(__file__).resolve().parents[1] / "data" / "prices.toml"
 CHARS_PER_TOKEN = 4
 """OpenAI's rule of thumb for English ("a token is about 4 characters"): the estimate where no tokenizer runs."""
@@ -64,6 +68,24 @@ class ApiUsage:
             self.texts += texts
             self.seconds += seconds
             self.retries += retries
+
+    def metered(self, call: Callable[[], T]) -> Callable[[], T]:
+        """`call`, counted: each try is a request (paid, or at least rate-limited) and its seconds."""
+        def counted() -> T:
+            start = time.perf_counter()
+            try:
+                return call()
+            finally:
+                self.add(requests=1, seconds=time.perf_counter() - start)
+        return counted
+
+    def count_tokens(self, reported: object, texts: Sequence[str], *, items: int) -> None:
+        """The one rule for a request's tokens: the server's count where it reports one, else
+        `estimate_tokens` of what was sent (`texts`), kept apart as estimated; `items` texts embedded or scored."""
+        if isinstance(reported, int) and not isinstance(reported, bool) and reported > 0:
+            self.add(tokens=reported, texts=items)
+        else:
+            self.add(estimated=sum(estimate_tokens(t) for t in texts), texts=items)
 
     def snapshot(self) -> ApiUsage:
         with self._lock:

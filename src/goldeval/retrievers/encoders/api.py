@@ -21,7 +21,6 @@ of the model's identity, a cache key, a config or a message.
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -167,24 +166,16 @@ class ApiEncoder(BatchedEncoder):
 
         def call() -> Any:
             tries[0] += 1
-            start = time.perf_counter()
-            try:
-                return client.embeddings.create(model=self.model, input=texts, encoding_format="float", **options)
-            finally:
-                self.usage.add(requests=1, seconds=time.perf_counter() - start)
+            return client.embeddings.create(model=self.model, input=texts, encoding_format="float", **options)
 
         try:
-            reply = call_with_retry(call, self._classify, policy=self.policy, throttle=self._throttle, rng=self._rng)
+            reply = call_with_retry(self.usage.metered(call), self._classify, policy=self.policy, throttle=self._throttle, rng=self._rng)
         except (FatalBackendError, SkipPassage) as exc:
             raise self._error(str(exc)) from None
         finally:
             self.usage.add(retries=tries[0] - 1)
         vectors = self._vectors(reply, len(texts))
-        reported = getattr(getattr(reply, "usage", None), "prompt_tokens", None)
-        if isinstance(reported, int) and reported > 0:
-            self.usage.add(tokens=reported, texts=len(texts))
-        else:
-            self.usage.add(estimated=sum(estimate_tokens(t) for t in texts), texts=len(texts))
+        self.usage.count_tokens(getattr(getattr(reply, "usage", None), "prompt_tokens", None), texts, items=len(texts))
         return vectors
 
     def _classify(self, exc: BaseException) -> Verdict:
