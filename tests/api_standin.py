@@ -20,12 +20,13 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import numpy as np
 
 from hang_guard import HANG_GUARD
+from loopback import loopback
 
 Script = tuple[str, Any]
 """("429", retry_after_seconds) | ("500", None) | ("slow", seconds) | ("malformed", None) | ("wrong_dim", None)
@@ -143,15 +144,6 @@ def _handler(server: StandIn) -> type[BaseHTTPRequestHandler]:
 def standin(encoder: Any, **options: Any) -> Iterator[StandIn]:
     """A StandIn serving on a free port of 127.0.0.1 until the block ends."""
     state = StandIn(encoder, **options)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    server.daemon_threads = True
-    state.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with loopback(_handler(state), release=state.release) as url:
+        state.url = url
         yield state
-    finally:
-        state.release.set()
-        server.shutdown()
-        server.server_close()
-        thread.join(HANG_GUARD)

@@ -16,10 +16,11 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from hang_guard import HANG_GUARD
+from loopback import loopback
 
 
 @dataclass
@@ -159,17 +160,9 @@ def _handler(llm: FakeLLM) -> type[BaseHTTPRequestHandler]:
 def fake_llm(key: str, answer: Callable[[str], str], **options: Any) -> Iterator[FakeLLM]:
     """A FakeLLM serving on a free port of 127.0.0.1 until the block ends."""
     llm = FakeLLM(key, answer, **options)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(llm))
-    server.daemon_threads = True
-    llm.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with loopback(_handler(llm), release=llm.release) as url:
+        llm.url = url
         yield llm
-    finally:
-        llm.release.set()
-        server.shutdown()
-        server.server_close()
 
 
 def error_body(message: str) -> str:
