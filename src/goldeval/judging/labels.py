@@ -15,9 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from goldeval.golden.model import GoldenSet, Judgment, Qrels
-from goldeval.ids import DocumentOf
 from goldeval.judging.grader import PROMPT_VERSION, Ask
-from goldeval.judging.pool import _judged_keys, _keys
+from goldeval.judging.pool import judged_keys, passage_keys, read_cards
 from goldeval.scorecard.model import Scorecard
 
 Key = tuple[str, str]
@@ -29,9 +28,7 @@ def collect_asks(cards: Sequence[Scorecard], golden: GoldenSet, *, k: int,
                  judged_too: bool = True) -> tuple[list[Ask], dict[Key, int]]:
     """The passages to grade, in golden-set order, and the people's grade of those people judged."""
     level = cards[0].level if cards else "doc"
-    hits = [h for c in cards for r in c.retrievers for q in r.questions for h in q.top]
-    document_of = DocumentOf({h.id: h.doc for h in hits}, {h.doc for h in hits})
-    snippets = {pid: (s.get("title", ""), s.get("text", "")) for c in cards for pid, s in c.snippets.items()}
+    document_of, snippets = read_cards(cards)
     known = golden.by_id()
     found: dict[str, dict[str, tuple[str, str]]] = {}
     people: dict[Key, int] = {}
@@ -40,8 +37,8 @@ def collect_asks(cards: Sequence[Scorecard], golden: GoldenSet, *, k: int,
             for q in r.questions:
                 if q.id not in known:
                     continue
-                judged = _judged_keys(golden, q.id, level, document_of)
-                for key, hit in _keys(q.top[:k], level):
+                judged = judged_keys(golden, q.id, level, document_of)
+                for key, hit in passage_keys(q.top[:k], level):
                     if key in judged:
                         if not judged_too:
                             continue

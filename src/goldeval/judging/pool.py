@@ -99,9 +99,7 @@ def build_pool(cards: Sequence[Scorecard], labels: Sequence[str], golden: Golden
         notes.append(f"the results keep their top {kept} only: pooled at k = {kept}, not {k}")
         k = kept
     names = system_labels(cards, labels)
-    hits = [h for c in cards for r in c.retrievers for q in r.questions for h in q.top]
-    document_of = DocumentOf({h.id: h.doc for h in hits}, {h.doc for h in hits})
-    snippets = {pid: (s.get("title", ""), s.get("text", "")) for c in cards for pid, s in c.snippets.items()}
+    document_of, snippets = read_cards(cards)
     by_question: dict[str, dict[str, PoolItem]] = {}
     unjudged = {s: 0 for systems in names for s in systems}
     missing: set[str] = set()
@@ -112,9 +110,9 @@ def build_pool(cards: Sequence[Scorecard], labels: Sequence[str], golden: Golden
                 if q.id not in known:
                     missing.add(q.id)
                     continue
-                judged = _judged_keys(golden, q.id, level, document_of)
+                judged = judged_keys(golden, q.id, level, document_of)
                 relevant = {key for key, grade in judged.items() if grade > 0}
-                keys = _keys(q.top[:k], level)
+                keys = passage_keys(q.top[:k], level)
                 miss = not known[q.id].off_topic and not relevant & {key for key, _ in keys}
                 for rank, (key, hit) in enumerate(keys, start=1):
                     if key in judged:
@@ -138,7 +136,15 @@ def build_pool(cards: Sequence[Scorecard], labels: Sequence[str], golden: Golden
                 unjudged, notes)
 
 
-def _keys(top: Sequence[Hit], level: str) -> list[tuple[str, Hit]]:
+def read_cards(cards: Sequence[Scorecard]) -> tuple[DocumentOf, dict[str, tuple[str, str]]]:
+    """What a pool reads from results files: each kept passage's document, and its (title, text) snippet."""
+    hits = [h for c in cards for r in c.retrievers for q in r.questions for h in q.top]
+    document_of = DocumentOf({h.id: h.doc for h in hits}, {h.doc for h in hits})
+    snippets = {pid: (s.get("title", ""), s.get("text", "")) for c in cards for pid, s in c.snippets.items()}
+    return document_of, snippets
+
+
+def passage_keys(top: Sequence[Hit], level: str) -> list[tuple[str, Hit]]:
     """The passages of a top list at this level: documents (each once, at its first chunk) or chunks."""
     out: list[tuple[str, Hit]] = []
     seen: set[str] = set()
@@ -150,7 +156,7 @@ def _keys(top: Sequence[Hit], level: str) -> list[tuple[str, Hit]]:
     return out
 
 
-def _judged_keys(golden: GoldenSet, qid: str, level: str, document_of: DocumentOf) -> dict[str, int]:
+def judged_keys(golden: GoldenSet, qid: str, level: str, document_of: DocumentOf) -> dict[str, int]:
     """The question's judged ids at this level (doc level: a judged chunk counts for its document)."""
     grades = golden.grades(qid)
     if level == "chunk":
