@@ -70,6 +70,8 @@ class EmbedTask:
 
 _WARM: set[str] = set()
 """Models this process has loaded (each worker loads its own once)."""
+_CACHES: dict[tuple[str, str], EmbeddingCache] = {}
+"""The embedding cache of each (workspace, model) this process has embedded into (`embed_shard`)."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,10 @@ def embed_shard(task: EmbedTask) -> EmbedReport:
 
     workspace = Workspace.at(task.workspace)
     encoder = shared_encoder(task.model, workspace=workspace, threads=task.threads, progress=False, api=task.api)
-    cache = EmbeddingCache(workspace, encoder.key, slug=encoder.name, about={"model": encoder.name})
+    memo = (str(workspace.root.resolve()), encoder.key)  # one cache per process: its entries are read once,
+    cache = _CACHES.get(memo)                           # not again for every shard the worker is given
+    if cache is None:
+        cache = _CACHES[memo] = EmbeddingCache(workspace, encoder.key, slug=encoder.name, about={"model": encoder.name})
     kind: Kind = "query" if task.kind == "query" else "passage"
     if encoder.key not in _WARM and getattr(encoder, "usage", None) is None:  # load a local model untimed (an
         # API model loads nothing, and a warm-up request would be paid for, and stored as a vector)
