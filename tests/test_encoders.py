@@ -13,7 +13,6 @@ from goldeval.errors import InputError
 from goldeval.retrievers.encoders import FunctionEncoder, load_encoder
 from goldeval.retrievers.encoders.base import BatchedEncoder
 from goldeval.retrievers.encoders.registry import registry
-from goldeval.store.workspace import Workspace
 
 pytestmark = pytest.mark.models
 
@@ -30,7 +29,7 @@ SMALL_MODELS = ["minilm", "minilm-l3", "wordllama", "e5-small"]
 
 @pytest.fixture(scope="module", params=SMALL_MODELS)
 def encoder(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> BatchedEncoder:
-    return load_encoder(request.param, workspace=Workspace(tmp_path_factory.mktemp("ws")))
+    return load_encoder(request.param)
 
 
 def test_vectors_are_unit_rows_of_the_declared_dimension(encoder: BatchedEncoder) -> None:

@@ -253,7 +253,6 @@ def build(rest: str, ctx: BuildContext) -> DenseRetriever:
     workspace = Workspace.at(ctx.workspace)
     encoder = shared_encoder(
         model,
-        workspace=workspace,
         batch_size=values.whole("batch_size"),
         threads=values.whole("threads"),
         progress=bool(ctx.options.get("progress", True)),

@@ -46,7 +46,7 @@ def retrieval_texts(plan: Plan, model: str, passages: Sequence[Passage]) -> list
 
     spec = f"dense:{model}"
     long = declared_options(spec, plan.settings.options)[0].values.get("long") or "max"
-    encoder = shared_encoder(model, workspace=plan.workspace, api=api_of(plan, model))
+    encoder = shared_encoder(model, api=api_of(plan, model))
     return plan_windows([p.id for p in passages], passages_texts(passages), encoder, mode=str(long), label=spec).texts
 
 
@@ -68,7 +68,7 @@ def embed_stage(plan: Plan, jobs: Sequence[Job]) -> None:
     tasks: list[EmbedTask] = []
     for model in dict.fromkeys(job[0] for job in jobs):
         api = api_of(plan, model)
-        encoder = shared_encoder(model, workspace=plan.workspace, api=api)
+        encoder = shared_encoder(model, api=api)
         pools: dict[str, tuple[str, list[str]]] = {}  # prefix -> (kind, texts): a text with one prefix has one vector
         for kind, texts in [("passage", t) for m, t, _ in jobs if m == model] + [
                 ("query", list(plan.questions.values()))]:
@@ -108,7 +108,7 @@ def _record_time(plan: Plan, model: str, chunking: str, texts: set[str], tasks: 
     if not computed:
         return
     computed = min(computed, len(texts))
-    plan.cache.put_embedding_time(plan.embedding_key(model_key(model, plan.workspace), chunking), {
+    plan.cache.put_embedding_time(plan.embedding_key(model_key(model), chunking), {
         "seconds": seconds * len(texts) / computed, "texts": len(texts), "computed": computed,
         "estimated": computed < len(texts), "measured_seconds": seconds,
     })

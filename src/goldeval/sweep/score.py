@@ -158,7 +158,7 @@ def _cost(plan: Plan, cell: Cell, fuse_ms: dict[str, float] | None) -> Cost:
         if not part.startswith("dense:"):
             embedding.append(0.0)
             continue
-        record = plan.cache.embedding_time(plan.embedding_key(model_key(part[len("dense:"):], plan.workspace),
+        record = plan.cache.embedding_time(plan.embedding_key(model_key(part[len("dense:"):]),
                                                               cell.chunking))
         embedding.append(float(record["seconds"]) if record else None)
         if record and record.get("estimated"):

@@ -88,7 +88,7 @@ def embed_shard(task: EmbedTask) -> EmbedReport:
     from goldeval.retrievers.encoders.registry import shared_encoder
 
     workspace = Workspace.at(task.workspace)
-    encoder = shared_encoder(task.model, workspace=workspace, threads=task.threads, progress=False, api=task.api)
+    encoder = shared_encoder(task.model, threads=task.threads, progress=False, api=task.api)
     memo = (str(workspace.root.resolve()), encoder.key)  # one cache per process: its entries are read once,
     cache = _CACHES.get(memo)                           # not again for every shard the worker is given
     if cache is None:

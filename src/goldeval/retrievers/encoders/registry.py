@@ -20,7 +20,6 @@ from pathlib import Path
 from goldeval.errors import InputError
 from goldeval.fingerprint import fingerprint
 from goldeval.retrievers.encoders.base import BatchedEncoder, set_threads
-from goldeval.store.workspace import Workspace
 from goldeval.usercache import user_cache
 
 _REGISTRY_FILE = Path(__file__).resolve().parents[2] / "data" / "models.toml"
@@ -125,7 +124,6 @@ def model_key(identity: dict[str, object]) -> str:
 def load_encoder(
     name: str,
     *,
-    workspace: Workspace | None = None,
     batch_size: int | None = None,
     threads: int | None = None,
     progress: bool = True,
@@ -137,8 +135,7 @@ def load_encoder(
     """The encoder a short name, a sentence-transformers folder or a hub name names; weights load on first
     use. `query_prefix` / `passage_prefix` override a hub model's family prefixes, `trust_remote_code` lets
     its repository's own code run (hub models only). Model
-    copies (unpacked, quantized) live in the user cache (goldeval.usercache), whatever the `workspace`, which
-    is accepted for the callers that have one and decides nothing here."""
+    copies (unpacked, quantized) live in the user cache (goldeval.usercache), whatever the project."""
     set_threads(threads)
     models = registry()
     encoder: BatchedEncoder
@@ -217,7 +214,7 @@ def _from_spec(spec: ModelSpec) -> BatchedEncoder:
 _SHARED: dict[tuple[str, ...], BatchedEncoder] = {}
 
 
-def shared_encoder(name: str, *, workspace: Workspace | None = None, **options: object) -> BatchedEncoder:
+def shared_encoder(name: str, **options: object) -> BatchedEncoder:
     """`load_encoder`, memoised per process, so `dense:minilm` and a reranker share one model (a hub model
     with other prefixes is another encoder)."""
     prefixes = (options.get("query_prefix"), options.get("passage_prefix"))
@@ -229,7 +226,7 @@ def shared_encoder(name: str, *, workspace: Workspace | None = None, **options: 
 
         memo += (repr(hub_cache()), repr(hub_offline()))
     if memo not in _SHARED:
-        _SHARED[memo] = load_encoder(name, workspace=workspace, **options)  # type: ignore[arg-type]
+        _SHARED[memo] = load_encoder(name, **options)  # type: ignore[arg-type]
     encoder = _SHARED[memo]
     if options.get("threads"):  # a memoised model (one per user cache now) still takes this retriever's threads
         set_threads(int(options["threads"]))  # type: ignore[call-overload]
