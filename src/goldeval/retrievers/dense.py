@@ -42,7 +42,8 @@ OPTIONS = OptionSet("dense", "dense:MODEL[?backend=exact|ann|pgvector&batch_size
     Option("backend", "choice", "vector index: exact (numpy), ann (usearch HNSW) or pgvector (PostgreSQL)", "exact",
            choices=BACKENDS),
     Option("batch_size", "int", "texts per model call (unset: the model's own)", low=1, high=NUMBERS["batch_size"].high),
-    Option("threads", "int", "CPU threads for the model (unset: all cores); taken when the model first loads", low=1,
+    Option("threads", "int", "CPU threads the model runs on for this retriever (unset: every core the process may "
+           "use; e5-small takes it when it first loads)", low=1,
            high=NUMBERS["threads"].high),
     Option("long", "choice", "a passage longer than the model's window: max ranks it by its best window (split along "
            "the model's tokens), truncate embeds its start only, as the model alone would", "max", choices=MODES),
@@ -174,7 +175,8 @@ class DenseRetriever:
 def dense_config(spec: str, encoder: Encoder, index: VectorIndex, values: Values) -> dict[str, object]:
     """The resolved configuration: model (name, cache key, weights file, package versions), backend,
     every option with the value in effect (the encoder's batch size, the thread count), no password."""
-    options = OPTIONS.effective(values) | {"batch_size": getattr(encoder, "batch_size", None), "threads": threads()}
+    options = OPTIONS.effective(values) | {"batch_size": getattr(encoder, "batch_size", None),
+                                           "threads": getattr(encoder, "n_threads", None) or threads()}
     hub = getattr(encoder, "hub", None)
     for kind in ("query", "passage"):  # a hub model's prefixes in effect (given or its family's); others have none
         if hub is not None:

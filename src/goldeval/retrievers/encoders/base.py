@@ -28,17 +28,27 @@ PROGRESS_MIN_TEXTS = 512
 """Below this many texts no bar is drawn on a terminal (it would only flicker); see goldeval.progress."""
 
 
+def available_cores() -> int:
+    """The cores this process may run on: its CPU affinity where the OS tells it (a container or `taskset`
+    limits it below `os.cpu_count()`, and threads past it only take turns), else the machine's count."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
 def set_threads(threads: int | None) -> int:
-    """Set the number of threads encoders use; called once when a model is loaded, never on import."""
+    """Set the process-wide thread count of encoders whose retriever gives none (a sweep worker sets its
+    share); None keeps it. Called by the caller that decides, never on import."""
     global _THREADS
     if threads is not None and threads > 0:
         _THREADS = int(threads)
     elif _THREADS is None:
-        _THREADS = os.cpu_count() or 1
+        _THREADS = available_cores()
     return _THREADS
 
 
 def threads() -> int:
+    """The process-wide thread count: `set_threads`'s, else every available core."""
     return _THREADS if _THREADS is not None else set_threads(None)
 
 
@@ -74,6 +84,13 @@ class BatchedEncoder:
     model has none (static embeddings) or the encoder cannot tell."""
     special_tokens: int = 2
     """Tokens the model adds to every text ([CLS] and [SEP]), which take room in the window."""
+    threads: int | None = None
+    """This retriever's `threads` option; None: the process-wide count (`threads()`, all cores unless set)."""
+
+    @property
+    def n_threads(self) -> int:
+        """The threads this encoder runs with now: its retriever's option, else the process-wide count."""
+        return self.threads or threads()
 
     def prefix(self, kind: Kind) -> str:
         return self.query_prefix if kind == "query" else self.passage_prefix

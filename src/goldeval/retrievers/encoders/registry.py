@@ -19,7 +19,7 @@ from pathlib import Path
 
 from goldeval.errors import InputError
 from goldeval.fingerprint import fingerprint
-from goldeval.retrievers.encoders.base import BatchedEncoder, set_threads
+from goldeval.retrievers.encoders.base import BatchedEncoder
 from goldeval.usercache import user_cache
 
 _REGISTRY_FILE = Path(__file__).resolve().parents[2] / "data" / "models.toml"
@@ -136,7 +136,6 @@ def load_encoder(
     use. `query_prefix` / `passage_prefix` override a hub model's family prefixes, `trust_remote_code` lets
     its repository's own code run (hub models only). Model
     copies (unpacked, quantized) live in the user cache (goldeval.usercache), whatever the project."""
-    set_threads(threads)
     models = registry()
     encoder: BatchedEncoder
     if (query_prefix is not None or passage_prefix is not None) and not name.startswith("hf:"):
@@ -178,6 +177,7 @@ def load_encoder(
         )
     if batch_size:
         encoder.batch_size = int(batch_size)
+    encoder.threads = int(threads) if threads else None
     encoder.show_progress = progress
     return encoder
 
@@ -228,8 +228,8 @@ def shared_encoder(name: str, **options: object) -> BatchedEncoder:
     if memo not in _SHARED:
         _SHARED[memo] = load_encoder(name, **options)  # type: ignore[arg-type]
     encoder = _SHARED[memo]
-    if options.get("threads"):  # a memoised model (one per user cache now) still takes this retriever's threads
-        set_threads(int(options["threads"]))  # type: ignore[call-overload]
+    # a memoised model (one per user cache) runs with this retriever's threads, or the process-wide count
+    encoder.threads = int(options["threads"]) if options.get("threads") else None  # type: ignore[call-overload]
     if options.get("batch_size"):
         encoder.batch_size = int(options["batch_size"])  # type: ignore[call-overload]
     if "progress" in options:
