@@ -39,6 +39,8 @@ MAX_ENTRIES = 32
 
 Encode = Callable[[list[str]], np.ndarray]
 """Embeds a list of texts into a float32 matrix, one row per text."""
+Order = Callable[[list[str]], list[int]]
+"""The positions of texts in the order an encoder batches them (bare texts in, a permutation out)."""
 
 
 def text_hash(text: str) -> bytes:
@@ -71,15 +73,16 @@ class EmbeddingCache:
         self._memo: dict[str, tuple[list[bytes], np.ndarray]] = {}
 
     def get_or_compute(self, texts: Sequence[str], encode: Encode, *, prefix: str = "", chunk: int | None = None,
-                       by_length: bool = True) -> np.ndarray:
+                       order: Order | None = None) -> np.ndarray:
         """Vectors for `texts`: cached ones read, the rest embedded by `encode` (bare texts), `chunk` at a time,
         each chunk stored as soon as it is embedded (issue 19: a run killed after 752 of 8,457 windows kept
         nothing), so an interrupted run keeps what it computed, or paid an API for.
 
         `prefix` is what the model puts before each text (e5's `query: `); it is part of the key. The missing
-        texts are cut into chunks in the order the encoder batches them (longest first when `by_length`, as
-        `BatchedEncoder` sorts them, stably), so with `chunk` a multiple of its batch size every batch holds
-        the same texts as one call over all of them would: the same vectors, byte for byte.
+        texts are cut into chunks in the order the encoder batches them (`order`: the encoder's own rule,
+        `goldeval.retrievers.encoders.base.cached_encode`; input order without it), so with `chunk` a multiple
+        of its batch size every batch holds the same texts as one call over all of them would: the same
+        vectors, byte for byte.
         """
         self.stats = CacheStats()
         hashes = [text_hash(prefix + t) for t in texts]
@@ -89,12 +92,12 @@ class EmbeddingCache:
             if h not in known and h not in missing:
                 missing[h] = i
         if missing:
-            order = list(missing.items())
-            if by_length:
-                order.sort(key=lambda item: len(prefix + texts[item[1]]), reverse=True)
-            step = max(1, chunk or len(order))
-            for start in range(0, len(order), step):
-                part = order[start : start + step]
+            pending = list(missing.items())
+            if order is not None:
+                pending = [pending[p] for p in order([texts[i] for _, i in pending])]
+            step = max(1, chunk or len(pending))
+            for start in range(0, len(pending), step):
+                part = pending[start : start + step]
                 new_texts = [texts[i] for _, i in part]
                 vectors = np.ascontiguousarray(encode(new_texts), dtype=np.float32)
                 if vectors.shape[0] != len(new_texts):

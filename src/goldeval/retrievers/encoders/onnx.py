@@ -41,14 +41,25 @@ class OnnxEncoder(BatchedEncoder):
 
     def token_offsets(self, texts: Sequence[str]) -> list[list[tuple[int, int]]] | None:
         """The model's own tokenizer, without truncation or padding: exact spans of what it would read."""
+        encoded = self._counting().encode_batch(list(texts), add_special_tokens=False)
+        return [list(e.offsets) for e in encoded]
+
+    def token_counts(self, texts: Sequence[str]) -> list[int] | None:
+        """Tokens each text is run as: its own, the special tokens, at most the window (measured: 0.84 CPU s
+        for the demo's 3,148 windows, against about 210 to embed them)."""
+        encoded = self._counting().encode_batch(list(texts), add_special_tokens=False)
+        limit = self.max_tokens or None
+        return [min(len(e.ids) + self.special_tokens, limit or len(e.ids) + self.special_tokens) for e in encoded]
+
+    def _counting(self) -> Any:
+        """The model's tokenizer without truncation or padding (the embedding one pads each batch)."""
         if self._counter is None:
             tokenizers = require("tokenizers", extra="dense", purpose=f"the embedding model {self.name!r}")
             counter = tokenizers.Tokenizer.from_file(str(package_file(self.spec.tokenizer)))
             counter.no_truncation()
             counter.no_padding()
             self._counter = counter
-        encoded = self._counter.encode_batch(list(texts), add_special_tokens=False)
-        return [list(e.offsets) for e in encoded]
+        return self._counter
 
     def load(self) -> None:
         """Open the ONNX session and the tokenizer (done on first use, once), with this encoder's threads."""

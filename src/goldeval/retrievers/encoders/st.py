@@ -103,6 +103,17 @@ class SentenceTransformerEncoder(BatchedEncoder):
                             verbose=False)
         return [[(int(a), int(b)) for a, b in spans] for spans in encoded["offset_mapping"]]
 
+    def token_counts(self, texts: Sequence[str]) -> list[int] | None:
+        """Tokens each text is run as (special tokens in, cut at the model's window), by its fast tokenizer."""
+        self.load()
+        tokenizer = self._model.tokenizer
+        if not getattr(tokenizer, "is_fast", False):
+            return None
+        limit = self.max_tokens
+        ids = tokenizer(list(texts), add_special_tokens=True, truncation=limit is not None, max_length=limit,
+                        verbose=False)["input_ids"]
+        return [len(i) for i in ids]
+
     def _embed(self, texts: list[str], kind: Kind) -> np.ndarray:
         self.load()
         import torch
