@@ -276,7 +276,7 @@ def test_an_option_no_retriever_of_the_run_declares_names_them_and_their_keys() 
     with pytest.raises(InputError, match="--option typo=1: no retriever in this run declares it") as info:
         check_run_options(specs, {"typo": "1"}, ["typo"])
     assert info.value.hint is not None and info.value.hint.startswith(
-        f"bm25 takes stem, stopwords, k1, b; dense:minilm takes backend, batch_size, threads, long, "
+        f"bm25 takes stem, stopwords, k1, b; dense:minilm takes backend, batch_size, threads, long, precision, "
         f"query_prefix, passage_prefix, trust_remote_code, base_url, dimensions, key_env, timeout, concurrency, max_batch_tokens, "
         f"prices; {__name__}:search_fn takes timeout")
 

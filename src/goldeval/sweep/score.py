@@ -24,6 +24,7 @@ from goldeval.stats.annotate import METHOD, fill_intervals
 from goldeval.stats.stored import read_kept_stats, stats_key, write_kept_stats
 from goldeval.sweep.analysis import heatmaps, pareto_fronts, rank_cells, test_against_best
 from goldeval.sweep.cost import Cost, add, add_latencies, api_cost, measure_latency, percentile
+from goldeval.sweep.embed import encoder_options
 from goldeval.sweep.grid import Cell
 from goldeval.sweep.history import record_cells
 from goldeval.sweep.model import CellResult, SweepResult, VsBest
@@ -158,8 +159,9 @@ def _cost(plan: Plan, cell: Cell, fuse_ms: dict[str, float] | None) -> Cost:
         if not part.startswith("dense:"):
             embedding.append(0.0)
             continue
-        record = plan.cache.embedding_time(plan.embedding_key(model_key(part[len("dense:"):]),
-                                                              cell.chunking))
+        model = part[len("dense:"):]
+        record = plan.cache.embedding_time(plan.embedding_key(
+            model_key(model, encoder_options(plan, model)["precision"]), cell.chunking))
         embedding.append(float(record["seconds"]) if record else None)
         if record and record.get("estimated"):
             cost.embedding_estimated = True

@@ -14,7 +14,7 @@ import difflib
 import importlib.metadata
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from goldeval.errors import InputError
@@ -52,7 +52,32 @@ class ModelSpec:
     (encoders/quantize.py)."""
     runtime: str = ""
     """How the model runs (engine, precision), shown by `goldeval models`; chosen per model by measuring."""
+    precision: str = ""
+    """The precision this spec runs in ("int8", "fp32") for a model with variants; "" for a model with one."""
+    default_precision: str = ""
+    """The model's own precision, the one `dense:NAME` runs everywhere (its numbers the same on every machine)."""
+    variants: dict[str, dict[str, object]] = field(default_factory=dict)
+    """The model's other precisions, each as the fields it changes: `[minilm.variants.fp32]` in models.toml."""
     extras: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def precisions(self) -> tuple[str, ...]:
+        """The precisions the model runs in, its default first; () for a model with one."""
+        return (self.default_precision, *self.variants) if self.variants else ()
+
+    def variant(self, precision: str | None) -> ModelSpec:
+        """This registry entry in `precision` (None: its default), e.g. minilm's float32 graph, the one its
+        int8 copy is quantized from."""
+        if precision is None or precision == self.precision:
+            return self
+        if precision == self.default_precision:
+            return registry()[self.name]
+        if precision not in self.variants:
+            shown = ", ".join(self.precisions) or self.runtime or "one precision"
+            raise InputError(f"model {self.name!r} has no {precision} variant (it runs in {shown})", value=precision,
+                             hint="precision= is for models with int8 and float32 variants: "
+                             + ", ".join(s.name for s in registry().values() if s.precisions))
+        return replace(self, **self.variants[precision], precision=precision)  # type: ignore[arg-type]
 
     def missing_packages(self) -> list[str]:
         """Packages of this model that are not installed."""
@@ -82,6 +107,8 @@ class ModelSpec:
             "query_prefix": self.query_prefix, "passage_prefix": self.passage_prefix,
             # a quantized model is made by onnxruntime's quantizer: its version is part of the model
             **({"quantize": self.quantize, "onnxruntime": package_version("onnxruntime")} if self.quantize else {}),
+            # another precision is another model (other vectors, another cache); the default's key is unchanged
+            **({"precision": self.precision} if self.precision != self.default_precision else {}),
         }
 
 
@@ -102,6 +129,7 @@ def registry() -> dict[str, ModelSpec]:
         entry = dict(entry)
         entry["packages"] = tuple(entry.get("packages", ()))
         entry["parts"] = tuple(entry.get("parts", ()))
+        entry["default_precision"] = entry.get("precision", "")
         models[name] = ModelSpec(name=name, **entry)
     return models
 
@@ -131,12 +159,15 @@ def load_encoder(
     passage_prefix: str | None = None,
     api: Mapping[str, object] | None = None,
     trust_remote_code: bool = False,
+    precision: str | None = None,
 ) -> BatchedEncoder:
     """The encoder a short name, a sentence-transformers folder or a hub name names; weights load on first
     use. `query_prefix` / `passage_prefix` override a hub model's family prefixes, `trust_remote_code` lets
-    its repository's own code run (hub models only). Model
+    its repository's own code run (hub models only), `precision` picks a registry model's variant
+    (`int8`, `fp32`, or `auto`: the faster here, `precision_of`). Model
     copies (unpacked, quantized) live in the user cache (goldeval.usercache), whatever the project."""
     models = registry()
+    precision = precision_of(name, precision)
     encoder: BatchedEncoder
     if (query_prefix is not None or passage_prefix is not None) and not name.startswith("hf:"):
         raise InputError(f"query_prefix and passage_prefix are for hub models (dense:hf:ORG/NAME), not {name!r}",
@@ -162,7 +193,7 @@ def load_encoder(
         encoder = SentenceTransformerEncoder.from_hub(hub, query_prefix=query_prefix,
                                                       passage_prefix=passage_prefix)
     elif name in models:
-        encoder = _from_spec(models[name])
+        encoder = _from_spec(models[name].variant(precision))
     elif Path(name).expanduser().is_dir():
         from goldeval.retrievers.encoders.st import SentenceTransformerEncoder
 
@@ -180,6 +211,24 @@ def load_encoder(
     encoder.threads = int(threads) if threads else None
     encoder.show_progress = progress
     return encoder
+
+
+def precision_of(name: str, asked: str | None) -> str | None:
+    """The precision `dense:NAME?precision=ASKED` runs in: None (the model's default) when none is asked,
+    `auto` resolved to the faster variant on this machine (measured once, `encoders.precision`). Refused in
+    one line for a model without int8 and float32 variants."""
+    if asked is None:
+        return None
+    spec = registry().get(name)
+    if spec is None or not spec.precisions:
+        with_variants = ", ".join(s.name for s in registry().values() if s.precisions)
+        raise InputError(f"precision={asked} is for models with int8 and float32 variants ({with_variants}), "
+                         f"not {name!r}", value=name, hint="drop the option (`goldeval models` lists the variants)")
+    if asked == "auto":
+        from goldeval.retrievers.encoders.precision import faster_precision
+
+        return faster_precision(spec).chosen
+    return spec.variant(asked).precision
 
 
 def _from_spec(spec: ModelSpec) -> BatchedEncoder:
@@ -216,11 +265,13 @@ _SHARED: dict[tuple[str, ...], BatchedEncoder] = {}
 
 def shared_encoder(name: str, **options: object) -> BatchedEncoder:
     """`load_encoder`, memoised per process, so `dense:minilm` and a reranker share one model (a hub model
-    with other prefixes is another encoder)."""
+    with other prefixes, or another precision, is another encoder; `precision=auto` shares the one it
+    resolves to)."""
     prefixes = (options.get("query_prefix"), options.get("passage_prefix"))
     api = sorted(dict(options.get("api") or {}).items())  # type: ignore[call-overload]
+    options["precision"] = precision_of(name, options.get("precision"))  # type: ignore[arg-type]  # auto: int8 or fp32
     memo = (name, str(user_cache().resolve()), *map(repr, prefixes), repr(api),
-            repr(bool(options.get("trust_remote_code"))))  # the model copies are the user cache's
+            repr(bool(options.get("trust_remote_code"))), repr(options["precision"]))  # copies: the user cache's
     if name.startswith("hf:"):  # the same name is another model in another cache, or offline
         from goldeval.retrievers.encoders.hub import hub_cache, hub_offline
 
