@@ -8,6 +8,7 @@ that ran; a comparison across variants says so. Real models only: the bundled ON
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -151,3 +152,27 @@ def test_a_sweep_embeds_with_the_variant_its_runs_use(tmp_path: Path) -> None:
     assert result.stages["embeddings"]["texts_embedded"] > 0
     assert result.stages["embeddings"]["embedded_while_searching"] == 0
     assert [c.config["options"]["precision"] for c in result.cells] == ["fp32"]
+
+
+def test_goldeval_models_shows_the_variants_and_which_is_faster_here(
+        own_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from goldeval.cli import main
+
+    out = tmp_path / "models.json"
+    assert main(["models", "--json", str(out)]) == 0
+    rows = {r["name"]: r for r in json.loads(out.read_text())}
+    assert [(v["precision"], v["default"]) for v in rows["minilm"]["precisions"]] == [("int8", True), ("fp32", False)]
+    assert rows["minilm"]["faster_here"] is None and rows["minilm-l3"]["precisions"] == []
+    assert "Faster here: not measured on this machine yet (dense:minilm?precision=auto measures it" in \
+        " ".join(capsys.readouterr().out.split())
+    assert not (own_cache / "precision").exists()  # listing measures nothing and makes nothing
+    spec = registry()["minilm"]
+    decided = precision.Decision("minilm", "fp32", {"int8": 10.0, "fp32": 12.5}, {"cpu": "a CPU without VNNI",
+                                 "cores": 2}, "2025-01-02T03:04:05Z", precision.decision_path(spec))
+    (own_cache / "precision").mkdir()
+    write_kept(decided.path, precision._record(decided), "test")
+    assert main(["models", "--json", str(out)]) == 0
+    row = {r["name"]: r for r in json.loads(out.read_text())}["minilm"]
+    assert row["faster_here"]["chose"] == "fp32" and row["faster_here"]["passages_per_cpu_s"] == {"int8": 10.0, "fp32": 12.5}
+    assert ("Faster here: fp32 (int8 10, fp32 12.5 passages per CPU second on 2 cores, measured 2025-01-02T03:04:05Z); "
+            "precision=auto uses it.") in " ".join(capsys.readouterr().out.split())

@@ -35,6 +35,7 @@ from goldeval.retrievers.encoders.base import available_cores
 from goldeval.retrievers.encoders.registry import ModelSpec, model_key
 from goldeval.store.kept import read_kept, write_kept
 from goldeval.store.workspace import file_lock, user_folder
+from goldeval.usercache import user_cache
 
 PROBE_FILE = Path(__file__).resolve().parents[2] / "data" / "precision_probe.txt"
 PROBE_TEXTS = 16
@@ -91,7 +92,7 @@ def decision_path(spec: ModelSpec) -> Path:
     """Where this model's decision is kept: a new CPU, model file, package or probe is a new file."""
     keys = [model_key(spec.variant(p).identity()) for p in spec.precisions]
     digest = fingerprint([FORMAT, keys, cpu_identity(), probe_texts(), ROUNDS, MARGIN], length=16)
-    return user_folder("precision") / f"{spec.name}-{digest}.json"
+    return user_cache() / "precision" / f"{spec.name}-{digest}.json"  # made by `faster_precision`, when it measures
 
 
 def read_decision(spec: ModelSpec) -> Decision | None:
@@ -106,6 +107,7 @@ def faster_precision(spec: ModelSpec) -> Decision:
     if found is not None:
         return found
     path = decision_path(spec)
+    user_folder("precision")
     lock = path.with_suffix(".lock")
     try:
         with file_lock(lock):
