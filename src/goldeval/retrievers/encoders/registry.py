@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import importlib.metadata
 import tomllib
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -160,27 +161,23 @@ def load_encoder(
     api: Mapping[str, object] | None = None,
     trust_remote_code: bool = False,
     precision: str | None = None,
+    workspace: object = None,
 ) -> BatchedEncoder:
     """The encoder a short name, a sentence-transformers folder or a hub name names; weights load on first
     use. `query_prefix` / `passage_prefix` override a hub model's family prefixes, `trust_remote_code` lets
     its repository's own code run (hub models only), `precision` picks a registry model's variant
     (`int8`, `fp32`, or `auto`: the faster here, `precision_of`). Model
-    copies (unpacked, quantized) live in the user cache (goldeval.usercache), whatever the project."""
+    copies (unpacked, quantized) live in the user cache (goldeval.usercache), whatever the project, so
+    `workspace` decides nothing: it still works for this release, with a warning (CHANGELOG.md, Migration)."""
+    if workspace is not None:
+        warnings.warn("load_encoder(workspace=...) decides nothing (model copies live in the user cache); drop "
+                      "it: the argument goes away in the next release", FutureWarning, stacklevel=2)
     models = registry()
-    precision = precision_of(name, precision)
-    encoder: BatchedEncoder
-    if (query_prefix is not None or passage_prefix is not None) and not name.startswith("hf:"):
-        raise InputError(f"query_prefix and passage_prefix are for hub models (dense:hf:ORG/NAME), not {name!r}",
-                             value=name, hint="a registered model has its own prefixes (`goldeval models`)")
-    if trust_remote_code and not name.startswith("hf:"):
-        raise InputError(f"trust_remote_code is for hub models (dense:hf:ORG/NAME), not {name!r}", value=name,
-                         hint="drop the option: a registered model, a folder or an API model runs no code of its own")
+    _refuse_misplaced(name, models, prefixes=(query_prefix, passage_prefix), trust_remote_code=trust_remote_code,
+                      api=api, precision=precision)
     from goldeval.retrievers.encoders.api import ApiEncoder, ApiSettings, is_api_name
 
-    if api and not is_api_name(name):
-        raise InputError(f"{', '.join(sorted(api))} {'is' if len(api) == 1 else 'are'} for API models "
-                         f"(dense:openai:MODEL, dense:ollama:MODEL), not {name!r}", value=name,
-                         hint="drop the option, or name an API model")
+    encoder: BatchedEncoder
     if is_api_name(name):
         encoder = ApiEncoder(name, ApiSettings.of(api or {}))
     elif name.startswith("hf:"):
@@ -193,7 +190,7 @@ def load_encoder(
         encoder = SentenceTransformerEncoder.from_hub(hub, query_prefix=query_prefix,
                                                       passage_prefix=passage_prefix)
     elif name in models:
-        encoder = _from_spec(models[name].variant(precision))
+        encoder = _from_spec(models[name].variant(precision_of(name, precision)))
     elif Path(name).expanduser().is_dir():
         from goldeval.retrievers.encoders.st import SentenceTransformerEncoder
 
@@ -211,6 +208,27 @@ def load_encoder(
     encoder.threads = int(threads) if threads else None
     encoder.show_progress = progress
     return encoder
+
+
+def _refuse_misplaced(name: str, models: Mapping[str, ModelSpec], *, prefixes: tuple[str | None, str | None],
+                      trust_remote_code: bool, api: Mapping[str, object] | None, precision: str | None) -> None:
+    """One line for an option of another kind of model: prefixes and remote code (hub models), the API
+    options (API models), a precision (models with variants)."""
+    from goldeval.retrievers.encoders.api import is_api_name
+
+    hub = name.startswith("hf:")
+    if prefixes != (None, None) and not hub:
+        raise InputError(f"query_prefix and passage_prefix are for hub models (dense:hf:ORG/NAME), not {name!r}",
+                         value=name, hint="a registered model has its own prefixes (`goldeval models`)")
+    if trust_remote_code and not hub:
+        raise InputError(f"trust_remote_code is for hub models (dense:hf:ORG/NAME), not {name!r}", value=name,
+                         hint="drop the option: a registered model, a folder or an API model runs no code of its own")
+    if api and not is_api_name(name):
+        raise InputError(f"{', '.join(sorted(api))} {'is' if len(api) == 1 else 'are'} for API models "
+                         f"(dense:openai:MODEL, dense:ollama:MODEL), not {name!r}", value=name,
+                         hint="drop the option, or name an API model")
+    if precision is not None and name not in models and (hub or is_api_name(name) or Path(name).expanduser().is_dir()):
+        precision_of(name, precision)  # refused in one line (an unknown name gets the unknown-model error)
 
 
 def precision_of(name: str, asked: str | None) -> str | None:
@@ -269,9 +287,10 @@ def shared_encoder(name: str, **options: object) -> BatchedEncoder:
     resolves to)."""
     prefixes = (options.get("query_prefix"), options.get("passage_prefix"))
     api = sorted(dict(options.get("api") or {}).items())  # type: ignore[call-overload]
-    options["precision"] = precision_of(name, options.get("precision"))  # type: ignore[arg-type]  # auto: int8 or fp32
+    if name in registry():  # auto: the int8 or fp32 it resolves to (another kind of model refuses it when loaded)
+        options["precision"] = precision_of(name, options.get("precision"))  # type: ignore[arg-type]
     memo = (name, str(user_cache().resolve()), *map(repr, prefixes), repr(api),
-            repr(bool(options.get("trust_remote_code"))), repr(options["precision"]))  # copies: the user cache's
+            repr(bool(options.get("trust_remote_code"))), repr(options.get("precision")))  # copies: the user cache's
     if name.startswith("hf:"):  # the same name is another model in another cache, or offline
         from goldeval.retrievers.encoders.hub import hub_cache, hub_offline
 
