@@ -309,3 +309,16 @@ def test_the_help_and_the_models_list_name_hub_models(capsys: pytest.CaptureFixt
     assert "dense:hf:ORG/NAME[@REVISION]" in EPILOG and "hf:cross-encoder/ms-marco-MiniLM-L-6-v2" in EPILOG
     assert main(["models"]) == 0
     assert "dense:hf:ORG/NAME[@REVISION]" in " ".join(capsys.readouterr().out.split())  # not eaten as markup
+
+
+def test_hf_hub_offline_is_read_in_a_fresh_process() -> None:
+    """Regression: `huggingface_hub.constants` is a submodule the package loads lazily; read as an attribute
+    before anything imported it, `dense:hf:...` from a fresh `goldeval eval` was an internal error."""
+    import subprocess
+    import sys
+
+    code = "from goldeval.retrievers.encoders.hub import hub_offline; print(hub_offline())"
+    for value, expected in (("1", "True"), ("", "False")):
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False,
+                              env={**os.environ, "HF_HUB_OFFLINE": value})
+        assert (done.returncode, done.stdout.strip()) == (0, expected), done.stderr
