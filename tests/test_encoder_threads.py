@@ -1,4 +1,4 @@
-"""Both cores by default, and a retriever's `threads` option respected (issue 19: speed where the time goes).
+"""Both cores by default, and a retriever's `threads` (and `batch_size`) respected (issue 19: speed where the time goes).
 
 The embedding is the whole wait on a real corpus, so the encoder must use every core the process may run on
 (its CPU affinity, not the machine's count), and `dense:MODEL?threads=N` must hold even for a model already
@@ -48,3 +48,14 @@ def test_a_memoised_int8_model_takes_each_retrievers_threads() -> None:
     side_by_side = again.encode(TEXTS)
     assert again._pool._max_workers == available_cores()  # type: ignore[attr-defined]
     np.testing.assert_array_equal(alone, side_by_side)  # one text per run: the same vector on any thread
+
+
+def test_a_memoised_model_goes_back_to_its_own_batch_size() -> None:
+    """Regression: `dense:wordllama?batch_size=2`, then `dense:wordllama` in the same process embedded in
+    batches of 2 (and a sweep cut its shards by them): the next retriever gets the model's own size."""
+    from goldeval.retrievers.encoders.wordllama import WordLlamaEncoder
+
+    first = shared_encoder("wordllama", batch_size=2, progress=False)
+    assert first.batch_size == 2
+    again = shared_encoder("wordllama", progress=False)
+    assert again is first and again.batch_size == WordLlamaEncoder.batch_size == 4

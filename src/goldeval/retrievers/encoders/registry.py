@@ -278,7 +278,8 @@ def _from_spec(spec: ModelSpec) -> BatchedEncoder:
     raise InputError(f"model {spec.name!r} has an unknown loader {spec.loader!r}", value=spec.loader)
 
 
-_SHARED: dict[tuple[str, ...], BatchedEncoder] = {}
+_SHARED: dict[tuple[str, ...], tuple[BatchedEncoder, int]] = {}
+"""Each memoised model, with its own batch size (what a retriever that gives none gets)."""
 
 
 def shared_encoder(name: str, **options: object) -> BatchedEncoder:
@@ -296,12 +297,13 @@ def shared_encoder(name: str, **options: object) -> BatchedEncoder:
 
         memo += (repr(hub_cache()), repr(hub_offline()))
     if memo not in _SHARED:
-        _SHARED[memo] = load_encoder(name, **options)  # type: ignore[arg-type]
-    encoder = _SHARED[memo]
-    # a memoised model (one per user cache) runs with this retriever's threads, or the process-wide count
+        loaded = load_encoder(name, **{**options, "batch_size": None})  # type: ignore[arg-type]
+        _SHARED[memo] = (loaded, loaded.batch_size)
+    encoder, own_batch = _SHARED[memo]
+    # a memoised model (one per user cache) runs with this retriever's threads and batch size, or else the
+    # process-wide thread count and its own batch size: never the ones an earlier retriever gave
     encoder.threads = int(options["threads"]) if options.get("threads") else None  # type: ignore[call-overload]
-    if options.get("batch_size"):
-        encoder.batch_size = int(options["batch_size"])  # type: ignore[call-overload]
+    encoder.batch_size = int(options["batch_size"]) if options.get("batch_size") else own_batch  # type: ignore[call-overload]
     if "progress" in options:
         encoder.show_progress = bool(options["progress"])
     return encoder
