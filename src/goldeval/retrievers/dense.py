@@ -1,8 +1,9 @@
 """Dense retrieval: embed passages once (cached in the workspace), search a vector index.
 
-Spec: `dense:MODEL[?backend=exact|ann|pgvector&batch_size=N&threads=N]`, where MODEL is a short
-name from the registry (`goldeval models`), a path to a sentence-transformers folder, or a hub name
-`hf:ORG/NAME[@REVISION]` (encoders/hub.py; `query_prefix`/`passage_prefix` override its family's). The same
+Spec: `dense:MODEL[?backend=exact|ann|pgvector&batch_size=N&threads=N&precision=int8|fp32|auto]`, where
+MODEL is a short name from the registry (`goldeval models`), a path to a sentence-transformers folder, or a
+hub name `hf:ORG/NAME[@REVISION]` (encoders/hub.py; `query_prefix`/`passage_prefix` override its family's);
+`precision` picks a registry model's variant (encoders/precision.py: never chosen by the machine unasked). The same
 options may come from `BuildContext.options` (`--option`, the CLI's `--index`, `--dsn`); the spec
 wins. The backend's own options (`hnsw=true`, `connectivity=32`) are declared by the backend and
 apply only with it (`retrievers.backends`).
