@@ -110,13 +110,13 @@ def test_the_sweeps_cost_axis_prices_the_rerank_api(minilm, tmp_path: Path) -> N
     questions = {json.loads(line)["question"] for line in golden.read_text().splitlines() if line.strip()}
     with standin(minilm, key=KEY) as server:
         command = [sys.executable, "-m", "goldeval", "sweep", "--corpus", str(corpus), "--golden", str(golden),
-                   "--retriever", "bm25", "--chunking", "none", "--rerank", "0,3", "--reranker", "api:standin-rerank",
-                   "--option", f"url={server.url}/v1/rerank", "--option", "key_env=RERANK_KEY",
+                   "--retriever", "bm25", "--chunk", "none", "--rerank", "0,3",
+                   "--reranker", f"api:standin-rerank?url={server.url}/v1/rerank", "--option", "key_env=RERANK_KEY",
                    "--option", f"prices={prices}", "--workspace", str(tmp_path / "ws"),
                    "--json", str(tmp_path / "sweep.json"), "--no-history", "--resamples", "200"]
         dry = _run([*command, "--dry-run"])
         assert server.requests == 0 and not (tmp_path / "sweep.json").exists()
-        estimated = int(dry.stdout.split("api:standin-rerank?top=3: ")[1].split(" request")[0])
+        estimated = int(dry.stdout.split("/v1/rerank&top=3: ")[1].split(" request")[0])
         _run(command)
         assert estimated >= server.requests  # an upper bound: every question, its probe and the warm-up
         sent = {(b["query"], tuple(b["documents"])) for b in server.bodies if b["query"] in questions}
@@ -124,6 +124,7 @@ def test_the_sweeps_cost_axis_prices_the_rerank_api(minilm, tmp_path: Path) -> N
         _run(command)
         assert server.requests == paid  # stored runs: nothing sent again
     assert {q for q, _ in sent} and len({q for q, _ in sent}) == len(sent)  # one body a question (probes repeat it)
+    assert max(len(docs) for _, docs in sent) == 3  # the dial's top=3, after the reranker's own url= option
     # each question is timed alone once more, its pairs scored afresh: the latency is the reranker's, not a cache read
     assert paid >= 2 * len(sent)
     cells = {c["dials"]["rerank"]: c for c in json.loads((tmp_path / "sweep.json").read_text())["cells"]}
