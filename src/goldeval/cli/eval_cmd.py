@@ -43,7 +43,9 @@ retriever specs (`goldeval docs retrieval` has the full grammar):
                              re-score BASE's top N with dense:MODEL, hf:ORG/NAME (a hub CrossEncoder),
                              ce:FOLDER (a CrossEncoder folder) or module:function, e.g.
                              rerank:bm25>hf:cross-encoder/ms-marco-MiniLM-L-6-v2?top=100, or a rerank
-                             API, api:MODEL?url=URL[&format=cohere|tei&key_env=VAR]
+                             API, api:MODEL?url=URL[&format=cohere|tei&key_env=VAR]; a hub repository
+                             with code of its own needs &trust_remote_code=true; hf:, ce: and api:
+                             scores are kept in the workspace: a re-run scores only new pairs
   run:FILE                   a saved TREC run file
   module:function            your own search(question, k) -> ids or (id, score) pairs
   module:object              a LangChain or LlamaIndex retriever (or index) as it is;

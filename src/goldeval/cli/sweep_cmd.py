@@ -53,7 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     flags.add(parser, "model", more="the model dial of dense and hybrid, e.g. minilm-l3,wordllama", **dial)
     for name, example in (("fusion", "rrf,norm"), ("weight", "0.3,0.5,0.7"), ("rerank", "0,50")):
         parser.add_argument(f"--{name}", metavar="LIST", help=f"values of the {name} dial, e.g. {example}")
-    flags.shown(parser.add_argument("--reranker", metavar="SPEC", help="what --rerank uses: dense:MODEL, ce:FOLDER or module:function"),
+    flags.shown(parser.add_argument("--reranker", metavar="SPEC", help="what --rerank uses: dense:MODEL, hf:ORG/NAME, ce:FOLDER, "
+                                    "api:MODEL?url=URL (a rerank API, priced on the cost axis) or module:function"),
                 "dense:minilm")
     file = "the sweep file's, else "
     flags.add(parser, "k", more="a new k searches nothing", default=None, shown=file + "1,5,10")

@@ -77,10 +77,11 @@ def page_dict(card: Scorecard) -> dict[str, Any]:
     - the `k` of each miss diagnosis (goldset 0.1 diagnosed at the largest computed k and did not say so);
     - `views`: what the page shows prepared in Python (`goldeval.report.lifecycle`): the leakage figures
       with their labels and the synthetic-vs-hand metric gap, formatted; how many results came back and
-      what that leaves unmeasured, and the question's words in each snippet (`goldeval.report.page_views`).
+      what that leaves unmeasured, the question's words in each snippet, and what each API model used and
+      cost (`goldeval.report.page_views`).
     """
     from goldeval.report.lifecycle import leakage_view
-    from goldeval.report.page_views import returned_view, words_view
+    from goldeval.report.page_views import api_view, returned_view, words_view
     from goldeval.stats.offtopic import separability
 
     data = card.to_dict()
@@ -98,7 +99,7 @@ def page_dict(card: Scorecard) -> dict[str, Any]:
                 q["diagnosis"]["k"] = largest
     leakage = leakage_view(data)
     data["views"] = {"leakage": leakage} if leakage else {}
-    data["views"].update(returned=returned_view(card), words=words_view(card))
+    data["views"].update(returned=returned_view(card), words=words_view(card), api=api_view(card))
     return data
 
 

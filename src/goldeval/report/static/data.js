@@ -18,7 +18,10 @@
  * - how many results came back, the deepest k that measures something (past it: the terminal's word,
  *   `n/a`) and each miss's rank as the terminal words it (`not in the 4 returned`): `views.returned`
  *   (goldeval.scorecard.depth through goldeval.report.page_views);
- * - the question's words in each snippet: `views.words` (goldeval.words: content stems and spans).
+ * - the question's words in each snippet: `views.words` (goldeval.words: content stems and spans);
+ * - what each API model a retriever called used and cost (requests, tokens, seconds, dollars at list price):
+ *   `views.api` (the records of its `config.api`, its parts' and `config.reranker.api`, through
+ *   goldeval.retrievers.usage.api_records and goldeval.report.page_views).
  */
 'use strict';
 (function (G) {
@@ -212,6 +215,11 @@
     const spans = ((words.snippets || {})[sid] || {})[part];
     return Array.isArray(spans) ? spans.filter((w) => wanted.has(w[2])).map((w) => [w[0], w[1]]) : [];
   };
+
+  /** The API usage records of a run, as Python wrote them (`views.api`): [{role, model, requests, retries,
+   * tokens, tokens_estimated, seconds, dollars}], dollars null where the price table has no price; [] when
+   * the run called no API. */
+  G.apiUsageOf = (run) => ((((run.file.data.views || {}).api || {}).retrievers || {})[run.r.name]) || [];
 
   /** How many results per question the file keeps (`top`): the largest computed k. */
   G.keptTop = (run) => Math.max(0, ...(run.file.data.k || []));
