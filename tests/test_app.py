@@ -179,3 +179,34 @@ def test_serve_with_candidates_needs_golden(tmp_path: Path, capsys: pytest.Captu
     shutil.copy(Path(__file__).parent / "data" / "goldset-0.1-results.json", tmp_path / "r.json")
     assert main(["serve", str(tmp_path / "r.json"), "--candidates", str(tmp_path / "c.jsonl"), "--port", "0"]) == 2
     assert "--candidates needs --golden" in capsys.readouterr().err
+
+
+def test_serve_golden_reads_each_results_file_once(world: World, tmp_path: Path,  # noqa: F811
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression: `serve RESULTS --golden G` read each results file twice, once for the page and once more
+    for the pool (a results file of 10k questions is hundreds of MB of JSON). One read serves both."""
+    results = tmp_path / "results.json"
+    shutil.copy(world.results, results)
+    golden = world.golden_copy(tmp_path / "g")
+    reads: list[Path] = []
+    read_text = Path.read_text
+
+    def counted(self: Path, *args: object, **kwargs: object) -> str:
+        if self.resolve() == results.resolve():
+            reads.append(self)
+        return read_text(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    served: list[AppServer] = []
+
+    def serve(server: AppServer, **_: object) -> int:  # what `serve` would serve, without serving forever
+        served.append(server)
+        server.server_close()
+        return 0
+
+    monkeypatch.setattr(Path, "read_text", counted)
+    monkeypatch.setattr("goldeval.cli.serving.serve_until_interrupted", serve)
+    monkeypatch.setenv("GOLDEVAL_NO_HISTORY", "1")
+    assert main(["serve", str(results), "--golden", str(golden), "--by", "ana", "--port", "0", "--no-open"]) == 0
+    (server,) = served
+    assert server.pages == ("scorecard", "pool")  # the pool was made, from the same read
+    assert len(reads) == 1, reads
