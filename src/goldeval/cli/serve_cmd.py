@@ -91,8 +91,9 @@ def payload_from_args(args: argparse.Namespace, cards: list[Scorecard] | None = 
     if cards is not None:
         cards.append(card)
     if args.json:
-        card.save(args.json)
-        print(f"goldeval: wrote {args.json}", file=sys.stderr)
+        from goldeval.cli.output import save_json
+
+        save_json(args.json, card.save)  # a file, or `--json -`: stdout (the serving line goes to stderr then)
     return {**results_payload([card.to_dict()], names=[Path(args.golden).name]), **_judges_of(args)}
 
 
