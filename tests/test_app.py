@@ -67,9 +67,14 @@ def token(server: AppServer) -> str:
     return server.RequestHandlerClass.token  # type: ignore[attr-defined, no-any-return]
 
 
+def page_headers(server: AppServer) -> dict[str, str]:
+    """What the pages' own scripts send with a request to the API: the session token."""
+    return {TOKEN_HEADER: token(server)}
+
+
 def write_paths(server: AppServer) -> list[str]:
-    pooled = json.loads(call(server, "GET", "/api/pool/items")[2])["items"][0]["id"]
-    reviewed = json.loads(call(server, "GET", "/api/review/items")[2])["items"][0]["id"]
+    pooled = json.loads(call(server, "GET", "/api/pool/items", headers=page_headers(server))[2])["items"][0]["id"]
+    reviewed = json.loads(call(server, "GET", "/api/review/items", headers=page_headers(server))[2])["items"][0]["id"]
     return ["/api/fix", f"/api/pool/items/{pooled}", f"/api/review/items/{reviewed}"]
 
 
@@ -90,7 +95,7 @@ def test_every_page_is_on_one_port_of_127_0_0_1(app: tuple[AppServer, Path, Path
     assert [server.page_url(p) for p in server.pages] == [f"http://127.0.0.1:{port}/", f"http://127.0.0.1:{port}/pool",
                                                           f"http://127.0.0.1:{port}/review"]
     for path in PAGES:
-        status, headers, body = call(server, "GET", path)
+        status, headers, body = call(server, "GET", path, headers=page_headers(server) if path.startswith("/api/") else None)
         assert status == 200 and body, path
         assert_headers(path, headers)
     assert call(server, "GET", "/favicon.ico")[1]["content-type"] == "image/svg+xml; charset=utf-8"
@@ -133,6 +138,31 @@ def test_every_write_is_held_to_the_same_limits(app: tuple[AppServer, Path, Path
     assert (golden.read_bytes(), candidates.read_bytes()) == before  # nothing refused was written
 
 
+def test_items_answered_without_the_session_token_are_refused(app: tuple[AppServer, Path, Path]) -> None:
+    """Regression: `GET /api/*/items` answered without the session token (only the Host check guarded it),
+    although the pool's and the review's items hold the golden set's questions and passages. The pages' API
+    is read as it is written: token, Host and Origin, whatever the method."""
+    server, _, _ = app
+    good = page_headers(server)
+    refused = [{}, {TOKEN_HEADER: "guess"}, {TOKEN_HEADER: token(server)[:-1]}, {TOKEN_HEADER: "t\u00e9"},
+               {**good, "Origin": "http://evil.example"}, {**good, "Origin": "null"}, {**good, "Host": "evil.example"}]
+    for path in ("/api/pool/items", "/api/review/items"):
+        for method in ("GET", "HEAD"):
+            for headers in refused:
+                status, answer, text = call(server, method, path, headers=headers)
+                assert (path, method, status) == (path, method, 403), headers
+                assert_headers(path, answer)
+                assert method == "HEAD" or set(json.loads(text)) == {"error"}
+                assert b"items" not in text and b"question" not in text  # nothing of the items leaks
+        status, answer, text = call(server, "GET", path, headers={**good, "Origin": f"http://127.0.0.1:{server.server_address[1]}"})
+        assert status == 200 and json.loads(text)["items"], path  # the page itself: its token, its origin
+    # whether an API path exists is said only to the page: another site learns nothing from a 404
+    assert call(server, "GET", "/api/nope")[0] == call(server, "GET", "/api/pool/items/x")[0] == 403
+    assert call(server, "GET", "/api/nope", headers=good)[0] == call(server, "GET", "/api/pool/items/x", headers=good)[0] == 404
+    for path in ("/pool", "/review", "/items.js", "/pool.js", "/review.js", "/favicon.ico"):  # the scaffolding
+        assert call(server, "GET", path)[0] == 200, path
+
+
 def test_a_server_needs_a_page_and_two_pages_cannot_claim_one_path() -> None:
     with pytest.raises(ValueError, match="needs something to serve"):
         make_server(port=0)
@@ -149,3 +179,34 @@ def test_serve_with_candidates_needs_golden(tmp_path: Path, capsys: pytest.Captu
     shutil.copy(Path(__file__).parent / "data" / "goldset-0.1-results.json", tmp_path / "r.json")
     assert main(["serve", str(tmp_path / "r.json"), "--candidates", str(tmp_path / "c.jsonl"), "--port", "0"]) == 2
     assert "--candidates needs --golden" in capsys.readouterr().err
+
+
+def test_serve_golden_reads_each_results_file_once(world: World, tmp_path: Path,  # noqa: F811
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression: `serve RESULTS --golden G` read each results file twice, once for the page and once more
+    for the pool (a results file of 10k questions is hundreds of MB of JSON). One read serves both."""
+    results = tmp_path / "results.json"
+    shutil.copy(world.results, results)
+    golden = world.golden_copy(tmp_path / "g")
+    reads: list[Path] = []
+    read_text = Path.read_text
+
+    def counted(self: Path, *args: object, **kwargs: object) -> str:
+        if self.resolve() == results.resolve():
+            reads.append(self)
+        return read_text(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    served: list[AppServer] = []
+
+    def serve(server: AppServer, **_: object) -> int:  # what `serve` would serve, without serving forever
+        served.append(server)
+        server.server_close()
+        return 0
+
+    monkeypatch.setattr(Path, "read_text", counted)
+    monkeypatch.setattr("goldeval.cli.serving.serve_until_interrupted", serve)
+    monkeypatch.setenv("GOLDEVAL_NO_HISTORY", "1")
+    assert main(["serve", str(results), "--golden", str(golden), "--by", "ana", "--port", "0", "--no-open"]) == 0
+    (server,) = served
+    assert server.pages == ("scorecard", "pool")  # the pool was made, from the same read
+    assert len(reads) == 1, reads

@@ -231,8 +231,9 @@ def run(args: argparse.Namespace) -> int:
 
     card = run_eval(args)
     if args.json:  # the user's outputs first: a history that cannot be written must not cost them
-        card.save(args.json)
-        print(f"goldeval: wrote {args.json}", file=sys.stderr)
+        from goldeval.cli.output import save_json
+
+        save_json(args.json, card.save)  # a file, or `--json -`: stdout
     if args.markdown:
         from goldeval.report.markdown import scorecard_markdown
         from goldeval.store.atomic import write_atomic
@@ -291,11 +292,13 @@ def _record(card: Scorecard, workspace: Path) -> None:
 
 def preflight(args: argparse.Namespace) -> None:
     """Every output and the workspace must be writable before the evaluation starts (issue 9)."""
+    from goldeval.cli.output import check_json_out
     from goldeval.retrievers.base import spec_prefix
     from goldeval.store.atomic import check_writable
     from goldeval.store.workspace import Workspace
 
-    for flag in ("json", "markdown", "qrels", "run"):
+    check_json_out(getattr(args, "json", None))
+    for flag in ("markdown", "qrels", "run"):
         out = getattr(args, flag, None)
         if out is not None:
             check_writable(out, what=f"--{flag} output")

@@ -29,12 +29,13 @@ def static_text(name: str) -> str:
 
 
 def results_payload(
-    sources: Sequence[str | Path | Mapping[str, Any]], names: Sequence[str] | None = None
+    sources: Sequence[str | Path | Mapping[str, Any] | Scorecard], names: Sequence[str] | None = None
 ) -> dict[str, Any]:
     """The JSON the page reads: `{"files": [{"name": ..., "data": <scorecard dict>}, ...], "differences": ...}`.
 
-    Each source is a results file path (read and checked with `Scorecard.load`) or a scorecard dict
-    (`Scorecard.to_dict()`); both go through `Scorecard` so the page always sees the documented keys.
+    Each source is a results file path (read and checked with `Scorecard.load`), a scorecard dict
+    (`Scorecard.to_dict()`) or a `Scorecard` already loaded (one read of a file serves the page and the pool);
+    all go through `Scorecard` so the page always sees the documented keys.
     Several sources are several result files: the page can compare retrievers across them.
     `differences["i|j"]` is B − A for the page's runs i (A) and j (B), numbered file by file in retriever
     order (`goldeval.scorecard.curves.differences`): the Compare tab shows them, computing nothing.
@@ -49,7 +50,9 @@ def results_payload(
     files: list[dict[str, Any]] = []
     cards: list[Scorecard] = []
     for i, source in enumerate(sources):
-        if isinstance(source, Mapping):
+        if isinstance(source, Scorecard):
+            card, default = source, f"results {i + 1}"
+        elif isinstance(source, Mapping):
             card = Scorecard.from_dict(dict(source))
             default = f"results {i + 1}"
         else:
