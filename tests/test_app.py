@@ -17,6 +17,7 @@ from goldeval.cli import main
 from goldeval.golden.io import load_golden
 from goldeval.judging.edits import GoldenFile
 from goldeval.judging.pool import build_pool
+from goldeval.report.page import SCRIPTS
 from goldeval.scorecard import Scorecard
 from goldeval.synth.review import ReviewSession
 from goldeval.web.app import AppServer, make_server, start_in_thread
@@ -83,9 +84,12 @@ def assert_headers(what: str, headers: dict[str, str]) -> None:
     assert not [k for k in headers if k.startswith("access-control")], what  # no CORS, ever
 
 
-PAGES = ["/", "/index.html", "/style.css", "/app.js", "/results.json", "/version", "/lifecycle.json", "/pool",
-         "/pool.js", "/pool.css", "/review", "/review.js", "/review.css", "/items.js", "/items.css", "/favicon.ico",
-         "/api/pool/items", "/api/review/items"]
+SCAFFOLDING = ["/", "/index.html", "/style.css", *[f"/{name}" for name in SCRIPTS], "/pool", "/pool.js", "/pool.css",
+               "/review", "/review.js", "/review.css", "/items.js", "/items.css", "/favicon.ico", "/favicon.svg"]
+"""What a page needs to load, readable without the token."""
+DATA = ["/api/results.json", "/api/version", "/api/lifecycle.json", "/api/pool/items", "/api/review/items"]
+"""Every page's data: the scorecard's results, live-reload version and lifecycle, the item pages' items."""
+PAGES = SCAFFOLDING + DATA
 
 
 def test_every_page_is_on_one_port_of_127_0_0_1(app: tuple[AppServer, Path, Path]) -> None:
@@ -163,6 +167,41 @@ def test_items_answered_without_the_session_token_are_refused(app: tuple[AppServ
         assert call(server, "GET", path)[0] == 200, path
 
 
+def test_scorecard_data_answered_without_the_session_token_are_refused(app: tuple[AppServer, Path, Path]) -> None:
+    """Regression: `/results.json`, `/version` and `/lifecycle.json` (the results, the live reload's version,
+    the trend and the label fixes with their reasons) were answered to any request with this machine's Host,
+    and the scorecard's HTML carried the token only with label fixes on. The data now lives under /api/ and
+    goes through the same one check as the items and the writes; the scaffolding stays readable so the page
+    loads, and its HTML always carries the token."""
+    server, _, _ = app
+    good = page_headers(server)
+    port = server.server_address[1]
+    refused = [{}, {TOKEN_HEADER: "guess"}, {TOKEN_HEADER: token(server)[:-1]}, {TOKEN_HEADER: "t\u00e9"},
+               {**good, "Origin": "http://evil.example"}, {**good, "Origin": "null"}, {**good, "Host": "evil.example"}]
+    for path in ("/api/results.json", "/api/version", "/api/lifecycle.json"):
+        for method in ("GET", "HEAD"):
+            for headers in refused:
+                status, answer, text = call(server, method, path, headers=headers)
+                assert (path, method, status) == (path, method, 403), headers
+                assert_headers(path, answer)
+                assert method == "HEAD" or set(json.loads(text)) == {"error"}
+                assert b"retrievers" not in text and b"version" not in text and b"fixes" not in text
+        status, answer, text = call(server, "GET", path, headers={**good, "Origin": f"http://127.0.0.1:{port}"})
+        assert status == 200 and answer["content-type"].startswith("application/json"), path
+        assert {"/api/results.json": "files", "/api/version": "lifecycle", "/api/lifecycle.json": "fixes"}[path] in json.loads(text)
+    for old, new in (("/results.json", "/api/results.json"), ("/version", "/api/version"),
+                     ("/lifecycle.json", "/api/lifecycle.json")):  # where 0.2.0 answered them: a 404 naming the move
+        for headers in ({}, good):
+            status, answer, text = call(server, "GET", old, headers=headers)
+            assert status == 404 and json.loads(text)["error"].startswith(f"moved to {new}: "), old
+            assert "X-Goldeval-Token" in json.loads(text)["error"] and b"retrievers" not in text
+            assert_headers(old, answer)
+    for path in SCAFFOLDING:  # what the page needs to load: no token
+        assert call(server, "GET", path)[0] == 200, path
+    for path in ("/", "/index.html"):  # the scorecard's HTML carries the token (without --golden too: test_page_lifecycle.py)
+        assert f'<meta name="goldeval-token" content="{token(server)}">' in call(server, "GET", path)[2].decode()
+
+
 def test_a_server_needs_a_page_and_two_pages_cannot_claim_one_path() -> None:
     with pytest.raises(ValueError, match="needs something to serve"):
         make_server(port=0)
@@ -172,7 +211,17 @@ def test_a_server_needs_a_page_and_two_pages_cannot_claim_one_path() -> None:
     with pytest.raises(ValueError, match="two pages serve /a"):
         routes.add(Page("c", "/c", files={"/a": (b"c", "text/plain")}))
     with pytest.raises(ValueError, match="two pages serve /a"):
-        routes.add(Page("d", "/d", reads={"/a": lambda: (b"d", "text/plain")}))
+        routes.add(Page("d", "/d", writes={"/a": lambda rest, action: {}}))
+    routes.add(Page("e", "/e", reads={"/api/e": lambda: (b"e", "text/plain")}))
+    with pytest.raises(ValueError, match="two pages serve /api/e"):
+        routes.add(Page("f", "/f", files={"/api/e": (b"f", "text/plain")}))
+
+
+def test_a_page_cannot_serve_its_data_outside_the_api() -> None:
+    """A read (an answer built per request: a page's data) outside /api/ would be answered without the
+    token, since the one check guards /api/: the route table refuses it when the page is mounted."""
+    with pytest.raises(ValueError, match=r"reads /results\.json outside /api/: its data would answer without the token"):
+        Routes().add(Page("scorecard", "/", reads={"/results.json": lambda: (b"{}", "application/json")}))
 
 
 def test_serve_with_candidates_needs_golden(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

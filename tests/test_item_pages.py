@@ -103,6 +103,6 @@ def test_an_unknown_asset_path_is_404_with_the_security_headers(servers: dict[st
 
 def test_a_server_serves_only_the_pages_it_was_given(servers: dict[str, AppServer]) -> None:
     alone = servers["pool only"]
-    for path in ("/review", "/review.js", "/review.css", "/api/review/items", "/results.json", "/app.js"):
+    for path in ("/review", "/review.js", "/review.css", "/api/review/items", "/api/results.json", "/results.json", "/app.js"):
         assert get(alone, path, token(alone))[0] == 404, path
     assert get(alone, "/pool.js")[0] == get(servers["both"], "/review.js")[0] == 200

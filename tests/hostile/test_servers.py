@@ -148,7 +148,7 @@ def _assert_one_line_error(status: int, body: bytes, expected: int, *needles: st
 def _assert_alive_and_quiet(page: Page) -> None:
     """The server still answers its page, and nothing it said was a traceback."""
     assert _request(page.port, "GET", HOME[page.kind])[0] == 200
-    assert _request(page.port, "GET", "/results.json" if page.kind == "serve" else f"/api/{page.kind}/items",
+    assert _request(page.port, "GET", "/api/results.json" if page.kind == "serve" else f"/api/{page.kind}/items",
                     headers={"X-Goldeval-Token": page.token.encode()})[0] == 200
     err = page.err()
     assert "Traceback" not in err and all(line.startswith("goldeval") for line in err.splitlines()), err
@@ -189,7 +189,7 @@ def test_a_golden_set_turned_to_junk_answers_with_its_error(page: Page) -> None:
     if page.kind == "pool":
         status, body = _request(page.port, "GET", "/api/pool/items", headers={"X-Goldeval-Token": page.token.encode()})
     elif page.kind == "serve":
-        status, body = _request(page.port, "GET", "/lifecycle.json")
+        status, body = _request(page.port, "GET", "/api/lifecycle.json", headers={"X-Goldeval-Token": page.token.encode()})
     else:  # review reads the golden set when a question is accepted into it
         status, body = _post(page, b'{"action": "accept"}')
     error = _assert_one_line_error(status, body, 400 if page.kind == "review" else 500)

@@ -16,13 +16,16 @@ answered, so every page gets the same protections:
   strict Content-Security-Policy (scripts, styles and fetches only from the page's own origin,
   `frame-ancestors 'none'`), `X-Content-Type-Options: nosniff`, `Cache-Control: no-store`,
   `Referrer-Policy: no-referrer`, and no CORS header ever (a preflight is never granted).
-- **Writes, and the pages' API, from the page only.** A POST, and any request under `/api/` (the item
-  pages' `GET /api/NAME/items` too: the golden set's questions and passages), must carry the server's
-  session token (one fresh random value per server, in the pages' HTML, sent back as `X-Goldeval-Token`,
-  compared in constant time), a Host header naming this machine and an Origin header (when present)
-  naming this server (`handler.PageHandler.from_page`, the one check); a POST's body is one JSON object
-  of at most 64 KiB (`handler.json_body`, the one request reader). Another web site open in the same
-  browser can neither read the token nor send that header without a CORS preflight.
+- **Writes, and the pages' data, from the page only.** A POST, and any request under `/api/` (every
+  page's data lives there, `routes.Routes` refuses a read elsewhere: the scorecard's
+  `GET /api/results.json`, `/api/version` and `/api/lifecycle.json`, the item pages' `GET /api/NAME/items`
+  with the golden set's questions and passages), must carry the server's session token (one fresh random
+  value per server, in every page's HTML, sent back as `X-Goldeval-Token`, compared in constant time), a
+  Host header naming this machine and an Origin header (when present) naming this server
+  (`handler.PageHandler.from_page`, the one check); a POST's body is one JSON object of at most 64 KiB
+  (`handler.json_body`, the one request reader). Another web site open in the same browser can neither
+  read the token nor send that header without a CORS preflight. What lies outside `/api/` is scaffolding
+  (HTML, scripts, styles, the icon), readable so a page can load.
 - **One error answer**: every 4xx and 5xx is one line of JSON, `{"error": "..."}` (`handler.PageHandler`).
 """
 
@@ -76,7 +79,7 @@ class _Handler(PageHandler):
         if answer is None and self.route == "/" and self.home != "/":
             return self.answer(HTTPStatus.FOUND, b"", "text/plain", headers={"Location": self.home})
         if answer is None:
-            raise BadRequest(HTTPStatus.NOT_FOUND, "not found")
+            raise BadRequest(HTTPStatus.NOT_FOUND, self.routes.moved.get(self.route, "not found"))
         self.answer(HTTPStatus.OK, *answer)
 
     def answer_post(self) -> None:

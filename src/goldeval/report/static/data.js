@@ -48,6 +48,15 @@
   G.metricsOf = (runs) => G.METRICS.concat(G.OPTIONAL.filter((m) => runs.some((run) => typeof (run.r.metrics || {})[m.key] === 'number'))
     .map((m) => ({ ...m, fixed: true })));
 
+  /** The server's session token, from the page's goldeval-token meta tag; '' in the offline file,
+   * which reads nothing from a server and writes nothing. */
+  G.token = () => { const meta = document.querySelector('meta[name="goldeval-token"]'); return meta ? meta.content : ''; };
+
+  /** GET one of the served page's data (`results.json`, `version`, `lifecycle.json`, under `api/`). The
+   * server answers everything under /api/ only to the page itself, reads as writes: the session token goes
+   * with every read, so another site open in the same browser cannot read the results. */
+  G.fetchData = (name) => fetch(`api/${name}`, { cache: 'no-store', headers: { 'X-Goldeval-Token': G.token() } });
+
   /** The payload: inlined in the static report, else fetched from the server. */
   G.loadPayload = async function loadPayload() {
     const tag = G.$('goldeval-data');
@@ -55,8 +64,8 @@
     let payload;
     if (text) payload = JSON.parse(text);
     else {
-      const response = await fetch('results.json', { cache: 'no-store' });
-      if (!response.ok) throw new Error(`could not load results.json (HTTP ${response.status})`);
+      const response = await G.fetchData('results.json');
+      if (!response.ok) throw new Error(`could not load the results (HTTP ${response.status})`);
       payload = await response.json();
     }
     if (!payload || !Array.isArray(payload.files) || !payload.files.length) throw new Error('no results in the payload');
