@@ -9,8 +9,9 @@ import traceback
 from pathlib import Path
 
 ON_REQUEST = {"bench_scale", "bench_sweep"}
-"""Run only when named (`python -m bench scale sweep`): minutes each (1M passages and vectors; a Cranfield
-sweep three times over), too long for every `make bench`."""
+"""Run only when named (`python -m bench scale sweep`): too long for every `make bench` (1M passages and
+vectors; the 12-configuration Cranfield sweep from an empty workspace nine times: 3 rounds of one process,
+Ray with 1 worker and with 2). Their rows in the tables come from their last results."""
 
 
 def discover(names: list[str]) -> list[str]:
@@ -36,10 +37,9 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
             failed.append(name)
         print(f"== {name}: {time.perf_counter() - start:.1f}s ==\n", flush=True)
-    from bench.table import markdown
+    from bench.table import main as print_tables
 
-    print("Issue 12's table, from bench/results/ (rows of benchmarks not run yet are left out):")
-    print(markdown())
+    print_tables()
     if failed:
         print("failed: " + ", ".join(failed), file=sys.stderr)
     return 1 if failed else 0

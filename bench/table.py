@@ -1,12 +1,15 @@
-"""The table of issue 12 ("measured side by side"), rebuilt from bench/results/*.json.
+"""The benchmark tables, rebuilt from bench/results/*.json: issue 23's (each row on realistic inputs, with
+the easy inputs beside where a benchmark has both) and issue 12's ("measured side by side").
 
-`python -m bench` prints it after the benchmarks it ran; `python -m bench.table` prints it from the last
-results (Markdown, as the README's benchmark table). A row whose benchmark has not run says so.
+`python -m bench` prints them after the benchmarks it ran; `python -m bench.table` prints them from the last
+results (Markdown, as the README's benchmark tables). In issue 23's table a row whose benchmark has not run
+says which command runs it; issue 12's leaves such rows out.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from bench import RESULTS_DIR
@@ -17,8 +20,21 @@ def _load(area: str) -> dict[str, Any] | None:
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
 
+def _load_all(area: str) -> dict[str, Any] | None:
+    """`<area>.json` and any `<area>_*.json` beside it, merged (a key of a later file, in name order, wins; a
+    benchmark may write its parts to several files)."""
+    paths = sorted(RESULTS_DIR.glob(f"{area}_*.json"))
+    data: dict[str, Any] = {}
+    for path in [RESULTS_DIR / f"{area}.json", *paths]:
+        if path.exists():
+            data.update(json.loads(path.read_text(encoding="utf-8")))
+    return data or None
+
+
 def rows() -> list[tuple[str, str, str, str]]:
-    """(work, goldeval, what a user could pick instead, ratio) per row of the issue's table."""
+    """(work, goldeval, what a user could pick instead, ratio) per row of issue 12's table; what issue 23 measured
+    on realistic inputs (17-digit TREC files, a new str per id, BM25 on real text, the sweep re-run, eval on a
+    run file) is in its own table (`rows_issue23`), not here again."""
     out: list[tuple[str, str, str, str]] = []
     metrics, bm25, embed = _load("metrics"), _load("bm25"), _load("embed")
     if metrics:
@@ -30,21 +46,14 @@ def rows() -> list[tuple[str, str, str, str]]:
             f"{d['goldeval_s']:.2f} s (first call {d['goldeval_first_s']:.2f} s)",
             f"pytrec_eval {d['pytrec_eval_s']:.2f} s{ranx}; just walking the dicts {d['walk_s']:.2f} s",
             f"{d['pytrec_eval_s'] / d['goldeval_s']:.1f}x pytrec_eval; {d['goldeval_s'] / d['walk_s']:.2f}x the walk "
-            f"(ids shared as a retriever returns them; realistic, a new str per id and others in the qrels, as read "
-            f"from files: {d['fresh_goldeval_s'] / d['fresh_walk_s']:.2f}x the walk, {d['fresh_goldeval_s']:.2f} s against "
-            f"{d['fresh_walk_s']:.2f} s); first call {d['goldeval_first_s'] / d['goldeval_s']:.2f}x a warm one"
-            if "fresh_walk_s" in d else
-            f"{d['pytrec_eval_s'] / d['goldeval_s']:.1f}x pytrec_eval; {d['goldeval_s'] / d['walk_s']:.2f}x the walk; "
-            f"first call {d['goldeval_first_s'] / d['goldeval_s']:.2f}x a warm one",
+            f"(ids shared as a retriever returns them; a new str per id: issue 23's table); first call "
+            f"{d['goldeval_first_s'] / d['goldeval_s']:.2f}x a warm one",
         ))
-        for key, what in (("trec_files", "4-decimal scores"), ("trec_files_full_precision", "full-precision scores "
-                                                                    "as Python writes them (17 digits)")):
-            trec = metrics.get(key)
-            if not trec:
-                continue
+        trec = metrics.get("trec_files")  # full-precision scores: issue 23's table
+        if trec:
             sizes = sorted(trec, key=int)
             out.append((
-                f"`trec` on TREC files of {what}, {' / '.join(f'{int(n) // 1000}k' for n in sizes)} questions x 100",
+                f"`trec` on TREC files of 4-decimal scores, {' / '.join(f'{int(n) // 1000}k' for n in sizes)} questions x 100",
                 " / ".join(f"{trec[n]['goldeval_s']:.2f} s" for n in sizes),
                 "pytrec_eval parse+evaluate " + " / ".join(f"{trec[n]['pytrec_s']:.2f} s" for n in sizes),
                 " / ".join(f"{trec[n]['ratio']:.1f}x" for n in sizes)
@@ -57,13 +66,6 @@ def rows() -> list[tuple[str, str, str, str]]:
                     f"{bm25['query_ratio_vs_numba']:.2f}x; same top 10, bit for bit: {bm25['same_top10']:.0%}"))
         out.append(("BM25 indexing, same corpus", f"{i['goldeval']:,} docs/s", f"bm25s directly {i['bm25s']:,} docs/s",
                     f"{bm25['index_ratio']:.2f}x"))
-        real = bm25.get("real")
-        if real:
-            rq = real["queries_per_s"]
-            out.append((f"BM25 queries on real text: {real['corpus']}", f"{rq['goldeval']:,} queries/s",
-                        f"bm25s, numba backend, one thread: {rq['bm25s_numba_1_thread']:,} queries/s",
-                        f"{real['query_ratio_vs_numba']:.2f}x; same top 10 and float32 scores, bit for bit: "
-                        f"{real['same_top10']:.0%}"))
     if embed and "minilm" in embed and "best_peer" in embed["minilm"]:
         m = embed["minilm"]
         out.append((f"embedding {m['texts']} passages, `dense:minilm` ({m['runs_as']})", f"{m['goldeval_per_s']:.1f} passages/s",
@@ -98,24 +100,6 @@ def rows() -> list[tuple[str, str, str, str]]:
                     f"{rerun['no_cache_cpu_s']:.2f} CPU s",
                     f"{rerun['no_cache_cpu_s'] / rerun['unchanged_cpu_s']:.1f}x less CPU; same scorecard: "
                     f"{'yes' if rerun['same_scorecard'] else 'NO'}"))
-    sweep_rerun = _load("sweep_rerun")
-    if sweep_rerun:
-        kept = (sweep_rerun.get("statistics") or {}).get("cached") == 1
-        out.append(("re-running an unchanged sweep (`examples/sweep_cranfield.toml`: 12 configurations, 225 "
-                    "questions, 10,000 resamples; issue 23)", f"{sweep_rerun['rerun_cpu_s']:.2f} CPU s",
-                    "-", f"statistics read back: {'yes' if kept else 'NO'}; same numbers: "
-                    f"{'yes' if sweep_rerun['same_numbers'] else 'NO'}"))
-    evaluation = _load("eval")
-    if evaluation:
-        sizes = sorted(evaluation, key=int)
-        out.append((
-            "`eval --retriever run:FILE --no-stats --json OUT`, " + " / ".join(f"{int(n) // 1000}k" for n in sizes)
-            + " questions x 100, 17-digit scores (issue 23)",
-            " / ".join(f"{evaluation[n]['eval_cpu_s']:.1f} CPU s, {evaluation[n]['eval_peak_mb']:,.0f} MB" for n in sizes),
-            "`goldeval trec -q` on the same judgments and run " + " / ".join(
-                f"{evaluation[n]['trec_cpu_s']:.1f} CPU s, {evaluation[n]['trec_peak_mb']:,.0f} MB" for n in sizes),
-            "eval / trec: " + " / ".join(f"{evaluation[n]['cpu_ratio']:.1f}x" for n in sizes) + " (CPU; target 1.5x)",
-        ))
     if metrics:
         peaks = [metrics.get("bench_process_peak_mb", 0)]
         peaks += [r.get(key, 0) for r in metrics["dicts"].values() for key in ("peak_mb", "fresh_peak_mb")]
@@ -125,13 +109,208 @@ def rows() -> list[tuple[str, str, str, str]]:
     return out
 
 
+# --- issue 23: realistic inputs -------------------------------------------------------------------------
+
+COLUMNS_23 = ("work (issue 23)", "realistic inputs", "goldeval", "the peer", "ratio", "on the easy inputs")
+Row = tuple[str, str, str, str, str, str]
+PEER_NAMES = {"pytrec_eval": "pytrec_eval", "pytrec": "pytrec_eval (parse + evaluate)", "ranx_ranx": "ranx",
+              "ranx": "ranx", "ir_measures": "ir_measures", "trec_eval": "trec_eval (C)", "walk": "the walk"}
+"""How a tool's key in a results file reads in the table (bench_metrics writes ranx's time as `ranx_ranx_s`)."""
+
+
+def _not_run(work: str, inputs: str, command: str) -> Row:
+    return (work, inputs, f"not measured yet: `{command}`", "-", "-", "-")
+
+
+def _times(row: dict[str, Any], prefix: str, suffix: str = "_s") -> dict[str, float]:
+    """{tool: seconds} of the keys `<prefix><tool><suffix>` of a results row: medians, not a first call, a peak
+    or (for `_s`) CPU seconds; with no prefix, not the realistic (`fresh_`) keys either."""
+    out = {}
+    for key, value in row.items():
+        if not (key.startswith(prefix) and key.endswith(suffix)) or not isinstance(value, int | float):
+            continue
+        name = key[len(prefix):-len(suffix)]
+        if not name or any(w in name for w in ("first", "peak")) or (suffix == "_s" and name.endswith("_cpu")):
+            continue
+        if not prefix and name.startswith("fresh_"):
+            continue
+        out[PEER_NAMES.get(name, name)] = float(value)
+    return out
+
+
+Timing = tuple[str, float, float]
+"""(a peer, its seconds, goldeval's seconds on the same inputs)."""
+
+
+def _timings(row: dict[str, Any], prefix: str, suffix: str = "_s", smaller: dict[str, Any] | None = None,
+             at: str = "") -> tuple[float | None, list[Timing]]:
+    """goldeval's seconds and each peer's in a results row; with `smaller`, also the peers measured only at a
+    smaller size (ranx: minutes at 100k), named with `at` and set against goldeval's time at that size."""
+    times = _times(row, prefix, suffix)
+    ours = times.pop("goldeval", None)
+    out = [(name, t, ours) for name, t in times.items()] if ours else []
+    if smaller:
+        small = _times(smaller, prefix, suffix)
+        theirs = small.pop("goldeval", None)
+        out += [(f"{name} {at}", t, theirs) for name, t in small.items() if name not in times and theirs]
+    return ours, out
+
+
+def _against(ours: float | None, timings: list[Timing], fmt: str = "{:.2f} s") -> tuple[str, str, str]:
+    """(goldeval, the peers, the ratios): each peer as how many times goldeval's time it takes; the walk (a
+    bare Python loop over the dicts: the floor of any reader of them) as how many walks goldeval takes."""
+    if ours is None:
+        return "not measured", "-", "-"
+    peers = "; ".join(f"{name} {fmt.format(t)}" + (f" (goldeval {fmt.format(g)} there)" if g != ours else "")
+                      for name, t, g in timings) or "none measured"
+    ratios = "; ".join(f"{g / t:.2f}x the walk's time" if name == "the walk" else f"{t / g:.1f}x faster than {name}"
+                       for name, t, g in timings) or "-"
+    return fmt.format(ours), peers, ratios
+
+
+def _size(table: dict[str, Any], n: int) -> dict[str, Any]:
+    """A results row by size (JSON keys are strings; a row written from Python before dumping may be an int)."""
+    return dict(table.get(str(n)) or table.get(n) or {})  # type: ignore[call-overload]
+
+
+def _unmeasured(real: list[Timing], easy: list[Timing], peers: tuple[str, ...]) -> str:
+    """"; not measured on these inputs: ..." for the issue's peers without a realistic timing (and where they
+    were measured on the easy inputs only, say so), or ""."""
+    def has(timings: list[Timing], peer: str) -> bool:
+        return any(name.startswith(peer) for name, _, _ in timings)
+
+    missing = [f"{p} (easy inputs only)" if has(easy, p) else p for p in peers if not has(real, p)]
+    return "; not measured on these inputs: " + ", ".join(missing) if missing else ""
+
+
+def _dicts_row(metrics: dict[str, Any] | None) -> Row:
+    work, inputs = "metrics from Python dicts, 100k questions x 100 results", "a new str per doc id, the qrels' others again (as read from files)"
+    if not metrics or not _size(metrics.get("dicts", {}), 100_000):
+        return _not_run(work, inputs, "python -m bench metrics")
+    d, small = _size(metrics["dicts"], 100_000), _size(metrics["dicts"], 10_000)
+    ours, real = _timings(d, "fresh_", smaller=small, at="at 10k")
+    easy_ours, easy = _timings(d, "", smaller=small, at="at 10k")
+    goldeval, peers, ratios = _against(ours, real)
+    _, _, easy_ratios = _against(easy_ours, easy)
+    peers += _unmeasured(real, easy, ("pytrec_eval", "ir_measures", "ranx"))
+    return (work, inputs, goldeval, peers, ratios,
+            f"one str per id, shared as a retriever returns them: goldeval {easy_ours or 0:.2f} s; {easy_ratios}")
+
+
+def _trec_row(metrics: dict[str, Any] | None) -> Row:
+    work, inputs = "`goldeval trec`, 10k questions x 100 (CPU seconds)", "scores in full precision as Python writes them (17 digits)"
+    real = _size((metrics or {}).get("trec_files_full_precision", {}), 10_000)
+    if not real:
+        return _not_run(work, inputs, "python -m bench metrics")
+    timings = _timings(real, "", "_cpu_s")
+    ours, peers, ratios = _against(*timings, "{:.2f} CPU s")
+    easy = _size(metrics.get("trec_files", {}), 10_000) if metrics else {}
+    easy_text, easy_timings = "-", list[Timing]()
+    if easy:
+        easy_ours, easy_timings = _timings(easy, "", "_cpu_s")
+        goldeval, _, easy_ratios = _against(easy_ours, easy_timings, "{:.2f} CPU s")
+        easy_text = f"4-decimal scores: goldeval {goldeval}; {easy_ratios}"
+    peers += _unmeasured(timings[1], easy_timings, ("trec_eval (C)", "pytrec_eval"))
+    return work, inputs, ours, peers, ratios, easy_text
+
+
+def _eval_row(evaluation: dict[str, Any] | None) -> Row:
+    work = "`eval --retriever run:FILE --no-stats --json OUT`, 10k questions x 100"
+    inputs = "a golden set in JSONL and a TREC run of 17-digit scores, fresh processes"
+    row = _size(evaluation or {}, 10_000)
+    if not row:
+        return _not_run(work, inputs, "python -m bench eval")
+    return (work, inputs, f"{row['eval_cpu_s']:.1f} CPU s, {row['eval_peak_mb']:,.0f} MB",
+            f"`goldeval trec -q` on the same judgments and run: {row['trec_cpu_s']:.1f} CPU s, {row['trec_peak_mb']:,.0f} MB",
+            f"eval takes {row['cpu_ratio']:.1f}x trec's CPU (target 1.5x)", "-")
+
+
+def _bm25_row(bm25: dict[str, Any] | None) -> Row:
+    work = "BM25 queries, 1,000 queries, top 100, one thread"
+    real = (bm25 or {}).get("real")
+    if not bm25 or not real:
+        return _not_run(work, "real text", "python -m bench bm25")
+    q = real["queries_per_s"]
+    return (work, f"real text: {real['corpus']}", f"{q['goldeval']:,} queries/s",
+            f"bm25s, numba backend, one thread: {q['bm25s_numba_1_thread']:,} queries/s",
+            f"{real['query_ratio_vs_numba']:.2f}x bm25s' rate; same top 10 and scores, bit for bit: {real['same_top10']:.0%}",
+            f"{bm25['corpus']}: {bm25['query_ratio_vs_numba']:.2f}x; same top 10: {bm25['same_top10']:.0%}")
+
+
+def _sweep_rerun_row(rerun: dict[str, Any] | None, sweep: dict[str, Any] | None) -> Row:
+    work = "re-running an unchanged sweep, 12 Cranfield configurations (`examples/sweep_cranfield.toml`)"
+    inputs = "Cranfield: 1,400 abstracts, 225 questions, 10,000 resamples; `goldeval sweep` in a fresh process"
+    if not rerun:
+        return _not_run(work, inputs, "python -m bench sweep_rerun")
+    kept = (rerun.get("statistics") or {}).get("cached") == 1
+    same_sweep = str((sweep or {}).get("sweep", "")).endswith("sweep_cranfield.toml")
+    cold = ((sweep or {}).get("medians") or {}).get("one process") if same_sweep else None
+    peer, ratio = "-", ""
+    if cold:
+        peer = f"the same sweep from an empty workspace (`python -m bench sweep`, one process): {cold['cpu_s']:.0f} CPU s"
+        ratio = f"{cold['cpu_s'] / rerun['rerun_cpu_s']:.1f}x less CPU; "
+    return (work, inputs, f"{rerun['rerun_cpu_s']:.2f} CPU s", peer,
+            f"{ratio}statistics read back: {'yes' if kept else 'NO'}; same numbers: {'yes' if rerun['same_numbers'] else 'NO'}",
+            "-")
+
+
+def _ray_row(sweep: dict[str, Any] | None) -> Row:
+    work = "`goldeval sweep --workers 2` (Ray) from an empty workspace, 12 Cranfield configurations"
+    inputs = "Cranfield, `examples/sweep_cranfield.toml`: every text embedded, 6 base runs searched"
+    if not sweep or "medians" not in sweep:
+        return _not_run(work, inputs, "python -m bench sweep")
+    inputs = inputs.replace("every text", f"{sweep['texts_embedded']:,} texts")
+    m, r = sweep["medians"], sweep["ratios"]
+    two, one_p, one_w = m["ray, 2 workers"], m["one process"], m["ray, 1 worker"]
+
+    def x(name: str) -> str:
+        return f"{r[name]['median']:.2f}x ({r[name]['min']:.2f}-{r[name]['max']:.2f})"
+
+    return (work, inputs, f"{two['wall_s']:.0f} s wall, {two['cpu_s']:.0f} CPU s",
+            f"the same sweep in one process: {one_p['wall_s']:.0f} s wall, {one_p['cpu_s']:.0f} CPU s; on 1 worker "
+            f"{one_w['wall_s']:.0f} s wall, {one_w['cpu_s']:.0f} CPU s",
+            f"speed-up against one process {x('speedup_2_workers_vs_one_process')}, at {x('cpu_2_workers_vs_one_process')} "
+            f"the CPU; against 1 worker {x('speedup_2_vs_1_worker')} (embedding {x('embed_speedup_2_vs_1_worker')}); "
+            f"medians of {sweep['rounds']} round(s) on {sweep['cores']} cores at load {sweep['load_average'][0]:.1f}-"
+            f"{sweep['load_average'][1]:.1f}; metrics, intervals and p-values identical: "
+            f"{'yes' if sweep['metrics_identical'] else 'NO'}", "-")
+
+
+def rows_issue23() -> list[Row]:
+    """(work, realistic inputs, goldeval, the peer, ratio, on the easy inputs) per row of issue 23's table."""
+    metrics, sweep = _load_all("metrics"), _load("sweep")
+    builders: list[tuple[str, Callable[[], Row]]] = [
+        ("metrics", lambda: _dicts_row(metrics)), ("metrics", lambda: _trec_row(metrics)),
+        ("eval", lambda: _eval_row(_load("eval"))), ("bm25", lambda: _bm25_row(_load("bm25"))),
+        ("sweep_rerun", lambda: _sweep_rerun_row(_load("sweep_rerun"), sweep)), ("sweep", lambda: _ray_row(sweep))]
+    out = []
+    for area, build in builders:
+        try:
+            out.append(build())
+        except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:  # a results file of an older shape
+            out.append((f"(the {area} row)", "-", f"bench/results/{area}.json has another shape ({type(exc).__name__}: "
+                        f"{exc}): run `python -m bench {area}` again", "-", "-", "-"))
+    return out
+
+
 def markdown() -> str:
+    """Issue 12's table."""
     lines = ["| work | goldeval | what a user could pick instead | ratio |", "|---|---|---|---|"]
     lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows()]
     return "\n".join(lines)
 
 
+def markdown_issue23() -> str:
+    """Issue 23's table: realistic inputs first, easy ones beside."""
+    lines = ["| " + " | ".join(COLUMNS_23) + " |", "|" + "---|" * len(COLUMNS_23)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows_issue23()]
+    return "\n".join(lines)
+
+
 def main() -> None:
+    print("Issue 23's table: realistic inputs (the easy ones beside), from bench/results/:")
+    print(markdown_issue23())
+    print("\nIssue 12's table, from bench/results/ (rows of benchmarks not run yet are left out):")
     print(markdown())
 
 

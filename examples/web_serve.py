@@ -10,6 +10,7 @@ or `goldeval serve results.json` for saved results.
 from __future__ import annotations
 
 import argparse
+import re
 import time
 import urllib.request
 
@@ -39,8 +40,15 @@ card = goldeval.evaluate("bm25", golden, corpus=corpus, k=(1, 3))
 server = make_server(results_payload([card.to_dict()], names=["example"]), port=args.port)
 start_in_thread(server)
 print(f"serving the scorecard at {server.url}")
-with urllib.request.urlopen(server.url + "results.json") as response:  # what the page reads
-    print(f"results.json: {response.status}, {len(response.read())} bytes")
+with urllib.request.urlopen(server.url) as response:  # the page: HTML, scripts and styles need no token
+    page = response.read().decode("utf-8")
+# Its data (api/results.json, api/version, api/lifecycle.json) answers only with the session token the page
+# carries, sent back as X-Goldeval-Token, as the page's own scripts send it.
+found = re.search(r'<meta name="goldeval-token" content="([^"]+)">', page)
+assert found, "the page carries its session token"
+read = urllib.request.Request(server.url + "api/results.json", headers={"X-Goldeval-Token": found.group(1)})
+with urllib.request.urlopen(read) as response:  # what the page reads, as it reads it
+    print(f"api/results.json: {response.status}, {len(response.read())} bytes")
 try:
     if args.seconds:
         time.sleep(args.seconds)

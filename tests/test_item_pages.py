@@ -16,7 +16,7 @@ from goldeval.judging.edits import GoldenFile
 from goldeval.judging.pool import build_pool
 from goldeval.synth.review import ReviewSession
 from goldeval.web.app import AppServer, make_server, start_in_thread
-from goldeval.web.handler import CSP
+from goldeval.web.handler import CSP, TOKEN_HEADER
 from goldeval.web.pool import PoolStore
 from hang_guard import HANG_GUARD
 from test_pool_edits import GOLDEN, _card
@@ -37,13 +37,18 @@ def running(server: AppServer) -> Iterator[AppServer]:
         thread.join(timeout=HANG_GUARD)
 
 
-def get(server: AppServer, path: str) -> tuple[int, dict[str, str], bytes]:
+def get(server: AppServer, path: str, token: str | None = None) -> tuple[int, dict[str, str], bytes]:
+    """GET `path`; with the session token as the page's own scripts send it, when given."""
     conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=HANG_GUARD)
-    conn.request("GET", path)
+    conn.request("GET", path, headers={TOKEN_HEADER: token} if token else {})
     response = conn.getresponse()
     body = response.read()
     conn.close()
     return response.status, dict(response.getheaders()), body
+
+
+def token(server: AppServer) -> str:
+    return server.RequestHandlerClass.token  # type: ignore[attr-defined, no-any-return]
 
 
 @pytest.fixture(scope="module")
@@ -80,8 +85,8 @@ def test_both_pages_link_the_shared_files_served_with_the_same_headers(servers: 
 
 
 UNKNOWN = ("/items.html", "/items.jss", "/static/items.js", "/../static/items.js", "/%2e%2e/static/items.css",
-           "/items.js/", "/web/static/items.css", "/..%2fpyproject.toml", "/items.js%00.html", "/pool/", "/review/x",
-           "/api/items", "/api/pool/items/")
+           "/items.js/", "/web/static/items.css", "/..%2fpyproject.toml", "/items.js%00.html", "/pool/", "/review/x")
+UNKNOWN_API = ("/api/items", "/api/pool/items/", "/api/pool/items/../../pool.js", "/api/%2e%2e/pool.js")
 
 
 def test_an_unknown_asset_path_is_404_with_the_security_headers(servers: dict[str, AppServer]) -> None:
@@ -89,10 +94,15 @@ def test_an_unknown_asset_path_is_404_with_the_security_headers(servers: dict[st
         for path in UNKNOWN:
             status, headers, _ = get(server, path)
             assert (path, status) == (path, 404) and {k: headers[k] for k in SECURITY} == SECURITY
+        for path in UNKNOWN_API:  # the API says whether a path exists to the page only (its token)
+            status, headers, _ = get(server, path)
+            assert (path, status) == (path, 403) and {k: headers[k] for k in SECURITY} == SECURITY
+            status, headers, _ = get(server, path, token(server))
+            assert (path, status) == (path, 404) and {k: headers[k] for k in SECURITY} == SECURITY
 
 
 def test_a_server_serves_only_the_pages_it_was_given(servers: dict[str, AppServer]) -> None:
     alone = servers["pool only"]
-    for path in ("/review", "/review.js", "/review.css", "/api/review/items", "/results.json", "/app.js"):
-        assert get(alone, path)[0] == 404, path
+    for path in ("/review", "/review.js", "/review.css", "/api/review/items", "/api/results.json", "/results.json", "/app.js"):
+        assert get(alone, path, token(alone))[0] == 404, path
     assert get(alone, "/pool.js")[0] == get(servers["both"], "/review.js")[0] == 200

@@ -115,13 +115,13 @@ def test_trend_view_is_the_history_trend_on_the_frozen_version(world: World, tmp
 
 
 def test_lifecycle_json_has_trend_and_fixes_and_version_follows_it(fix_server: tuple[Any, Path, str]) -> None:
-    server, golden, _ = fix_server
-    status, body = request(server, "GET", "/lifecycle.json")
+    server, golden, token = fix_server
+    status, body = request(server, "GET", "/api/lifecycle.json", headers=fix_headers(server, token))
     data = json.loads(body)
     assert status == 200 and data["trend"]["metrics"] == ["hit@5", "mrr", "ndcg@5"]
     assert data["fixes"] == {"enabled": True, "golden": "golden.jsonl", "path": str(golden), "judge": "ana", "done": [], "count": 0,
                              "changes": None}  # no changelog yet
-    version = json.loads(request(server, "GET", "/version")[1])["lifecycle"]
+    version = json.loads(request(server, "GET", "/api/version", headers=fix_headers(server, token))[1])["lifecycle"]
     assert version == data["version"] != ""
 
 
@@ -138,7 +138,7 @@ def test_a_fix_needs_the_token_this_origin_and_host_and_json(fix_server: tuple[A
     ]
     for headers, status in refused:
         assert request(server, "POST", "/api/fix", fix, headers)[0] == status, headers
-    assert request(server, "POST", "/results.json", fix, fix_headers(server, token))[0] == 405  # a read-only route
+    assert request(server, "POST", "/api/results.json", fix, fix_headers(server, token))[0] == 405  # a read-only route
     bad = [
         {**fix, "reason": "  "}, {**fix, "question": "nope"}, {**fix, "doc": "python/never-retrieved.md"},
         {**fix, "grade": 7}, {**fix, "grade": True}, {**fix, "action": "delete_everything"}, ["not", "an", "object"],
@@ -180,23 +180,29 @@ def test_fixes_are_written_into_the_golden_set_and_its_changelog(fix_server: tup
                        ("not_covered", gap["id"], "no page on it")]
     judged = [(c.question, c.doc, c.grade) for c in read_changes(golden) if c.action == "judged"]
     assert sorted(judged) == sorted((gap["id"], d, 0) for d in retrieved - set(gap["expected"]))
-    after = json.loads(request(server, "GET", "/lifecycle.json")[1])["fixes"]
+    after = json.loads(request(server, "GET", "/api/lifecycle.json", headers=fix_headers(server, token))[1])["fixes"]
     assert after["count"] == 3 and after["changes"]["fixed"] == 3
     assert after["changes"]["text"].startswith("3 labels fixed, ") and after["changes"]["text"].endswith(
         " since version 1 (not frozen yet)")
 
 
-def test_without_golden_there_is_no_token_and_no_fix(world: World) -> None:  # noqa: F811
+def test_without_golden_the_page_reads_with_its_token_and_takes_no_fix(world: World) -> None:  # noqa: F811
+    """Without --golden the page writes nothing, but its data is read with the token all the same (it used
+    to carry none, and its data answered without one): the HTML always carries it."""
     server = make_server(results_payload([world.results]), port=0)
     start_in_thread(server)
     try:
         page = request(server, "GET", "/")[1].decode()
-        assert '<meta name="goldeval-token"' not in page and "<!--goldeval:token-->" not in page
+        assert "<!--goldeval:token-->" not in page and page.count('<meta name="goldeval-token" content="') == 1
+        token = page.split('<meta name="goldeval-token" content="', 1)[1].split('"', 1)[0]
+        assert token == server.RequestHandlerClass.token  # type: ignore[attr-defined]
         q, doc = a_miss(card_of(world))
-        status, _ = request(server, "POST", "/api/fix", {"action": "also_answers", "question": q["id"], "doc": doc, "reason": "r"},
-                            fix_headers(server, ""))
-        assert status == 404
-        assert json.loads(request(server, "GET", "/lifecycle.json")[1]) == {"version": "", "trend": None, "fixes": {"enabled": False}}
+        status, body = request(server, "POST", "/api/fix", {"action": "also_answers", "question": q["id"], "doc": doc,
+                                                            "reason": "r"}, fix_headers(server, token))
+        assert status == 404 and "label fixes are off" in json.loads(body)["error"]
+        assert request(server, "GET", "/api/lifecycle.json")[0] == 403
+        assert json.loads(request(server, "GET", "/api/lifecycle.json", headers=fix_headers(server, token))[1]) == {
+            "version": "", "trend": None, "fixes": {"enabled": False}}
     finally:
         server.shutdown()
         server.server_close()
@@ -256,6 +262,8 @@ def test_the_pool_page_alone_is_served_at_its_route_and_home_leads_there() -> No
         page = request(server, "GET", "/pool")[1].decode()
         assert "pool.js" in page and "{{TOKEN}}" not in page
         assert request(server, "GET", "/review.js")[0] == 404  # only the pages it was given
+        token = page.split('<meta name="goldeval-token" content="', 1)[1].split('"', 1)[0]
+        assert request(server, "GET", "/api/results.json", headers=fix_headers(server, token))[0] == 404
         assert request(server, "GET", "/results.json")[0] == 404
         conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=HANG_GUARD)
         conn.request("GET", "/")

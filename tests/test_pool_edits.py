@@ -121,7 +121,13 @@ def test_page_server_refuses_writes_without_its_token(golden_path: Path) -> None
     server = make_server(pool=PoolStore(pool, GoldenFile(golden_path, judge="ana")), port=0)
     thread = start_in_thread(server)
     try:
-        with urllib.request.urlopen(server.url + "api/pool/items") as response:
+        with pytest.raises(urllib.error.HTTPError) as refused:  # the items are read with the page's token too
+            urllib.request.urlopen(server.url + "api/pool/items")
+        assert refused.value.code == 403
+        page = urllib.request.urlopen(server.url + "pool").read().decode()
+        token = page.split('name="goldeval-token" content="')[1].split('"')[0]
+        read = urllib.request.Request(server.url + "api/pool/items", headers={"X-Goldeval-Token": token})
+        with urllib.request.urlopen(read) as response:
             items = json.load(response)["items"]
         assert [(i["question_id"], i["passage"], i["status"]) for i in items] == [("h01", "git/git-branch.md", "unjudged")]
         body = json.dumps({"action": "relevant", "grade": 1}).encode()

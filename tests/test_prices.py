@@ -40,3 +40,14 @@ def test_a_retried_request_is_not_billed_twice_and_tokens_are_estimated_at_4_byt
     record = usage.to_dict("api:rerank-v3.5")
     assert record["tokens_estimated"] == 1000 and record["requests"] == 3
     assert record["dollars"] == pytest.approx(2.00 / 1000)  # one search answered, at $2 per 1,000
+
+
+def test_every_api_record_of_a_configuration_is_found_parts_base_and_reranker() -> None:
+    from goldeval.retrievers.usage import api_records
+
+    embed = {"model": "openai:a", "requests": 2}
+    rerank = {"model": "api:r", "requests": 5}
+    config = {"kind": "rerank", "base": {"kind": "hybrid", "parts": [{"kind": "bm25"}, {"kind": "dense", "api": embed}]},
+              "reranker": {"kind": "rerank-api", "api": rerank}}
+    assert api_records(config) == [{**embed, "role": "embedding"}, {**rerank, "role": "rerank"}]
+    assert api_records({"kind": "bm25", "parts": "not a list", "reranker": None}) == []

@@ -183,13 +183,16 @@ def test_a_content_length_that_is_no_number_is_answered_not_dropped(served: tupl
 
 def test_the_server_serves_its_page_and_items_and_nothing_else(served: tuple[Any, ReviewSession]) -> None:
     server, session = served
-    status, text = request(server, "GET", "/api/review/items")
+    assert request(server, "GET", "/api/review/items")[0] == 403  # the items are the page's: read with its token
+    status, text = request(server, "GET", "/api/review/items", headers={TOKEN_HEADER: token_of(server)})
     items = json.loads(text)["items"]
     assert status == 200 and [i["id"] for i in items] == [r["id"] for r in session.records]
     source = items[0]["passages"][0]
     assert source["role"] == "source" and source["highlights"]
     for path in ("/review.js", "/review.css"):
         assert request(server, "GET", path)[0] == 200
-    for path in ("/../synth.jsonl", "/%2e%2e/g.jsonl", "/static/review.js", "/etc/passwd", "/api/review/items/x"):
+    for path in ("/../synth.jsonl", "/%2e%2e/g.jsonl", "/static/review.js", "/etc/passwd"):
         assert request(server, "GET", path)[0] == 404
-    assert request(server, "GET", "/api/review/items", headers={"Host": "attacker.example:80"})[0] == 403
+    assert request(server, "GET", "/api/review/items/x", headers={TOKEN_HEADER: token_of(server)})[0] == 404
+    assert request(server, "GET", "/api/review/items", headers={TOKEN_HEADER: token_of(server),
+                                                                  "Host": "attacker.example:80"})[0] == 403

@@ -5,6 +5,7 @@ bit, the same problems, the same judging; and the compiled kernels cached on dis
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -298,8 +299,12 @@ _PROBE = (
 )
 
 
+SOURCE = str(Path(jit.__file__).resolve().parents[1])
+"""Where the goldeval under test is: a fresh process imports that one, not whichever is installed."""
+
+
 def _probe(run: Path, cache_home: Path) -> list[object]:
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(cache_home), "XDG_CACHE_HOME": str(cache_home)}
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(cache_home), "XDG_CACHE_HOME": str(cache_home), "PYTHONPATH": SOURCE}
     out = subprocess.run([sys.executable, "-c", _PROBE, str(run)], capture_output=True, text=True, check=True, env=env)
     return list(json.loads(out.stdout.strip().splitlines()[-1]))
 
@@ -308,9 +313,11 @@ def test_a_second_process_loads_the_compiled_reader_from_the_cache_folder(tmp_pa
     run = tmp_path / "run"
     run.write_text("1 Q0 a 1 2.5 x\n1 Q0 b 2 1.5 x\n")
     rows, hits, misses, folder = _probe(run, tmp_path / "cache")
-    assert (rows, hits, misses, folder) == (2, 0, 1, str(tmp_path / "cache" / "goldeval" / "numba"))
-    assert list((tmp_path / "cache" / "goldeval" / "numba").glob("kernels.split_block-*.nbi"))
-    assert _probe(run, tmp_path / "cache")[:3] == [2, 1, 0]  # loaded, not compiled
+    assert (rows, hits, misses) == (2, 0, 1)
+    assert Path(str(folder)).parent == tmp_path / "cache" / "goldeval" / "numba"  # this install's folder in it
+    assert Path(str(folder)).name.startswith("kernels-")
+    assert list(Path(str(folder)).glob("kernels.split_block-*.nbi"))
+    assert _probe(run, tmp_path / "cache") == [2, 1, 0, folder]  # loaded, not compiled, from the same folder
 
 
 def test_an_unwritable_cache_folder_compiles_in_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -322,7 +329,72 @@ def test_an_unwritable_cache_folder_compiles_in_memory(tmp_path: Path, monkeypat
     assert above.tolist() == [1, 0] and tied.tolist() == [2, 1]
     monkeypatch.setenv("GOLDEVAL_CACHE", str(tmp_path / "mine"))  # the user cache's own variable wins over XDG's
     moved = jit.compiled(trec_kernels.above_and_tied)
-    assert moved.stats.cache_path == str(tmp_path / "mine" / "numba")
+    assert Path(moved.stats.cache_path).parent == tmp_path / "mine" / "numba"
+
+
+_KERNEL = """
+from numba import njit  # noqa: F401 - numba is what the install compiles with
+
+def doubled(values):
+    total = 0.0
+    for v in values:
+        total += 2.0 * v
+    return total
+"""
+_INSTALL_PROBE = (
+    "import json, sys; import numpy as np; from goldeval import jit; import kernelmod; "
+    "k = jit.compiled(kernelmod.doubled); value = k(np.arange(4.0)); "
+    "print(json.dumps([value, sum(k.stats.cache_hits.values()), sum(k.stats.cache_misses.values()), k.stats.cache_path]))"
+)
+
+
+def _install(tmp_path: Path, name: str, comment: str) -> Path:
+    """A stand-in for one install of a kernel module: the same kernel, names and line numbers, its file
+    differing only by a trailing comment (as two goldeval versions whose kernel did not move would)."""
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "kernelmod.py").write_text(_KERNEL + f"# {comment}\n")
+    return folder
+
+
+def _run_install(install: Path, cache: Path) -> list[object]:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(cache), "GOLDEVAL_CACHE": str(cache),
+           "PYTHONPATH": os.pathsep.join([str(install), SOURCE])}
+    out = subprocess.run([sys.executable, "-c", _INSTALL_PROBE], capture_output=True, text=True, check=True, env=env)
+    return list(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def test_two_installs_keep_their_own_compiled_kernels(tmp_path: Path) -> None:
+    """Regression: numba's cache in the user cache had no folder per install, so two installs (two virtual
+    environments, two goldeval versions) sharing a user cache threw each other's compiled code away: numba
+    keeps one index per kernel name and discards one written from other source or by another numba."""
+    cache = tmp_path / "user-cache"
+    one, two = _install(tmp_path, "one", "install one"), _install(tmp_path, "two", "install two")
+    first = _run_install(one, cache)
+    second = _run_install(two, cache)
+    assert first[:3] == second[:3] == [12.0, 0, 1]  # each compiled once
+    for install, made in ((one, first), (two, second), (one, first)):  # alternating: each loads its own
+        assert _run_install(install, cache) == [12.0, 1, 0, made[3]]  # (was [12.0, 0, 1]: compiled again)
+    assert first[3] != second[3] and Path(str(first[3])).parent == Path(str(second[3])).parent == cache / "numba"
+    same = tmp_path / "three"  # a third install of install one's code: the same compiled code, shared
+    same.mkdir()
+    (same / "kernelmod.py").write_bytes((one / "kernelmod.py").read_bytes())
+    assert _run_install(same, cache) == [12.0, 1, 0, first[3]]
+
+
+def test_a_kernel_folder_is_keyed_by_what_makes_compiled_code_incompatible(monkeypatch: pytest.MonkeyPatch) -> None:
+    import hashlib
+
+    import numba
+
+    parts = jit.compatibility(trec_kernels.hash_join)
+    source = Path(trec_kernels.__file__).read_bytes()
+    assert parts["source"] == hashlib.sha256(source).hexdigest()
+    assert parts["numba"] == numba.__version__ and parts["python"] == sys.implementation.cache_tag
+    assert parts["cpu"].split()[0].startswith(("x86_64", "aarch64", "arm64", "ppc64", "i686"))
+    assert parts["goldeval"] and set(parts) == {"numba", "goldeval", "python", "cpu", "source"}
+    folder = jit.kernel_folder(trec_kernels.hash_join)
+    assert folder.parent == jit.cache_folder() and folder.name.startswith("trec_kernels-")
 
 
 def test_the_switch_turns_numba_off(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -76,3 +76,40 @@ def test_two_project_folders_at_once_share_one_quantized_model_made_once(tmp_pat
                           text=True, timeout=HANG_GUARD, check=True)
     assert json.loads(done.stdout.strip().splitlines()[-1]) == vectors[0]
     assert count.read_text().splitlines() == ["converted"]
+
+
+def test_old_workspace_model_and_numba_folders_are_named_once_and_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Regression: `<workspace>/models` and `<workspace>/numba` (where an older goldeval kept model copies and
+    compiled kernels) were no longer read and nothing said so: they sat there taking room. Checking the
+    workspace now says it once, in one line on stderr (what, how much, that they can go), and deletes nothing."""
+    from goldeval.store.workspace import Workspace
+
+    monkeypatch.setenv("GOLDEVAL_CACHE", str(tmp_path / "user-cache"))
+    workspace = tmp_path / "project" / ".goldeval"
+    (workspace / "models" / "minilm").mkdir(parents=True)
+    (workspace / "models" / "minilm" / "model.onnx").write_bytes(b"m" * 2_000_000)
+    (workspace / "models" / "note.txt").write_bytes(b"n" * 500_000)
+    (workspace / "numba").mkdir()
+    (workspace / "numba" / "kernels.split_block-155.py311.nbi").write_bytes(b"k" * 300_000)
+    (workspace / "embeddings").mkdir()  # the workspace's own: not named
+    Workspace(workspace).check()
+    Workspace(workspace).check()  # once per process and workspace
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert err.startswith("goldeval: note: ")
+    assert f"{workspace / 'models'} (model copies, 2.5 MB)" in err and f"{workspace / 'numba'} (compiled kernels, 0.3 MB)" in err
+    assert "no longer read" in err and "delete them" in err and str(tmp_path / "user-cache") in err
+    assert "embeddings" not in err
+    assert (workspace / "models" / "minilm" / "model.onnx").stat().st_size == 2_000_000  # nothing deleted
+    assert (workspace / "numba" / "kernels.split_block-155.py311.nbi").exists()
+
+    clean = tmp_path / "new-project" / ".goldeval"  # a workspace without them: not a word
+    Workspace(clean).check()
+    assert capsys.readouterr().err == ""
+    only = tmp_path / "third" / ".goldeval"
+    (only / "numba").mkdir(parents=True)
+    Workspace(only).check()
+    assert capsys.readouterr().err == f"goldeval: note: {only / 'numba'} (compiled kernels, 0.0 MB): an older " \
+        f"goldeval's, no longer read (they are made once per machine in {tmp_path / 'user-cache'} now); delete it " \
+        "to get the space back\n"

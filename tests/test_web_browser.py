@@ -310,14 +310,23 @@ def test_the_address_keeps_the_view(page: Any, served_url: str) -> None:  # noqa
 
 
 def test_an_open_page_follows_a_rerun_of_its_results_file(page: Any, tmp_path: Path, scorecard_dict: dict[str, Any]) -> None:  # noqa: F811
+    """Live reload, with the page's data read as the server answers it: every read of the results, the
+    version it polls and the lifecycle goes to /api/ with the session token of the page's HTML, and none is
+    refused (the server answers them only with it, test_app.py)."""
     from browser_fixtures import evaluate_tiny, overlap_search
     from goldeval.scorecard import Scorecard
     from goldeval.web.live import ResultsFiles
 
     path = tmp_path / "results.json"
     Scorecard.from_dict(scorecard_dict).save(path)
+    reads: list[tuple[str, str | None]] = []
+    refused: list[tuple[str, int]] = []
+    page.on("request", lambda req: reads.append((req.url, req.headers.get("x-goldeval-token"))))
+    page.on("response", lambda res: refused.append((res.url, res.status)) if res.status >= 400 else None)
     with serving(ResultsFiles([path])) as url:
         open_page(page, url)
+        token = page.locator('meta[name="goldeval-token"]').get_attribute("content")
+        assert token
         page.click('#k-buttons button[data-k="1"]')
         page.click('#q-body tr[data-qid="q01"]')
         assert shown_metrics(page)[(0, "hit")][1] == f"{run_json(scorecard_dict, 'bm25')['metrics']['hit@1']:.3f}"
@@ -336,3 +345,9 @@ def test_an_open_page_follows_a_rerun_of_its_results_file(page: Any, tmp_path: P
         assert "could not reload the results" in page.locator("#live").inner_text()
         assert shown_metrics(page)[(0, "hit")][1] == f"{rerun['retrievers'][0]['metrics']['hit@1']:.3f}"
         assert page.page_errors == []
+    data = [(u.removeprefix(url), t) for u, t in reads if u.startswith(url) and not u.endswith((".js", ".css", "/"))]
+    assert {u for u, _ in data} >= {"api/results.json", "api/version", "api/lifecycle.json"}, data
+    assert {u for u, _ in data} <= {"api/results.json", "api/version", "api/lifecycle.json", "favicon.ico"}, data
+    assert [u for u, t in data if u.startswith("api/") and t != token] == []  # every data read carries the token
+    assert [u for u, _ in data].count("api/results.json") >= 2  # loaded, then reloaded after the re-run
+    assert refused == []

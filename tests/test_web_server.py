@@ -19,7 +19,7 @@ from goldeval.errors import InputError
 from goldeval.report.page import SCRIPTS, payload_json, results_payload, static_text
 from goldeval.scorecard import Scorecard
 from goldeval.web.app import make_server, start_in_thread
-from goldeval.web.handler import CSP
+from goldeval.web.handler import CSP, TOKEN_HEADER
 from hang_guard import HANG_GUARD
 
 
@@ -33,19 +33,37 @@ def server(results_file: Path) -> Iterator[Any]:  # noqa: F811
     thread.join(timeout=HANG_GUARD)
 
 
-def get(srv: Any, path: str, method: str = "GET", host_header: str | None = None) -> tuple[int, dict[str, str], bytes]:
-    """Send `path` byte for byte (http.client does not normalise it, unlike a browser)."""
+def get(srv: Any, path: str, method: str = "GET", host_header: str | None = None,
+        token: str | None = None) -> tuple[int, dict[str, str], bytes]:
+    """Send `path` byte for byte (http.client does not normalise it, unlike a browser), with the session
+    `token` as the page's scripts send it, when given."""
     host, port = srv.server_address[:2]
     conn = http.client.HTTPConnection(host, port, timeout=HANG_GUARD)
     try:
         conn.putrequest(method, path, skip_host=host_header is not None, skip_accept_encoding=True)
         if host_header is not None:
             conn.putheader("Host", host_header)
+        if token is not None:
+            conn.putheader(TOKEN_HEADER, token)
         conn.endheaders()
         response = conn.getresponse()
         return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
     finally:
         conn.close()
+
+
+def page_token(srv: Any) -> str:
+    """The session token in the page's HTML, read as a browser gets it."""
+    match = re.search(rb'<meta name="goldeval-token" content="([^"]+)">', get(srv, "/")[2])
+    assert match, "the scorecard page carries the session token"
+    return match.group(1).decode()
+
+
+def data(srv: Any, path: str) -> bytes:
+    """The page's data at `path` (under /api/), read as the page reads it: with its session token."""
+    status, headers, body = get(srv, path, token=page_token(srv))
+    assert status == 200 and headers["content-type"].startswith("application/json"), (path, status, body[:200])
+    return body
 
 
 def test_binds_localhost_by_default_and_picks_a_free_port(results_file: Path) -> None:  # noqa: F811
@@ -79,7 +97,7 @@ def test_serves_page_assets_and_results(server: Any, results_file: Path) -> None
         status, headers, body = get(server, path)
         assert status == 200 and headers["content-type"].startswith(ctype)
         assert body.decode("utf-8") == static_text(name)
-    status, headers, body = get(server, "/results.json?x=1")
+    status, headers, body = get(server, "/api/results.json?x=1", token=page_token(server))
     assert status == 200 and headers["content-type"].startswith("application/json")
     served = json.loads(body)
     assert [f["name"] for f in served["files"]] == ["results.json"]
@@ -90,7 +108,7 @@ def test_serves_page_assets_and_results(server: Any, results_file: Path) -> None
 def test_head_has_no_body_and_post_is_refused(server: Any) -> None:
     status, headers, body = get(server, "/app.js", method="HEAD")
     assert status == 200 and body == b"" and int(headers["content-length"]) > 1000
-    status, _, _ = get(server, "/results.json", method="POST")
+    status, _, _ = get(server, "/api/results.json", method="POST", token=page_token(server))
     assert status == 405  # a read-only route
 
 
@@ -112,10 +130,10 @@ def test_unknown_and_traversal_paths_are_404(server: Any, path: str) -> None:
 def test_other_host_names_are_refused_against_dns_rebinding(server: Any) -> None:
     port = server.server_address[1]
     for host in (f"evil.example:{port}", "evil.example", f"127.0.0.1.evil.example:{port}", f"192.168.1.9:{port}"):
-        status, _, body = get(server, "/results.json", host_header=host)
+        status, _, body = get(server, "/api/results.json", host_header=host, token=page_token(server))
         assert status == 403 and b"unexpected Host header" in body, host
     for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"LOCALHOST:{port}", "localhost", f"[::1]:{port}"):
-        status, _, _ = get(server, "/results.json", host_header=host)
+        status, _, _ = get(server, "/api/results.json", host_header=host, token=page_token(server))
         assert status == 200, host
 
 
@@ -202,7 +220,11 @@ def test_serve_cli_prints_the_address_and_serves(results_file: Path) -> None:  #
         assert match, line
         # the address is printed once the socket listens: no retries after sleeps (issue 17)
         conn = http.client.HTTPConnection("127.0.0.1", int(match.group(1)), timeout=HANG_GUARD)
-        conn.request("GET", "/results.json")
+        conn.request("GET", "/")
+        page = conn.getresponse().read()
+        token = re.search(rb'<meta name="goldeval-token" content="([^"]+)">', page)
+        assert token, page[:300]
+        conn.request("GET", "/api/results.json", headers={TOKEN_HEADER: token.group(1).decode()})
         response = conn.getresponse()
         assert response.status == 200
         assert json.loads(response.read())["files"][0]["name"] == "results.json"
@@ -220,19 +242,18 @@ def test_results_files_are_reread_when_they_change(tmp_path: Path, scorecard_dic
     srv = make_server(source, port=0)
     thread = start_in_thread(srv)
     try:
-        status, _, body = get(srv, "/version")
-        assert status == 200 and json.loads(body) == {"version": "1", "error": None, "lifecycle": ""}
-        assert json.loads(get(srv, "/results.json")[2])["version"] == "1"
+        assert json.loads(data(srv, "/api/version")) == {"version": "1", "error": None, "lifecycle": ""}
+        assert json.loads(data(srv, "/api/results.json"))["version"] == "1"
         changed = json.loads(json.dumps(scorecard_dict))
         changed["retrievers"] = changed["retrievers"][:1]
         Scorecard.from_dict(changed).save(path)
-        assert json.loads(get(srv, "/version")[2]) == {"version": "2", "error": None, "lifecycle": ""}
-        served = json.loads(get(srv, "/results.json")[2])
+        assert json.loads(data(srv, "/api/version")) == {"version": "2", "error": None, "lifecycle": ""}
+        served = json.loads(data(srv, "/api/results.json"))
         assert [r["name"] for r in served["files"][0]["data"]["retrievers"]] == ["bm25"]
         path.write_text("{ broken", encoding="utf-8")
-        info = json.loads(get(srv, "/version")[2])
+        info = json.loads(data(srv, "/api/version"))
         assert info["version"] == "2" and "could not reload the results" in info["error"] and "not valid JSON" in info["error"]
-        assert json.loads(get(srv, "/results.json")[2]) == served  # the last good results stay
+        assert json.loads(data(srv, "/api/results.json")) == served  # the last good results stay
     finally:
         srv.shutdown()
         srv.server_close()
@@ -243,7 +264,7 @@ def test_a_fixed_payload_has_a_fixed_version(results_file: Path) -> None:  # noq
     srv = make_server(results_payload([results_file]), port=0)
     thread = start_in_thread(srv)
     try:
-        assert json.loads(get(srv, "/version")[2]) == {"version": "fixed", "error": None, "lifecycle": ""}
+        assert json.loads(data(srv, "/api/version")) == {"version": "fixed", "error": None, "lifecycle": ""}
     finally:
         srv.shutdown()
         srv.server_close()

@@ -20,11 +20,21 @@ it instead, from the user cache (`goldeval.usercache`: `$GOLDEVAL_CACHE/numba`, 
 project folder (issue 19). numba's own `cache=True` would write next to the installed package, often
 read-only, or wherever the global `NUMBA_CACHE_DIR` says; here the folder is set per kernel. If the
 folder cannot be written the kernel is compiled in memory, each process compiling it again.
-numba checks the cached code against the source file's hash, so an edited kernel is recompiled.
+
+Inside `numba/`, each kernel's code has a folder of its own per install (`kernel_folder`): its module's
+name and a fingerprint of what makes compiled code incompatible (`compatibility`: numba's version,
+goldeval's, Python's ABI tag, the CPU numba compiles for, the kernel's source file). numba keeps one index
+per kernel name and throws away an index written by another numba or from other source, so two installs
+sharing one folder (two virtual environments, two goldeval versions, a home folder shared by two machines)
+recompiled over each other's code on every alternate run; now each keeps its own, and two installs of the
+same code on the same machine share one. numba's check of the source against the index is the file's
+content (`source_stamp`), whatever numba's version (older ones compared its modification time).
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.metadata
 import importlib.util
 import os
 import sys
@@ -33,6 +43,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from goldeval.fingerprint import file_fingerprint, fingerprint
 from goldeval.usercache import user_cache
 
 ENV_SWITCH = "GOLDEVAL_NUMBA"
@@ -45,6 +56,8 @@ LOAD_BYTES = 96 << 20
 
 _LOCK = threading.Lock()
 _KERNELS: dict[tuple[Callable[..., Any], str], Any] = {}
+_FOLDERS: dict[Callable[..., Any], str] = {}
+"""Each kernel's folder name (`kernel_folder`): its compatibility fingerprint, worked out once per process."""
 _SPENT = [0]
 """Bytes of input this process has processed in numpy while numba could have been loaded (`record`)."""
 
@@ -78,8 +91,59 @@ def prepare(nbytes: int) -> None:
 
 
 def cache_folder() -> Path:
-    """Where compiled code is kept: `numba/` in the user cache (read at call time)."""
+    """Where compiled code is kept: `numba/` in the user cache (read at call time); each kernel's in its
+    own folder in it, `kernel_folder`."""
     return user_cache() / "numba"
+
+
+def kernel_folder(py_func: Callable[..., Any]) -> Path:
+    """The folder of `cache_folder()` holding `py_func`'s compiled code: its module's name and the first 16
+    hex digits of the fingerprint of `compatibility(py_func)` (worked out once per process)."""
+    with _LOCK:
+        if py_func not in _FOLDERS:
+            module = py_func.__module__.rsplit(".", 1)[-1]
+            _FOLDERS[py_func] = f"{module}-{fingerprint(compatibility(py_func), length=16)}"
+        name = _FOLDERS[py_func]
+    return cache_folder() / name
+
+
+def compatibility(py_func: Callable[..., Any]) -> dict[str, str]:
+    """What compiled code of `py_func` is only good for: numba's version, goldeval's (the kernel's helpers and
+    constants from other modules change with it), Python's ABI tag, the CPU numba compiles for (target,
+    name, features: what numba records with each compiled signature), and the content of the kernel's
+    source file. Imports numba: called when compiling."""
+    import numba
+
+    return {"numba": numba.__version__, "goldeval": _version(), "python": sys.implementation.cache_tag,
+            "cpu": _cpu(), "source": source_stamp(py_func.__code__.co_filename)}
+
+
+@functools.cache
+def source_stamp(path: str) -> str:
+    """The fingerprint of a kernel's source file ("" for code with no file, which numba does not cache)."""
+    return file_fingerprint(Path(path)) if Path(path).is_file() else ""
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("goldeval")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
+
+
+def _cpu() -> str:
+    """The target, CPU name and features numba compiles for (`NUMBA_CPU_NAME` and `NUMBA_CPU_FEATURES`
+    included), as numba's code generator says them; the host's as llvmlite sees it should numba move that."""
+    try:
+        from numba.core.registry import cpu_target
+
+        return " ".join(cpu_target.target_context.codegen().magic_tuple())
+    except Exception:  # noqa: BLE001 - pragma: no cover - numba's internals moved
+        import platform
+
+        from llvmlite import binding
+
+        return f"{platform.machine()} {binding.get_host_cpu_name()} {binding.get_host_cpu_features().flatten()}"
 
 
 def compiled(py_func: Callable[..., Any], *, nbytes: int | None = None) -> Any:
@@ -90,12 +154,16 @@ def compiled(py_func: Callable[..., Any], *, nbytes: int | None = None) -> Any:
     compiled it."""
     if not (available() if nbytes is None else wanted(nbytes)):
         return None
-    folder = cache_folder()
-    key = (py_func, str(folder))
+    key = (py_func, str(cache_folder()))
     with _LOCK:
-        if key not in _KERNELS:
-            _KERNELS[key] = _compile(py_func, folder)
-        return _KERNELS[key]
+        kernel = _KERNELS.get(key)
+    if kernel is None:
+        folder = kernel_folder(py_func)
+        with _LOCK:
+            if key not in _KERNELS:
+                _KERNELS[key] = _compile(py_func, folder)
+            kernel = _KERNELS[key]
+    return kernel
 
 
 def _compile(py_func: Callable[..., Any], folder: Path) -> Any:
@@ -122,6 +190,9 @@ def _folder_cache(py_func: Callable[..., Any], folder: Path) -> Any:
         def __init__(self, func: Any, py_file: str) -> None:
             super().__init__(func, py_file)
             self._cache_path = str(folder)
+
+        def get_source_stamp(self) -> str:  # the content, not the modification time (see the module's doc)
+            return source_stamp(self._py_file)
 
         @classmethod
         def from_function(cls, func: Any, py_file: str) -> Any:

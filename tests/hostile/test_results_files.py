@@ -180,25 +180,28 @@ def test_serve_shows_a_replaced_broken_file_in_the_page_and_keeps_the_last_resul
     server = make_server(ResultsFiles([results]), port=0)
     start_in_thread(server)
     try:
-        shown = _files(server.url)
+        token = server.RequestHandlerClass.token  # type: ignore[attr-defined]  # as the page sends it
+        shown = _files(server.url, token)
         for case, edit, says in BROKEN:
             _break(results, edit)
-            error = json.loads(_get(server.url + "version"))["error"] or ""
+            error = json.loads(_get(server.url + "api/version", token))["error"] or ""
             assert "could not reload" in error and says in error, (case, error)
-            assert _files(server.url) == shown  # the last good results stay on screen, over a live connection
+            assert _files(server.url, token) == shown  # the last good results stay on screen, over a live connection
             results.write_bytes(good)
-            assert json.loads(_get(server.url + "version"))["error"] is None, case
+            assert json.loads(_get(server.url + "api/version", token))["error"] is None, case
     finally:
         server.shutdown()
         server.server_close()
 
 
-def _files(url: str) -> Any:
-    return json.loads(_get(url + "results.json"))["files"]
+def _files(url: str, token: str) -> Any:
+    return json.loads(_get(url + "api/results.json", token))["files"]
 
 
-def _get(url: str) -> bytes:
-    with urllib.request.urlopen(url, timeout=HANG_GUARD) as response:
+def _get(url: str, token: str) -> bytes:
+    """The page's data at `url`, read as the page reads it: with the session token."""
+    with urllib.request.urlopen(urllib.request.Request(url, headers={"X-Goldeval-Token": token}),
+                                timeout=HANG_GUARD) as response:
         assert response.status == 200
         body: bytes = response.read()
         return body

@@ -93,7 +93,8 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         token = re.search(rb'name="goldeval-token" content="([^"]+)"', body)
         assert token, body[:500]
         if not write:  # the pool's first item
-            write = "/api/pool/items/" + json.loads(_request(port, "GET", "/api/pool/items")[1])["items"][0]["id"]
+            items = _request(port, "GET", "/api/pool/items", headers={"X-Goldeval-Token": token.group(1)})[1]
+            write = "/api/pool/items/" + json.loads(items)["items"][0]["id"]
         yield Page(request.param, proc, port, token.group(1).decode(), write, golden, stderr)
     finally:
         proc.send_signal(signal.SIGINT)
@@ -147,7 +148,8 @@ def _assert_one_line_error(status: int, body: bytes, expected: int, *needles: st
 def _assert_alive_and_quiet(page: Page) -> None:
     """The server still answers its page, and nothing it said was a traceback."""
     assert _request(page.port, "GET", HOME[page.kind])[0] == 200
-    assert _request(page.port, "GET", "/results.json" if page.kind == "serve" else f"/api/{page.kind}/items")[0] == 200
+    assert _request(page.port, "GET", "/api/results.json" if page.kind == "serve" else f"/api/{page.kind}/items",
+                    headers={"X-Goldeval-Token": page.token.encode()})[0] == 200
     err = page.err()
     assert "Traceback" not in err and all(line.startswith("goldeval") for line in err.splitlines()), err
 
@@ -185,9 +187,9 @@ def test_a_non_ascii_token_is_a_wrong_token(page: Page, token: str) -> None:
 def test_a_golden_set_turned_to_junk_answers_with_its_error(page: Page) -> None:
     page.golden.write_bytes(JUNK)
     if page.kind == "pool":
-        status, body = _request(page.port, "GET", "/api/pool/items")
+        status, body = _request(page.port, "GET", "/api/pool/items", headers={"X-Goldeval-Token": page.token.encode()})
     elif page.kind == "serve":
-        status, body = _request(page.port, "GET", "/lifecycle.json")
+        status, body = _request(page.port, "GET", "/api/lifecycle.json", headers={"X-Goldeval-Token": page.token.encode()})
     else:  # review reads the golden set when a question is accepted into it
         status, body = _post(page, b'{"action": "accept"}')
     error = _assert_one_line_error(status, body, 400 if page.kind == "review" else 500)

@@ -92,7 +92,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     from goldeval.cli.guard import run_guarded
 
-    return run_guarded(args.func, args)  # errors, signals and bugs: an exit code and one line, no traceback
+    return run_guarded(_command, args)  # errors, signals and bugs: an exit code and one line, no traceback
+
+
+def _command(args: argparse.Namespace) -> int:
+    """The command, with `--json -` making its JSON all of stdout (`cli.output`); stdout is back before the
+    guard sees how it ended (a reader that went away is stdout's, not stderr's)."""
+    from goldeval.cli.output import json_on_stdout
+
+    with json_on_stdout(args):
+        return int(args.func(args))
 
 
 if __name__ == "__main__":  # pragma: no cover

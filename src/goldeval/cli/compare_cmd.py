@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from goldeval.cli import COMMANDS
 from goldeval.cli import options as flags
+from goldeval.cli.output import check_json_out, write_json
 from goldeval.errors import EXIT_OK
 from goldeval.store.workspace import default_workspace
 from goldeval.textsafe import safe_console, warn
@@ -76,9 +77,10 @@ def run(args: argparse.Namespace) -> int:
     from goldeval.store.atomic import check_writable
 
     check_settings(resamples=args.resamples, confidence=args.confidence, power=0.8)
-    for out, flag in ((args.json, "--json"), (args.markdown, "--markdown")):
-        if out is not None:  # an output that cannot be written fails now, not after the resampling (issue 9)
-            check_writable(out, what=f"{flag} output")
+    # an output that cannot be written fails now, not after the resampling (issue 9)
+    check_json_out(args.json)
+    if args.markdown is not None:
+        check_writable(args.markdown, what="--markdown output")
     cards, labels = _load(args.results, args.workspace)
     report = compare_cards(cards, labels, gate=args.fail_if_worse, metrics=args.metric or None, seed=args.seed,
                            resamples=args.resamples, confidence=args.confidence)
@@ -122,8 +124,7 @@ def _write(args: argparse.Namespace, data: dict[str, object], markdown: str | No
     from goldeval.store.atomic import write_atomic
 
     if args.json:
-        write_atomic(args.json, dumps_strict(data))
-        print(f"goldeval: wrote {args.json}", file=sys.stderr)
+        write_json(args.json, dumps_strict(data))  # a file, or `--json -`: stdout
     if args.markdown:
         write_atomic(args.markdown, change_markdown(change) if change is not None else markdown or "")
         print(f"goldeval: wrote {args.markdown}", file=sys.stderr)

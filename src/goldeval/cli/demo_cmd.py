@@ -64,17 +64,16 @@ def _how_to_add_minilm() -> str:
 
 def run(args: argparse.Namespace) -> int:
     from goldeval.cli.eval_cmd import parse_ks
+    from goldeval.cli.output import check_json_out, save_json
     from goldeval.corpus.stdlib import build_stdlib_corpus
     from goldeval.evaluation import evaluate
     from goldeval.golden.demo import demo_golden_path, drop_unavailable
     from goldeval.golden.io import load_golden
     from goldeval.report.terminal import render
     from goldeval.stats.annotate import compare
-    from goldeval.store.atomic import check_writable
     from goldeval.store.workspace import Workspace
 
-    if args.json is not None:
-        check_writable(args.json, what="--json output")
+    check_json_out(args.json)
     Workspace.at(args.workspace).check()  # the demo corpus, runs and statistics are kept there (issue 9)
     started = time.perf_counter()
     from goldeval.progress import progress_callback
@@ -101,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         workspace=None if args.no_cache else args.workspace)
     card.golden["shipped"] = True  # inside goldeval, not a file of the user's: pages offer no command that edits it
     if args.json:
-        card.save(args.json)
+        save_json(args.json, card.save)  # a file, or `--json -`: stdout
     render(card, show_misses=not args.no_misses)
     if evaluated is golden:
         from goldeval.synth.demo import ENABLE_HINT

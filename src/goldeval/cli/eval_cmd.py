@@ -43,7 +43,9 @@ retriever specs (`goldeval docs retrieval` has the full grammar):
                              re-score BASE's top N with dense:MODEL, hf:ORG/NAME (a hub CrossEncoder),
                              ce:FOLDER (a CrossEncoder folder) or module:function, e.g.
                              rerank:bm25>hf:cross-encoder/ms-marco-MiniLM-L-6-v2?top=100, or a rerank
-                             API, api:MODEL?url=URL[&format=cohere|tei&key_env=VAR]
+                             API, api:MODEL?url=URL[&format=cohere|tei&key_env=VAR]; a hub repository
+                             with code of its own needs &trust_remote_code=true; hf:, ce: and api:
+                             scores are kept in the workspace: a re-run scores only new pairs
   run:FILE                   a saved TREC run file
   module:function            your own search(question, k) -> ids or (id, score) pairs
   module:object              a LangChain or LlamaIndex retriever (or index) as it is;
@@ -229,8 +231,9 @@ def run(args: argparse.Namespace) -> int:
 
     card = run_eval(args)
     if args.json:  # the user's outputs first: a history that cannot be written must not cost them
-        card.save(args.json)
-        print(f"goldeval: wrote {args.json}", file=sys.stderr)
+        from goldeval.cli.output import save_json
+
+        save_json(args.json, card.save)  # a file, or `--json -`: stdout
     if args.markdown:
         from goldeval.report.markdown import scorecard_markdown
         from goldeval.store.atomic import write_atomic
@@ -289,11 +292,13 @@ def _record(card: Scorecard, workspace: Path) -> None:
 
 def preflight(args: argparse.Namespace) -> None:
     """Every output and the workspace must be writable before the evaluation starts (issue 9)."""
+    from goldeval.cli.output import check_json_out
     from goldeval.retrievers.base import spec_prefix
     from goldeval.store.atomic import check_writable
     from goldeval.store.workspace import Workspace
 
-    for flag in ("json", "markdown", "qrels", "run"):
+    check_json_out(getattr(args, "json", None))
+    for flag in ("markdown", "qrels", "run"):
         out = getattr(args, flag, None)
         if out is not None:
             check_writable(out, what=f"--{flag} output")

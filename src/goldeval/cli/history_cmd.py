@@ -90,10 +90,9 @@ def run_list(args: argparse.Namespace) -> int:
         if flags.bare_json(args.json):  # the old stdout form, for one release
             print(text)
             return 0
-        from goldeval.store.atomic import write_atomic
+        from goldeval.cli.output import write_json
 
-        write_atomic(args.json, text + "\n")
-        print(f"goldeval: wrote {args.json}", file=sys.stderr)
+        write_json(args.json, text + "\n")  # a file, or `--json -`: stdout
     table = Table(title=f"runs in {history.path}", title_justify="left", show_edge=False, pad_edge=False)
     for column in ("run", "created", "golden set", "version", "corpus", "retrievers", "tags"):
         table.add_column(column)
@@ -111,16 +110,15 @@ def run_trend(args: argparse.Namespace) -> int:
     from rich.markup import escape
     from rich.table import Table
 
+    from goldeval.cli.output import write_json
     from goldeval.history.trend import trend_payload
     from goldeval.scorecard.io import dumps_strict
-    from goldeval.store.atomic import write_atomic
 
     history = _history(args)
     metric = args.metric or _default_metric(history)
     data = trend_payload(history, metric=metric, version=args.golden_version)
     if args.json:
-        write_atomic(args.json, dumps_strict(data))
-        print(f"goldeval: wrote {args.json}", file=sys.stderr)
+        write_json(args.json, dumps_strict(data))  # a file, or `--json -`: stdout
     version = "unfrozen" if data["golden_version"] is None else f"version {data['golden_version']}"
     table = Table(title=f"{metric} over {len(data['runs'])} run(s) on golden set {version}", title_justify="left",
                   show_edge=False, pad_edge=False)

@@ -194,5 +194,6 @@ def _write(args: argparse.Namespace, data: dict[str, Any]) -> None:
         write_atomic(args.labels, "".join(redact(json.dumps(x, ensure_ascii=False)) + "\n" for x in data["labels"]))
         print(f"goldeval: wrote {len(data['labels'])} machine label(s) to {args.labels}", file=sys.stderr)
     if args.json:
-        write_atomic(args.json, redact(dumps_strict(data)))
-        print(f"goldeval: wrote {args.json}", file=sys.stderr)
+        from goldeval.cli.output import write_json
+
+        write_json(args.json, redact(dumps_strict(data)))  # a file, or `--json -`: stdout

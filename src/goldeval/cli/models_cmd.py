@@ -34,10 +34,9 @@ def run(args: argparse.Namespace) -> int:
         if flags.bare_json(args.json):  # the old stdout form, for one release
             sys.stdout.write(text)
             return 0
-        from goldeval.store.atomic import write_atomic
+        from goldeval.cli.output import write_json
 
-        write_atomic(args.json, text)
-        print(f"goldeval: wrote {args.json}", file=sys.stderr)
+        write_json(args.json, text)  # a file, or `--json -`: stdout (the table goes to stderr then)
     from goldeval.textsafe import safe_console
 
     render_models(rows, safe_console())  # a model folder's name is the user's text

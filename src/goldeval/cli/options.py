@@ -97,7 +97,8 @@ OPTIONS: dict[str, Option] = {o.dest: o for o in (
     _o("--no-cache", "compute again, even where the workspace holds the result of unchanged inputs",
        action="store_true"),
     # outputs
-    _o("--json", "write JSON to OUT (a file, written atomically)", kind="path", metavar="OUT"),
+    _o("--json", "write JSON to OUT (a file, written atomically), or to stdout with `--json -` (then the JSON "
+       "is all stdout holds: tables and notes go to stderr)", kind="path", metavar="OUT"),
     _o("--markdown", "write Markdown (for a pull-request comment) to OUT", kind="path", metavar="OUT"),
     _o("--html", "write one self-contained HTML file to OUT", kind="path", metavar="OUT"),
     _o("--out", "the file to write", kind="path", metavar="FILE"),
@@ -197,7 +198,8 @@ def bare_json(value: object) -> bool:
         return False
     from goldeval.textsafe import warn
 
-    warn("--json without OUT is renamed --json OUT (a file); printing to stdout goes in the next release")
+    warn("--json without OUT is renamed --json OUT (a file), or --json - for stdout; the bare form goes in the "
+         "next release")
     return True
 
 

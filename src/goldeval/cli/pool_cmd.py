@@ -87,6 +87,12 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0 <= args.port <= 65535:
         raise InputError(f"--port {args.port} is not a port number", value=args.port, hint="use 1-65535, or 0 for a free port")
+    from goldeval.cli.output import check_json_out, to_stdout
+
+    if args.list and to_stdout(args.json):
+        raise InputError("--list and --json - both print on stdout", value="-",
+                         hint="write the JSON to a file (--json pool.json), or leave --list out")
+    check_json_out(args.json)
     golden_file = GoldenFile(args.golden, judge=args.by)
     golden = golden_file.load()
     loaded = [load_results(ref, args.workspace) for ref in args.results]
@@ -95,11 +101,10 @@ def run(args: argparse.Namespace) -> int:
         labels = list(args.results)
     pool = make_pool([card for card, _ in loaded], labels, golden, k=args.depth, corpus=args.corpus)
     if args.json:
+        from goldeval.cli.output import write_json
         from goldeval.scorecard.io import dumps_strict
-        from goldeval.store.atomic import write_atomic
 
-        write_atomic(args.json, dumps_strict(pool.to_dict()))
-        print(f"goldeval: wrote {args.json}", file=sys.stderr)
+        write_json(args.json, dumps_strict(pool.to_dict()))  # a file, or `--json -`: stdout
     if args.list:
         from goldeval.textsafe import tsv_row
 

@@ -64,8 +64,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def payload_from_args(args: argparse.Namespace, cards: list[Scorecard] | None = None) -> dict[str, object] | ResultsFiles:
     """What the page shows: the given results files (re-read when they change, so an open page follows
-    re-runs of `goldeval eval --json`), or the payload of a fresh evaluation with eval's options (its
-    scorecard appended to `cards` when given)."""
+    re-runs of `goldeval eval --json`), or the payload of a fresh evaluation with eval's options. The
+    scorecards shown (those the files held, or the fresh one) are appended to `cards` when given."""
     from goldeval.report.page import results_payload
     from goldeval.web.live import ResultsFiles
 
@@ -76,7 +76,10 @@ def payload_from_args(args: argparse.Namespace, cards: list[Scorecard] | None = 
                 hint="goldeval serve results.json [--golden golden.jsonl, to fix labels]   or   "
                 "goldeval serve --corpus docs/ --golden golden.jsonl",
             )
-        return ResultsFiles(args.results, extra=_judges_of(args))
+        source = ResultsFiles(args.results, extra=_judges_of(args))
+        if cards is not None:  # the scorecards it read: the pool is made from them, not from a second read
+            cards.extend(source.cards)
+        return source
     if args.golden is None:
         raise InputError(
             "nothing to serve: no results file and no golden set",
@@ -88,8 +91,9 @@ def payload_from_args(args: argparse.Namespace, cards: list[Scorecard] | None = 
     if cards is not None:
         cards.append(card)
     if args.json:
-        card.save(args.json)
-        print(f"goldeval: wrote {args.json}", file=sys.stderr)
+        from goldeval.cli.output import save_json
+
+        save_json(args.json, card.save)  # a file, or `--json -`: stdout (the serving line goes to stderr then)
     return {**results_payload([card.to_dict()], names=[Path(args.golden).name]), **_judges_of(args)}
 
 
@@ -113,16 +117,15 @@ def fixes_golden(golden: Path | None) -> Path | None:
 
 
 def pool_store(args: argparse.Namespace, golden: Path, cards: list[Scorecard]) -> PoolStore | None:
-    """The /pool page's data: the unjudged passages of the results' top POOL_K, judged into `golden`
-    (the JSONL set label fixes go into); None when every one is judged."""
+    """The /pool page's data: the unjudged passages of the top POOL_K of `cards` (the scorecards the page
+    shows, read once by `payload_from_args`), judged into `golden` (the JSONL set label fixes go into);
+    None when every one is judged."""
     from goldeval.cli.pool_cmd import POOL_K, make_pool
-    from goldeval.history.db import load_results
     from goldeval.judging.edits import GoldenFile
     from goldeval.web.pool import PoolStore
 
     labels = [Path(args.golden).name]
     if args.results:
-        cards = [load_results(str(path), args.workspace)[0] for path in args.results]
         labels = [path.name for path in args.results]
         labels = labels if len(set(labels)) == len(labels) else [str(path) for path in args.results]
     file = GoldenFile(golden, judge=args.by)

@@ -53,7 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     flags.add(parser, "model", more="the model dial of dense and hybrid, e.g. minilm-l3,wordllama", **dial)
     for name, example in (("fusion", "rrf,norm"), ("weight", "0.3,0.5,0.7"), ("rerank", "0,50")):
         parser.add_argument(f"--{name}", metavar="LIST", help=f"values of the {name} dial, e.g. {example}")
-    flags.shown(parser.add_argument("--reranker", metavar="SPEC", help="what --rerank uses: dense:MODEL, ce:FOLDER or module:function"),
+    flags.shown(parser.add_argument("--reranker", metavar="SPEC", help="what --rerank uses: dense:MODEL, hf:ORG/NAME, ce:FOLDER, "
+                                    "api:MODEL?url=URL (a rerank API, priced on the cost axis) or module:function"),
                 "dense:minilm")
     file = "the sweep file's, else "
     flags.add(parser, "k", more="a new k searches nothing", default=None, shown=file + "1,5,10")
@@ -80,6 +81,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from goldeval.cli.output import check_json_out
     from goldeval.corpus import load_corpus
     from goldeval.errors import EXIT_OK, EXIT_RAN_WITH_ERRORS
     from goldeval.golden.io import load_golden
@@ -94,9 +96,9 @@ def run(args: argparse.Namespace) -> int:
                          hint="pass --corpus PATH --golden FILE, or a sweep file with corpus = and golden =")
     workspace = Workspace.at(args.workspace)
     workspace.check()
-    for out, what in ((args.json, "sweep JSON"), (args.html, "sweep view")):
-        if out is not None:
-            check_writable(out, what=what)  # now, not after an hour of searching
+    check_json_out(args.json, "sweep JSON")  # now, not after an hour of searching
+    if args.html is not None:
+        check_writable(args.html, what="sweep view")
     corpus = load_corpus(settings.corpus)
     golden = load_golden(settings.golden, corpus=corpus)
     if args.dry_run:  # what the grid's API models would be sent, and nothing sent
@@ -152,11 +154,10 @@ def _inputs(args: argparse.Namespace) -> tuple[Any, Any]:
 
 
 def _write(args: argparse.Namespace, result: Any) -> None:
-    from goldeval.store.atomic import write_atomic
-
     if args.json:
-        write_atomic(args.json, json.dumps(result.to_dict(), indent=1, ensure_ascii=False, default=str))
-        print(f"goldeval: wrote {args.json}", file=sys.stderr)
+        from goldeval.cli.output import write_json
+
+        write_json(args.json, json.dumps(result.to_dict(), indent=1, ensure_ascii=False, default=str))
     if args.html:
         from goldeval.report.sweep_html import write_sweep_html
 

@@ -28,7 +28,8 @@ STYLE_LINK = '<link rel="stylesheet" href="style.css">'
 DATA_TAG = '<script id="goldeval-data" type="application/json"></script>'
 CSP_MARK = "<!--goldeval:csp-->"
 TOKEN_MARK = "<!--goldeval:token-->"
-"""Where a served page gets its session token for label fixes; the offline file has none (it writes nothing)."""
+"""Where a served page gets its session token (sent with its data reads and label fixes); the offline
+file has none: it reads nothing from a server and writes nothing."""
 TITLE_TAG = "<title>goldeval scorecard</title>"
 
 

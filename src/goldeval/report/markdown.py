@@ -14,7 +14,7 @@ from typing import Any
 from goldeval.metrics.definitions import Metric
 from goldeval.report.grid import UNMEASURED
 from goldeval.report.sections import misses_text, unmeasured_of
-from goldeval.report.terminal import headline_line, synthetic_title, table_metrics, title_lines
+from goldeval.report.terminal import api_lines, headline_line, synthetic_title, table_metrics, title_lines
 from goldeval.scorecard.model import RetrieverResult, Scorecard
 from goldeval.scorecard.statistics import Comparison
 from goldeval.stats.diagnosis import CAUSES
@@ -68,6 +68,8 @@ def scorecard_markdown(card: Scorecard, *, title: str = "goldeval scorecard") ->
 
     judged = [f"_{line}_" for line in judged_lines(card, markdown=True)]  # judged@k, ranges, label fixes
     lines += ["", *judged] if judged else []  # a blank line: right under a table, it would be a table row
+    cost = [f"_{md_text(line)}_" for line in api_lines(card)]  # what each API model used and cost, as the terminal
+    lines += ["", *cost] if cost else []
     stats = card.statistics
     if stats is not None and any(r.intervals for r in card.retrievers):
         lines += ["", f"_(low–high): {round(stats.confidence * 100)}% {stats.method}, "

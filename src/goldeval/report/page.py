@@ -29,12 +29,13 @@ def static_text(name: str) -> str:
 
 
 def results_payload(
-    sources: Sequence[str | Path | Mapping[str, Any]], names: Sequence[str] | None = None
+    sources: Sequence[str | Path | Mapping[str, Any] | Scorecard], names: Sequence[str] | None = None
 ) -> dict[str, Any]:
     """The JSON the page reads: `{"files": [{"name": ..., "data": <scorecard dict>}, ...], "differences": ...}`.
 
-    Each source is a results file path (read and checked with `Scorecard.load`) or a scorecard dict
-    (`Scorecard.to_dict()`); both go through `Scorecard` so the page always sees the documented keys.
+    Each source is a results file path (read and checked with `Scorecard.load`), a scorecard dict
+    (`Scorecard.to_dict()`) or a `Scorecard` already loaded (one read of a file serves the page and the pool);
+    all go through `Scorecard` so the page always sees the documented keys.
     Several sources are several result files: the page can compare retrievers across them.
     `differences["i|j"]` is B − A for the page's runs i (A) and j (B), numbered file by file in retriever
     order (`goldeval.scorecard.curves.differences`): the Compare tab shows them, computing nothing.
@@ -49,7 +50,9 @@ def results_payload(
     files: list[dict[str, Any]] = []
     cards: list[Scorecard] = []
     for i, source in enumerate(sources):
-        if isinstance(source, Mapping):
+        if isinstance(source, Scorecard):
+            card, default = source, f"results {i + 1}"
+        elif isinstance(source, Mapping):
             card = Scorecard.from_dict(dict(source))
             default = f"results {i + 1}"
         else:
@@ -77,10 +80,11 @@ def page_dict(card: Scorecard) -> dict[str, Any]:
     - the `k` of each miss diagnosis (goldset 0.1 diagnosed at the largest computed k and did not say so);
     - `views`: what the page shows prepared in Python (`goldeval.report.lifecycle`): the leakage figures
       with their labels and the synthetic-vs-hand metric gap, formatted; how many results came back and
-      what that leaves unmeasured, and the question's words in each snippet (`goldeval.report.page_views`).
+      what that leaves unmeasured, the question's words in each snippet, and what each API model used and
+      cost (`goldeval.report.page_views`).
     """
     from goldeval.report.lifecycle import leakage_view
-    from goldeval.report.page_views import returned_view, words_view
+    from goldeval.report.page_views import api_view, returned_view, words_view
     from goldeval.stats.offtopic import separability
 
     data = card.to_dict()
@@ -98,7 +102,7 @@ def page_dict(card: Scorecard) -> dict[str, Any]:
                 q["diagnosis"]["k"] = largest
     leakage = leakage_view(data)
     data["views"] = {"leakage": leakage} if leakage else {}
-    data["views"].update(returned=returned_view(card), words=words_view(card))
+    data["views"].update(returned=returned_view(card), words=words_view(card), api=api_view(card))
     return data
 
 

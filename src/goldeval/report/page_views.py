@@ -5,6 +5,9 @@ page only looks it up (issue 18: the page computes no rule of its own):
   it every curve point is unmeasurable, shown with the terminal's word), the terminal's line saying how
   many results came back, and each miss's rank as the tables show it (`>100`, or `not in the 4 returned`
   past a list cut short, or `error`, as the terminal's miss lines say);
+- `api`: per retriever, what each API model it called used and cost (`goldeval.retrievers.usage.api_records`:
+  the records of `config.api`, a hybrid's parts' and `config.reranker.api`, as Python wrote them, dollars
+  included), so the page lists them without walking a configuration of its own;
 - `words`: each question's words and each snippet's words with their spans, so the page marks the
   question's words in a snippet (`goldeval.words`, the rule the pool and review pages use; spans in UTF-16
   code units, as JavaScript counts).
@@ -47,3 +50,13 @@ def words_view(card: Scorecard) -> dict[str, Any]:
     snippets = {sid: {part: [[s, e, st] for s, e, st in page_content_spans(snip.get(part, ""))] for part in ("title", "text")}
                 for sid, snip in card.snippets.items()}
     return {"questions": questions, "snippets": snippets}
+
+
+def api_view(card: Scorecard) -> dict[str, Any]:
+    """`{"retrievers": {name: [record, ...]}}`: each retriever's API usage records (requests, retries, tokens,
+    tokens_estimated, seconds, model, dollars: None where the price table has no price; role), only for
+    retrievers that called an API."""
+    from goldeval.retrievers.usage import api_records
+
+    found = {r.name: api_records(r.config) for r in card.retrievers}
+    return {"retrievers": {name: records for name, records in found.items() if records}}

@@ -130,13 +130,13 @@ def table_notes(card: Scorecard) -> list[str]:
 
 
 def api_lines(card: Scorecard) -> list[str]:
-    """What each API model of the run used and cost, as its config records it (`retrievers.usage`)."""
+    """What each API model of the run used and cost, as its config records it (`retrievers.usage.api_records`:
+    a dense retriever's, a hybrid's parts', a reranker's)."""
+    from goldeval.retrievers.usage import api_records
+
     lines = []
     for r in card.retrievers:
-        reranker = r.config.get("reranker")
-        for used in (r.config.get("api"), reranker.get("api") if isinstance(reranker, dict) else None):
-            if not isinstance(used, dict):
-                continue
+        for used in api_records(r.config):
             retried = f" ({used.get('retries')} retried)" if used.get("retries") else ""
             guessed = f" (+{used.get('tokens_estimated'):,} estimated)" if used.get("tokens_estimated") else ""
             cost = "no price in the table" if used.get("dollars") is None else f"${used['dollars']:,.4f} at list price"

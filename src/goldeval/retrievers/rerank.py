@@ -17,6 +17,14 @@ Spec grammar:
 - `top`: how many base results to re-score (default 50). Results ranked below `top` keep the base
   order beneath the reranked ones (their scores are shifted below the lowest reranked score).
 - `batch_size`: pairs (cross-encoder) or texts (bi-encoder) per model call.
+- `trust_remote_code`: a hub CrossEncoder whose repository defines its model in its own Python code.
+
+Scores of a cross-encoder (`hf:`, `ce:`) and of a rerank API are kept in the workspace's rerank score cache
+(`store.cache.ScoreCache`), keyed by the reranker's identity (`Scorer.cache_key`: the model's commit or files,
+or the API's model, URL and format) and by each (query text, passage text) pair, stored a chunk of questions
+at a time as they are scored: a re-run, or a run after one was killed, scores only the pairs not scored
+before. A bi-encoder's vectors are in the embedding cache already; a function's scores are not kept (its
+code may change under the same name).
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ import numpy as np
 
 from goldeval.corpus.model import Passage
 from goldeval.errors import InputError, require
+from goldeval.fingerprint import fingerprint
 from goldeval.limits import NUMBERS
 from goldeval.retrievers.base import BuildContext, Retriever, build_retriever
 from goldeval.retrievers.dense import encoder_identity, passage_text
@@ -37,8 +46,9 @@ from goldeval.retrievers.encoders.base import Encoder, cached_encode, threads
 from goldeval.retrievers.encoders.hub import HubModel, is_hub_name
 from goldeval.retrievers.options import Option, OptionSet, split_spec, split_top, unwrap
 from goldeval.run import Run
-from goldeval.store.cache import EmbeddingCache
+from goldeval.store.cache import EmbeddingCache, ScoreCache
 from goldeval.store.workspace import Workspace
+from goldeval.textsafe import redact
 from goldeval.types import PassageId, QuestionId
 
 OPTIONS = OptionSet("rerank", "rerank:BASE>RERANKER[?top=50&batch_size=N]", (
@@ -57,37 +67,49 @@ OPTIONS = OptionSet("rerank", "rerank:BASE>RERANKER[?top=50&batch_size=N]", (
            high=NUMBERS["concurrency"].high),
     Option("prices", "path", "a price table of your own for a rerank API's dollars (unset: $GOLDEVAL_PRICES, else "
            "goldeval's)"),
+    Option("trust_remote_code", "bool", "run a hub cross-encoder repository's own Python code (hf:ORG/NAME); only "
+           "for a repository you trust, at a pinned @REVISION (unset: false)"),
 ))
 API_OPTIONS = ("url", "key_env", "timeout", "concurrency", "prices")
 """Options only a rerank API (`api:MODEL`) takes."""
 
 ScoreFn = Callable[[str, list[str]], Sequence[float]]
 """A user's reranker: `score(query, texts) -> one score per text`, higher is better."""
+CROSS_ENCODER_CHUNK = 32
+"""Questions a cross-encoder scores, then stores in the rerank score cache, at a time."""
 
 
 class Scorer(Protocol):
     name: str
     config: dict[str, object]
+    cache_key: str | None
+    """What the scores depend on, for the rerank score cache (`goldeval.fingerprint` of the model's identity);
+    None: its scores are not kept."""
+    cache_chunk: int
+    """Questions scored, then stored, at a time: what a killed run keeps."""
 
-    def score(self, items: list[tuple[str, list[Passage]]]) -> list[list[float]]:
-        """For each (query, candidates), one score per candidate."""
+    def score(self, items: list[tuple[str, list[str]]]) -> list[list[float]]:
+        """For each (query, candidate texts), one score per candidate."""
         ...
 
 
 class FunctionScorer:
     """Calls the user's `score(query, texts)` once per question."""
 
+    cache_key: str | None = None  # the user's code may change under the same name: never kept
+    cache_chunk = 1
+
     def __init__(self, fn: ScoreFn, name: str = "function") -> None:
         self.fn, self.name = fn, name
         self.config: dict[str, object] = {"kind": "function", "target": name}
 
-    def score(self, items: list[tuple[str, list[Passage]]]) -> list[list[float]]:
+    def score(self, items: list[tuple[str, list[str]]]) -> list[list[float]]:
         out = []
-        for query, passages in items:
-            scores = [float(s) for s in self.fn(query, [passage_text(p) for p in passages])]
-            if len(scores) != len(passages):
+        for query, texts in items:
+            scores = [float(s) for s in self.fn(query, texts)]
+            if len(scores) != len(texts):
                 raise InputError(
-                    f"reranker {self.name!r} returned {len(scores)} scores for {len(passages)} texts",
+                    f"reranker {self.name!r} returned {len(scores)} scores for {len(texts)} texts",
                     hint="return one score per text, in the order given",
                 )
             out.append(scores)
@@ -97,6 +119,9 @@ class FunctionScorer:
 class BiEncoderScorer:
     """The offline fallback: cosine similarity under a stronger bi-encoder, vectors cached."""
 
+    cache_key: str | None = None  # its vectors are in the embedding cache; a score is one dot product
+    cache_chunk = 1
+
     def __init__(self, encoder: Encoder, workspace: Workspace) -> None:
         self.encoder = encoder
         self.name = f"dense:{encoder.name}"
@@ -104,15 +129,14 @@ class BiEncoderScorer:
         self.config: dict[str, object] = {"kind": "dense", **encoder_identity(encoder),
                                           "batch_size": getattr(encoder, "batch_size", None)}
 
-    def score(self, items: list[tuple[str, list[Passage]]]) -> list[list[float]]:
-        unique = {p.id: p for _, passages in items for p in passages}
-        ids = list(unique)
-        pvecs = cached_encode(self.cache, self.encoder, [passage_text(unique[i]) for i in ids], "passage")
+    def score(self, items: list[tuple[str, list[str]]]) -> list[list[float]]:
+        unique = list(dict.fromkeys(t for _, texts in items for t in texts))
+        pvecs = cached_encode(self.cache, self.encoder, unique, "passage")
         qvecs = cached_encode(self.cache, self.encoder, [q for q, _ in items], "query")
-        row = {pid: i for i, pid in enumerate(ids)}
+        row = {text: i for i, text in enumerate(unique)}
         return [
-            (pvecs[[row[p.id] for p in passages]] @ qvecs[n]).tolist() if passages else []
-            for n, (_, passages) in enumerate(items)
+            (pvecs[[row[t] for t in texts]] @ qvecs[n]).tolist() if texts else []
+            for n, (_, texts) in enumerate(items)
         ]
 
 
@@ -120,16 +144,26 @@ class CrossEncoderScorer:
     """A sentence-transformers CrossEncoder (a folder, or a hub model at its commit) scoring (query,
     passage) pairs jointly."""
 
+    cache_chunk = CROSS_ENCODER_CHUNK
+
     def __init__(self, folder: Path, *, batch_size: int = 32, hub: HubModel | None = None) -> None:
+        from goldeval.retrievers.encoders.registry import package_version
+        from goldeval.retrievers.encoders.st import folder_identity
+
         if not folder.is_dir():
             raise InputError("cross-encoder folder not found", path=folder, hint="pass a CrossEncoder folder saved with .save()")
         self.folder, self.batch_size, self.hub = folder, batch_size, hub
         self.name = hub.name if hub else f"ce:{folder.name}"
         self.config: dict[str, object] = {"kind": "cross-encoder", "folder": str(folder), "batch_size": batch_size,
                                           **({"model_hub": hub.identity()} if hub else {})}
+        # the commit (a hub model) or the files (a folder), and the library that runs them; not the batch size,
+        # as the embedding cache's key leaves it out
+        weights = hub.identity() if hub else folder_identity(folder)
+        self.cache_key: str | None = fingerprint({"reranker": "cross-encoder", **weights,
+                                                  "sentence-transformers": package_version("sentence-transformers")})
         self._model: Any = None
 
-    def score(self, items: list[tuple[str, list[Passage]]]) -> list[list[float]]:
+    def score(self, items: list[tuple[str, list[str]]]) -> list[list[float]]:
         if self._model is None:
             st = require("sentence_transformers", extra="st", purpose="the cross-encoder reranker",
                          package="sentence-transformers")
@@ -140,14 +174,14 @@ class CrossEncoderScorer:
             if self.hub is None:
                 self._model = st.CrossEncoder(str(self.folder), device="cpu", local_files_only=True)
             else:
-                self._model = load_hub(st.CrossEncoder, self.hub)
-        pairs = [(q, passage_text(p)) for q, passages in items for p in passages]
+                self._model = load_hub(st.CrossEncoder, self.hub, spec=f"rerank:BASE>{self.hub.name}")
+        pairs = [(q, t) for q, texts in items for t in texts]
         flat = np.asarray(self._model.predict(pairs, batch_size=self.batch_size, show_progress_bar=False), dtype=np.float64)
         flat = flat.reshape(len(pairs), -1)[:, -1] if len(pairs) else flat
         out, start = [], 0
-        for _, passages in items:
-            out.append(flat[start : start + len(passages)].tolist())
-            start += len(passages)
+        for _, texts in items:
+            out.append(flat[start : start + len(texts)].tolist())
+            start += len(texts)
         return out
 
 
@@ -155,12 +189,21 @@ class RerankRetriever:
     """Base retriever, then `scorer` over the top `top` results of each question."""
 
     def __init__(self, base: Retriever, scorer: Scorer, passages: Sequence[Passage], *, top: int = 50,
-                 name: str | None = None) -> None:
+                 name: str | None = None, workspace: Workspace | None = None) -> None:
         if top < 1:
             raise InputError(f"rerank top must be >= 1, got {top}", value=top)
         self.base, self.scorer, self.top = base, scorer, top
         self.passages: dict[PassageId, Passage] = {p.id: p for p in passages}
         self.name = name or f"rerank:{base.name}>{scorer.name}"
+        key = getattr(scorer, "cache_key", None)
+        self.score_cache = ScoreCache(workspace, key, slug=scorer.name, about=_about(scorer)) \
+            if workspace is not None and key else None
+        """The rerank score cache of this reranker (None: its scores are not kept, or no workspace)."""
+
+    def without_score_cache(self) -> RerankRetriever:
+        """The same retriever scoring every pair afresh: what the sweep times, so a configuration's latency is
+        its reranker's time, not a cache's read."""
+        return RerankRetriever(self.base, self.scorer, list(self.passages.values()), top=self.top, name=self.name)
 
     @property
     def config(self) -> dict[str, object]:
@@ -178,7 +221,7 @@ class RerankRetriever:
         # function's or a run file's) keeps its base order below the reranked block.
         items = [(queries[q], [self.passages[pid] for pid, _ in base_run.results[q][: self.top] if pid in self.passages])
                  for q in qids]
-        scores = self.scorer.score(items)
+        scores = self._score([(query, [passage_text(p) for p in candidates]) for query, candidates in items])
         run = Run(self.name, errors=dict(base_run.errors))
         for qid, (_, candidates), new in zip(qids, items, scores, strict=True):
             reranked = [(p.id, s) for p, s in zip(candidates, new, strict=True)]
@@ -193,6 +236,19 @@ class RerankRetriever:
             tail = [(pid, floor - 1.0 - i) for i, (pid, _) in enumerate(rest)]
             run.add(qid, reranked + tail)
         return run.top(top_k)
+
+    def _score(self, items: list[tuple[str, list[str]]]) -> list[list[float]]:
+        """The scorer's scores of `items`, through the rerank score cache where it has one."""
+        if self.score_cache is None:
+            return self.scorer.score(items)
+        return self.score_cache.get_or_score(items, self.scorer.score, chunk=self.scorer.cache_chunk)
+
+
+def _about(scorer: Scorer) -> dict[str, object]:
+    """What the score cache's folder says its key stands for, for people: the reranker's configuration
+    without its usage counters (a URL's password redacted; the key's variable name, never the key)."""
+    return {"reranker": scorer.name, **{k: redact(str(v)) if k == "url" else v for k, v in scorer.config.items()
+                                        if k not in ("api", "batch_size")}}
 
 
 def parse(rest: str) -> tuple[str, str, dict[str, str]]:
@@ -219,6 +275,10 @@ def build(rest: str, ctx: BuildContext) -> RerankRetriever:
     spec = f"rerank:{rest}"
     base_spec, reranker, own = parse(rest)
     values = OPTIONS.resolve(own, ctx.options, spec=spec)
+    trusted = values.flag("trust_remote_code")
+    if trusted and not is_hub_name(reranker):
+        raise InputError(f"trust_remote_code in {spec!r} is for a hub cross-encoder (hf:ORG/NAME), not {reranker!r}",
+                         value=spec, hint="drop it: only a hub repository brings code of its own")
     if reranker.startswith("api:"):
         from goldeval.retrievers.rerank_api import ApiScorer
 
@@ -228,13 +288,16 @@ def build(rest: str, ctx: BuildContext) -> RerankRetriever:
         if given:
             raise InputError(f"{', '.join(given)} in {spec!r} is for a rerank API (api:MODEL?url=...), not "
                              f"{reranker!r}", value=spec, hint="drop it, or rerank with api:MODEL?url=URL")
-        scorer = make_scorer(reranker, ctx, batch_size=values.whole("batch_size"))
+        scorer = make_scorer(reranker, ctx, batch_size=values.whole("batch_size"), trust_remote_code=trusted)
     base = build_retriever(base_spec, ctx)
-    return RerankRetriever(base, scorer, ctx.passages, top=values.whole("top") or 50, name=spec)
+    return RerankRetriever(base, scorer, ctx.passages, top=values.whole("top") or 50, name=spec,
+                           workspace=Workspace.at(ctx.workspace))
 
 
-def make_scorer(reranker: str, ctx: BuildContext, *, batch_size: int | None = None) -> Scorer:
-    """`dense:MODEL`, `hf:ORG/NAME` (a hub CrossEncoder), `ce:PATH`, a CrossEncoder folder, or `module:function`."""
+def make_scorer(reranker: str, ctx: BuildContext, *, batch_size: int | None = None,
+                trust_remote_code: bool = False) -> Scorer:
+    """`dense:MODEL`, `hf:ORG/NAME` (a hub CrossEncoder; `trust_remote_code` lets its repository's own code
+    run), `ce:PATH`, a CrossEncoder folder, or `module:function`."""
     if reranker.startswith("dense:"):
         from goldeval.retrievers.encoders.registry import shared_encoder
 
@@ -243,9 +306,11 @@ def make_scorer(reranker: str, ctx: BuildContext, *, batch_size: int | None = No
         return BiEncoderScorer(encoder, workspace)
     batch_size = batch_size or 32
     if is_hub_name(reranker):
+        from dataclasses import replace
+
         from goldeval.retrievers.encoders.hub import resolve
 
-        hub = resolve(reranker)
+        hub = replace(resolve(reranker), trust_remote_code=trust_remote_code)
         return CrossEncoderScorer(hub.folder, batch_size=batch_size, hub=hub)
     if reranker.startswith("ce:"):
         return CrossEncoderScorer(Path(reranker[3:]).expanduser(), batch_size=batch_size)

@@ -6,7 +6,9 @@ Two wire formats, chosen by `format`:
   vLLM's and LiteLLM's `/rerank` (Cohere-compatible).
 - `tei`: Hugging Face Text Embeddings Inference's `POST /rerank` with `{"query", "texts"}`, answered with
   `[{"index", "score"}]`.
-One request per question, `concurrency` (default 4) in flight. The retries, the timeout (default 60 s a
+One request per question, `concurrency` (default 4) in flight; each round of `concurrency` questions is stored
+in the rerank score cache as soon as it is answered (`ApiScorer.cache_key`: the model, the URL and the format),
+so a re-run sends only the pairs not scored before, and a killed run loses at most the round in flight. The retries, the timeout (default 60 s a
 request) and the key are the embedding APIs' rules (`goldeval.remote`): the key comes from the environment
 variable `key_env` names and is sent as a bearer token to `url` only; with no `key_env` no key is sent (a
 local TEI or vLLM). Requests go through httpx (the openai SDK's own HTTP client, extra `api`).
@@ -19,8 +21,8 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from goldeval.corpus.model import Passage
 from goldeval.errors import InputError, require
+from goldeval.fingerprint import fingerprint
 from goldeval.remote.keys import key_from_env
 from goldeval.remote.retry import (
     FatalBackendError,
@@ -32,7 +34,6 @@ from goldeval.remote.retry import (
     classify_status,
     retry_after_seconds,
 )
-from goldeval.retrievers.dense import passage_text
 from goldeval.retrievers.usage import ApiUsage
 from goldeval.textsafe import redact
 
@@ -65,6 +66,11 @@ class ApiScorer:
         self.concurrency = int(options.get("concurrency") or 4)  # type: ignore[call-overload]
         self.prices = str(options["prices"]) if options.get("prices") else None
         self.usage = ApiUsage()
+        # what a score depends on: the model behind the URL, in that wire format; never the key, the timeout
+        # or the concurrency
+        self.cache_key: str | None = fingerprint({"reranker": "api", "model": self.model, "url": self.url,
+                                                  "format": self.format})
+        self.cache_chunk = self.concurrency
         self.policy, self._throttle, self._rng = RetryPolicy(), Throttle(), random.Random(0)
         self._client: Any = None
         self._httpx: Any = None
@@ -84,12 +90,11 @@ class ApiScorer:
             self._client = self._httpx.Client(timeout=self.timeout, headers=headers, follow_redirects=False)
         return self._client
 
-    def score(self, items: list[tuple[str, list[Passage]]]) -> list[list[float]]:
+    def score(self, items: list[tuple[str, list[str]]]) -> list[list[float]]:
         client = self._connect()
         try:
             with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
-                return list(pool.map(lambda item: self._one(client, item[0], [passage_text(p) for p in item[1]]),
-                                     items))
+                return list(pool.map(lambda item: self._one(client, item[0], item[1]), items))
         finally:
             self._note_usage()
 
@@ -114,7 +119,7 @@ class ApiScorer:
         finally:
             self.usage.add(retries=tries[0] - 1)
         scores = self._scores(data, len(texts))
-        self.usage.count_tokens(_reported_tokens(data), [query, *texts], items=len(texts))
+        self.usage.count_tokens(_reported_tokens(data), sent_texts(query, texts), items=len(texts))
         return scores
 
     def _classify(self, exc: BaseException) -> Verdict:
@@ -145,6 +150,12 @@ class ApiScorer:
         return InputError(redact(f"rerank API {self.name} at {self.url}: {message}"), value=self.name,
                           hint=hint or ("check the url, the model name, the format (cohere or tei)"
                                         + (f" and the key in ${self.key_env}" if self.key_env else "")))
+
+
+def sent_texts(query: str, texts: list[str]) -> list[str]:
+    """What one rerank request carries, as its tokens are estimated where the server reports none: the
+    question and each passage (a run's count, and the sweep's cost axis, `sweep.cost.rerank_api_cost`)."""
+    return [query, *texts]
 
 
 def _reported_tokens(data: Any) -> int:

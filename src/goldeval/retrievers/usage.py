@@ -16,7 +16,7 @@ import os
 import threading
 import time
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -108,6 +108,25 @@ class ApiUsage:
         out["dollars"] = dollars(model, self.tokens + self.tokens_estimated, self.requests - self.retries,
                                  prices=prices)
         return out
+
+
+def api_records(config: Mapping[str, object]) -> list[dict[str, object]]:
+    """Every usage record (`ApiUsage.to_dict`) a retriever's resolved configuration holds, each with its
+    `role` (`embedding` or `rerank`): its own `api`, those of its parts (a rerank's `base`, a hybrid's
+    `parts`), then its reranker's. The one walk the terminal, the Markdown report and the page go through."""
+    out: list[dict[str, object]] = []
+    own = config.get("api")
+    if isinstance(own, Mapping):
+        out.append({**own, "role": "embedding"})
+    parts = config.get("parts")
+    for part in [config.get("base"), *(parts if isinstance(parts, list) else [])]:
+        if isinstance(part, Mapping):
+            out.extend(api_records(part))
+    reranker = config.get("reranker")
+    used = reranker.get("api") if isinstance(reranker, Mapping) else None
+    if isinstance(used, Mapping):
+        out.append({**used, "role": "rerank"})
+    return out
 
 
 def price_table(path: str | Path | None = None) -> dict[str, Price]:

@@ -9,7 +9,8 @@ never half of one.
 
 Where it is: `--workspace DIR`, else `$GOLDEVAL_WORKSPACE`, else `./.goldeval` (`default_workspace`,
 the one rule every command and `evaluate()` use). `Workspace.check` runs before an evaluation, so a
-workspace that is a file or cannot be written is one clear error before any work is done.
+workspace that is a file or cannot be written is one clear error before any work is done; it also says,
+once, that an older goldeval's `models/` and `numba/` in it are no longer read and can be deleted.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from goldeval.errors import WriteError
 from goldeval.store.atomic import clean_stale_temps, probe, write_error
-from goldeval.usercache import ENV_CACHE, user_cache
+from goldeval.usercache import ENV_CACHE, note_moved_folders, user_cache
 
 DEFAULT_WORKSPACE = Path(".goldeval")
 ENV_WORKSPACE = "GOLDEVAL_WORKSPACE"
@@ -65,6 +66,7 @@ class Workspace:
                              path=self.root, hint=hint) from None
         for folder, _, _ in os.walk(self.root):  # temp files of writers killed mid-write, anywhere in it
             clean_stale_temps(Path(folder))
+        note_moved_folders(self.root)  # an older goldeval's models/ and numba/: said once, never deleted
 
     def folder(self, *parts: str) -> Path:
         """A sub-folder of the workspace, created on first use; temp files of dead writers are removed."""

@@ -7,7 +7,8 @@ that none looks faster because an earlier one warmed a cache:
 - each embedding model the retriever uses embeds that question alone, fresh (the model's time,
   measured once per model and question in a process: it is the same for every configuration),
 and the two are added. A hybrid adds its parts' latencies and its own fusion time (the parts run one
-after the other); a reranked configuration adds the reranker's time on its base's results. The sample
+after the other); a reranked configuration adds the reranker's time on its base's results, scored afresh
+(never read from the rerank score cache, which holds every pair once the run is done). The sample
 is the same questions for every configuration (`latency_sample`), so per-question sums line up.
 Percentiles are numpy's linear interpolation.
 """
@@ -42,11 +43,13 @@ class Cost:
     latency_p95_ms: float | None = None
     latency_questions: int = 0
     api_tokens: int | None = None
-    """Tokens an API model (dense:openai:, dense:ollama:) is sent for this configuration: every passage once and
-    every question once, estimated (`retrievers.usage.estimate_tokens`) so it does not depend on the cache."""
+    """Tokens the API models of this configuration are sent: an embedding API (dense:openai:, dense:ollama:)
+    every passage once and every question once; a rerank API (`rerank:...>api:MODEL`) one request a question
+    with its top candidates (`rerank_api_cost`); estimated (`retrievers.usage.estimate_tokens`) so it does not
+    depend on the caches."""
     api_dollars: float | None = None
-    """Those tokens at the model's list price (`retrievers.usage.dollars`, data/prices.toml); 0 for local
-    models, None for an API model without a price."""
+    """Those tokens (and a rerank API's requests) at each model's list price (`retrievers.usage.dollars`,
+    data/prices.toml), summed; 0 for local models, None when an API model has no price."""
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -68,6 +71,19 @@ def api_cost(model: str, texts: Sequence[str], prices: str | None = None) -> tup
     return tokens, dollars(model, tokens, 0, prices=prices)
 
 
+def rerank_api_cost(model: str, items: Sequence[tuple[str, Sequence[str]]],
+                    prices: str | None = None) -> tuple[int, float | None]:
+    """(tokens, dollars) of reranking `items` (question, candidate texts) with the rerank API `model`
+    (`api:NAME`) once: one request a question that has candidates, carrying what `rerank_api.sent_texts`
+    says a request carries."""
+    from goldeval.retrievers.rerank_api import sent_texts
+    from goldeval.retrievers.usage import dollars, estimate_tokens
+
+    asked = [(query, list(texts)) for query, texts in items if texts]
+    tokens = sum(estimate_tokens(t) for query, texts in asked for t in sent_texts(query, texts))
+    return tokens, dollars(model, tokens, len(asked), prices=prices)
+
+
 def latency_sample(qids: Sequence[str], *, seed: int = 0, size: int = LATENCY_SAMPLE) -> list[str]:
     """The questions every configuration is timed on: a seeded sample, in golden-set order."""
     if len(qids) <= size:
@@ -79,6 +95,8 @@ def latency_sample(qids: Sequence[str], *, seed: int = 0, size: int = LATENCY_SA
 def measure_latency(retriever: Any, questions: Mapping[str, str], qids: Sequence[str], depth: int) -> dict[str, float]:
     """Milliseconds per sampled question: its search alone, plus each model's fresh embedding of it."""
     encoders = encoders_of(retriever)
+    fresh = getattr(retriever, "without_score_cache", None)  # a reranker's scores, computed, not read back
+    retriever = fresh() if callable(fresh) else retriever
     out: dict[str, float] = {}
     for qid in qids:
         start = time.perf_counter()

@@ -61,10 +61,12 @@ class Cell:
 
     @property
     def spec(self) -> str:
-        """The whole retriever spec: `rerank:(BASE)>RERANKER?top=N` when this cell reranks."""
+        """The whole retriever spec: `rerank:(BASE)>RERANKER?top=N` when this cell reranks (`&top=N` after a
+        reranker's own options, `api:MODEL?url=URL`: a second `?` would end up inside the URL)."""
         if not self.rerank:
             return self.base_spec
-        return f"rerank:({self.base_spec})>{self.reranker}?top={self.rerank}"
+        joined = "&" if "?" in (self.reranker or "") else "?"
+        return f"rerank:({self.base_spec})>{self.reranker}{joined}top={self.rerank}"
 
     @property
     def label(self) -> str:

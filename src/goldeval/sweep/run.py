@@ -107,7 +107,25 @@ def estimate_sweep(grid: Grid, golden: GoldenSet, *, corpus: Corpus, settings: S
             # the latency probes are requests too, when the runs are to be computed (texts to send says so;
             # vectors all cached with runs not stored is the case this undercounts)
             out.append(replace(found, requests=found.requests + (timed if found.texts else 0)))
+    for cell in cells:  # a rerank API: one request a question, then its latency probes and the warm-up
+        if cell.rerank and cell.reranker and cell.reranker.startswith("api:"):
+            passages = list(corpus.passages(parse_chunk_spec(cell.chunking)))
+            for found in estimate([cell.spec], passages, questions, workspace=workspace, options=settings.options):
+                if found.spec == cell.spec:
+                    out.append(_with_probes(found, timed + 1, settings))
     return out
+
+
+def _with_probes(found: Estimate, extra: int, settings: Settings) -> Estimate:
+    """A rerank API's estimate with `extra` requests more (its latency probes, each a question reranked afresh,
+    and the warm-up), each the size of an average request of the run, priced as the run's are."""
+    from goldeval.retrievers.usage import dollars
+
+    tokens = found.tokens + round(found.tokens / max(1, found.requests) * extra)
+    requests = found.requests + extra
+    prices = settings.options.get("prices")
+    return replace(found, requests=requests, tokens=tokens,
+                   dollars=dollars(found.model, tokens, requests, prices=str(prices) if prices else None))
 
 
 def _plan(grid: Grid, cells: list[Cell], golden: GoldenSet, corpus: Corpus, settings: Settings,

@@ -18,12 +18,21 @@ from goldeval.corpus.model import Corpus, Passage
 from goldeval.evaluation import EvalSettings, evaluate
 from goldeval.metrics.definitions import Metric
 from goldeval.retrievers.base import BuildContext, build_retriever
+from goldeval.retrievers.options import split_spec
 from goldeval.runstore import model_key, source_digest
 from goldeval.scorecard.model import Scorecard
 from goldeval.stats.annotate import METHOD, fill_intervals
 from goldeval.stats.stored import read_kept_stats, stats_key, write_kept_stats
 from goldeval.sweep.analysis import heatmaps, pareto_fronts, rank_cells, test_against_best
-from goldeval.sweep.cost import Cost, add, add_latencies, api_cost, measure_latency, percentile
+from goldeval.sweep.cost import (
+    Cost,
+    add,
+    add_latencies,
+    api_cost,
+    measure_latency,
+    percentile,
+    rerank_api_cost,
+)
 from goldeval.sweep.embed import encoder_options
 from goldeval.sweep.grid import Cell
 from goldeval.sweep.history import record_cells
@@ -182,20 +191,34 @@ def _cost(plan: Plan, cell: Cell, fuse_ms: dict[str, float] | None) -> Cost:
 
 
 def _api_cost(plan: Plan, cell: Cell, cost: Cost) -> None:
-    """The tokens and list-price dollars of the cell's API models (`sweep.cost.api_cost`): its passages and
-    questions once each, whatever the embedding cache held."""
+    """The tokens and list-price dollars of the cell's API models: an embedding API's passages and questions
+    once each (`sweep.cost.api_cost`), a rerank API's questions with their candidates from the base run
+    (`sweep.cost.rerank_api_cost`), whatever the caches held."""
     from goldeval.sweep.cache import passages_texts
 
     questions = list(plan.questions.values())
-    tokens = 0
-    dollars: float | None = 0.0
+    prices = plan.settings.options.get("prices")
+    prices = str(prices) if prices else None
+    found: list[tuple[int, float | None]] = []
     for part in cell.parts:
-        if not part.startswith("dense:"):
-            continue
-        model = part[len("dense:"):]
-        used, price = api_cost(model, passages_texts(plan.passages[cell.chunking]) + questions)
-        tokens += used
-        dollars = None if price is None or dollars is None else dollars + price
-    cost.api_tokens, cost.api_dollars = tokens, dollars
-    if dollars is None:
+        if part.startswith("dense:"):
+            found.append(api_cost(part[len("dense:"):], passages_texts(plan.passages[cell.chunking]) + questions,
+                                  prices))
+    if cell.rerank and cell.reranker and cell.reranker.startswith("api:"):
+        found.append(rerank_api_cost(split_spec(cell.reranker)[0], _candidates(plan, cell), prices))
+    cost.api_tokens = sum(tokens for tokens, _ in found)
+    dollars = [d for _, d in found]
+    cost.api_dollars = None if None in dollars else float(sum(d for d in dollars if d is not None))
+    if cost.api_dollars is None:
         cost.notes.append("an API model of this configuration has no price in the table (data/prices.toml)")
+
+
+def _candidates(plan: Plan, cell: Cell) -> list[tuple[str, list[str]]]:
+    """Each question with the texts of the top `cell.rerank` passages of its base run: what the reranker
+    was asked to score (as `RerankRetriever` picks them: ids the passages lack have no text to send)."""
+    from goldeval.retrievers.dense import passage_text
+
+    base = plan.base_run(cell, max(plan.depth, cell.rerank))
+    texts = {p.id: passage_text(p) for p in plan.passages[cell.chunking]}
+    return [(question, [texts[pid] for pid, _ in base.results.get(qid, [])[: cell.rerank] if pid in texts])
+            for qid, question in plan.questions.items()]

@@ -16,11 +16,16 @@ answered, so every page gets the same protections:
   strict Content-Security-Policy (scripts, styles and fetches only from the page's own origin,
   `frame-ancestors 'none'`), `X-Content-Type-Options: nosniff`, `Cache-Control: no-store`,
   `Referrer-Policy: no-referrer`, and no CORS header ever (a preflight is never granted).
-- **Writes from the page only.** A POST must carry the server's session token (one fresh random value per
-  server, in the pages' HTML, sent back as `X-Goldeval-Token`, compared in constant time), a Host header
-  naming this machine, an Origin header (when present) naming this server, and one JSON object of at most
-  64 KiB (`handler.json_body`, the one request reader). Another web site open in the same browser can
-  neither read the token nor send that header without a CORS preflight.
+- **Writes, and the pages' data, from the page only.** A POST, and any request under `/api/` (every
+  page's data lives there, `routes.Routes` refuses a read elsewhere: the scorecard's
+  `GET /api/results.json`, `/api/version` and `/api/lifecycle.json`, the item pages' `GET /api/NAME/items`
+  with the golden set's questions and passages), must carry the server's session token (one fresh random
+  value per server, in every page's HTML, sent back as `X-Goldeval-Token`, compared in constant time), a
+  Host header naming this machine and an Origin header (when present) naming this server
+  (`handler.PageHandler.from_page`, the one check); a POST's body is one JSON object of at most 64 KiB
+  (`handler.json_body`, the one request reader). Another web site open in the same browser can neither
+  read the token nor send that header without a CORS preflight. What lies outside `/api/` is scaffolding
+  (HTML, scripts, styles, the icon), readable so a page can load.
 - **One error answer**: every 4xx and 5xx is one line of JSON, `{"error": "..."}` (`handler.PageHandler`).
 """
 
@@ -35,7 +40,15 @@ from pathlib import Path
 from typing import Any
 
 from goldeval.errors import GoldevalError
-from goldeval.web.handler import BadRequest, PageHandler, PageServer, allowed_hosts, bind, json_body
+from goldeval.web.handler import (
+    API_PREFIX,
+    BadRequest,
+    PageHandler,
+    PageServer,
+    allowed_hosts,
+    bind,
+    json_body,
+)
 from goldeval.web.items import ItemStore, item_page
 from goldeval.web.live import ResultsSource
 from goldeval.web.routes import Page, Routes
@@ -60,11 +73,13 @@ class _Handler(PageHandler):
         # Exact lookup of the raw path (query string dropped): no decoding, no joining, no file system.
         if not self.host_checked():
             raise BadRequest(HTTPStatus.FORBIDDEN, "forbidden: unexpected Host header")
+        if self.route.startswith(API_PREFIX):
+            self.from_page()  # the pages' data, read with the token as it is written; before saying it exists
         answer = self.routes.get(self.route)
         if answer is None and self.route == "/" and self.home != "/":
             return self.answer(HTTPStatus.FOUND, b"", "text/plain", headers={"Location": self.home})
         if answer is None:
-            raise BadRequest(HTTPStatus.NOT_FOUND, "not found")
+            raise BadRequest(HTTPStatus.NOT_FOUND, self.routes.moved.get(self.route, "not found"))
         self.answer(HTTPStatus.OK, *answer)
 
     def answer_post(self) -> None:
@@ -74,7 +89,7 @@ class _Handler(PageHandler):
                              {"Allow": "GET, HEAD"})
         if path in self.routes.off and self.same_page():
             raise BadRequest(HTTPStatus.NOT_FOUND, self.routes.off[path])
-        self.write_allowed()  # before saying whether a write path exists: another site learns nothing
+        self.from_page()  # before saying whether a write path exists: another site learns nothing
         found = self.routes.write(path)
         if found is None:
             raise BadRequest(HTTPStatus.NOT_FOUND, "not found")

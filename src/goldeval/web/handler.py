@@ -42,6 +42,13 @@ SECURITY_HEADERS = (("Cache-Control", "no-store"), ("X-Content-Type-Options", "n
 No Access-Control-* header is ever sent: no other origin may read an answer or send a preflighted write."""
 JSON = "application/json; charset=utf-8"
 TOKEN_HEADER = "X-Goldeval-Token"
+TOKEN_HINT = f'send the content of the page\'s <meta name="goldeval-token"> as {TOKEN_HEADER}'
+"""How a request shows it is the page's: what a refusal, or a moved path, tells a script of the user's own."""
+API_PREFIX = "/api/"
+"""The pages' API: every path under it, read or write, answers only a request from the page itself (its
+session token, Host, Origin: `PageHandler.from_page`), and every page's data lives under it (the scorecard's
+results, version and lifecycle, the item pages' items; `goldeval.web.routes.Routes` refuses a read
+elsewhere). What lies outside it is page scaffolding: HTML, scripts, styles, the icon (docs/web.md, Safety)."""
 MAX_BODY = 64 * 1024
 """Bytes of a POST body: a page's action is a few hundred bytes; a reason is at most 2,000 characters."""
 MAX_DEPTH = 16
@@ -203,12 +210,14 @@ class PageHandler(BaseHTTPRequestHandler):
         """Whether the Host header names this machine (on loopback) and an Origin header, if any, this server."""
         return self.host_checked() and same_origin(self.headers.get("Origin"), self.headers.get("Host"))
 
-    def write_allowed(self) -> None:
-        """Refuse (403) a write that is not from this page: another Host or Origin, or not its session token."""
+    def from_page(self) -> None:
+        """Refuse (403) a request that is not from this page: another Host or Origin, or not its session
+        token. Every POST and every request under `API_PREFIX` goes through it: a page's data (the results,
+        the golden set's questions and passages) is read as it is written, with the token."""
         if not self.same_page():
             raise BadRequest(HTTPStatus.FORBIDDEN, "forbidden: not this page")
         if not token_ok(self.headers.get(TOKEN_HEADER), self.token):
-            raise BadRequest(HTTPStatus.FORBIDDEN, "forbidden: missing or wrong session token")
+            raise BadRequest(HTTPStatus.FORBIDDEN, f"forbidden: missing or wrong session token ({TOKEN_HINT})")
 
     def answer_json(self, status: HTTPStatus, data: Any, headers: dict[str, str] | None = None) -> None:
         self.answer(status, json_bytes(data), JSON, headers)

@@ -6,7 +6,8 @@ GET `/NAME` (its HTML part inside the shared skeleton `items.html`), `/NAME.js`,
 every item page shares (`/items.js`, `/items.css`) and `/api/NAME/items` (the items as JSON); POST
 `/api/NAME/items/<id>` with a JSON action. The files are package data (`goldeval/web/static/`), read once
 and looked up by exact path; the checks every request gets (Host, Origin, session token, the body reader,
-the security headers) are the one server's.
+the security headers) are the one server's: the items, under `/api/`, are read with the token as they are
+written (the page's `fetchItems` sends it).
 """
 
 from __future__ import annotations

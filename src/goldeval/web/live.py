@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from goldeval.errors import GoldevalError
 from goldeval.report.page import payload_json, results_payload
+from goldeval.scorecard.model import Scorecard
 
 
 class ResultsSource(Protocol):
@@ -40,10 +41,13 @@ class ResultsFiles:
 
     def __init__(self, paths: Sequence[str | Path], names: Sequence[str] | None = None,
                  extra: Mapping[str, Any] | None = None) -> None:
-        """`extra`: more keys of the page's payload, fixed for the server's life (`judges`: the Judges tab)."""
+        """`extra`: more keys of the page's payload, fixed for the server's life (`judges`: the Judges tab).
+        `cards`: the scorecards of the last good read, so whoever else needs them at start (the pool of
+        `serve --golden`) takes them from here instead of reading the files again."""
         self.paths = [Path(p) for p in paths]
-        self.names = list(names) if names is not None else None
+        self.names = list(names) if names is not None else [path.name for path in self.paths]
         self.extra = dict(extra or {})
+        self.cards: list[Scorecard] = []
         self._lock = threading.Lock()
         self._count = 0
         self._error: str | None = None
@@ -65,7 +69,9 @@ class ResultsFiles:
             return self._body, str(self._count), self._error
 
     def _read(self) -> bytes:
-        payload = results_payload(self.paths, self.names)
+        cards = [Scorecard.load(path) for path in self.paths]  # each file read once, for the page and the pool
+        payload = results_payload(cards, self.names)
+        self.cards = cards
         self._count += 1
         return payload_json({**payload, **self.extra, "version": str(self._count)}).encode("utf-8")
 

@@ -1,9 +1,12 @@
 """What a page brings to the one server (`goldeval.web.app`): its routes, as exact paths.
 
-A `Page` is data: the files it serves (built once, looked up by exact path), the answers it builds per
-request (`reads`), and the writes it takes (`writes`: a POST path, or a path prefix ending in `/` whose
-rest names an item). The server merges every page's routes into one table and refuses two pages that
-claim one path with different answers, so no request can reach a page it was not meant for.
+A `Page` is data: the files it serves (built once, looked up by exact path: the page's scaffolding,
+HTML, scripts, styles, readable by whoever reaches the server), the answers it builds per request
+(`reads`: the page's data, results, items), and the writes it takes (`writes`: a POST path, or a path
+prefix ending in `/` whose rest names an item). Every read lives under `API_PREFIX`, where the server
+answers only the page itself (`goldeval.web.handler.PageHandler.from_page`): a page cannot put its data
+where the one check does not look. The server merges every page's routes into one table and refuses two
+pages that claim one path with different answers, so no request can reach a page it was not meant for.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from goldeval.web.handler import API_PREFIX
 
 Answer = tuple[bytes, str]
 """A GET's answer: the body and its content type."""
@@ -22,8 +27,9 @@ JSON answer. A ValueError or GoldevalError it raises is the request's 400."""
 @dataclass(frozen=True)
 class Page:
     """One page's routes: `name` (scorecard, pool, review), `path` (where it opens), `files` (exact path ->
-    answer, built once), `reads` (exact path -> a function building the answer per request), `writes`
-    (POST path or prefix -> `Write`), and `off` (POST paths the page has but that are turned off -> why, a 404)."""
+    answer, built once), `reads` (exact path under `API_PREFIX` -> a function building the answer per request),
+    `writes` (POST path or prefix -> `Write`), `off` (POST paths the page has but that are turned off -> why,
+    a 404), and `moved` (GET paths an older goldeval answered -> where they went, a 404 that says so)."""
 
     name: str
     path: str
@@ -31,6 +37,7 @@ class Page:
     reads: Mapping[str, Callable[[], Answer]] = field(default_factory=dict)
     writes: Mapping[str, Write] = field(default_factory=dict)
     off: Mapping[str, str] = field(default_factory=dict)
+    moved: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -42,20 +49,26 @@ class Routes:
     reads: dict[str, Callable[[], Answer]] = field(default_factory=dict)
     writes: dict[str, Write] = field(default_factory=dict)
     off: dict[str, str] = field(default_factory=dict)
+    moved: dict[str, str] = field(default_factory=dict)
 
     def add(self, page: Page) -> None:
-        """Mount a page; a path another page already serves differently is a ValueError (a programming error)."""
-        claimed = {*self.reads, *self.writes, *self.off}
+        """Mount a page; a path another page already serves differently, or a read outside `API_PREFIX` (data
+        the token check would not guard), is a ValueError (a programming error)."""
+        outside = [path for path in page.reads if not path.startswith(API_PREFIX)]
+        if outside:
+            raise ValueError(f"{page.name} reads {outside[0]} outside {API_PREFIX}: its data would answer without the token")
+        claimed = {*self.reads, *self.writes, *self.off, *self.moved}
         for path, answer in page.files.items():
             if path in claimed or self.files.get(path, answer) != answer:
                 raise ValueError(f"two pages serve {path}")
-        for path in (*page.reads, *page.writes, *page.off):
+        for path in (*page.reads, *page.writes, *page.off, *page.moved):
             if path in claimed or path in self.files:
                 raise ValueError(f"two pages serve {path}")
         self.files.update(page.files)
         self.reads.update(page.reads)
         self.writes.update(page.writes)
         self.off.update(page.off)
+        self.moved.update(page.moved)
         self.pages.append(page)
 
     def get(self, path: str) -> Answer | None:

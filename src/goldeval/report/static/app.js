@@ -1,5 +1,5 @@
 /* goldeval scorecard page: state, the controls (retriever, k), the metric table, the address, the update
- * loop and live reload. Hand-written, no dependencies, no network beyond its own results.json.
+ * loop and live reload. Hand-written, no dependencies, no network beyond its own server's data (api/).
  * The other scripts: dom.js (helpers), data.js (every lookup into the results), metrics.js (the metric
  * table and headline), plot.js (the metrics against k), questions.js (the
  * questions table and the details panel), panels.js (compare, off-topic, breakdown), lifecycle.js
@@ -20,7 +20,7 @@
   G.state = state;
 
   // ---------- header, notes, controls ----------
-  /** The golden set's changelog summary: the served set's as it is now (`/lifecycle.json` fixes.changes,
+  /** The golden set's changelog summary: the served set's as it is now (`/api/lifecycle.json` fixes.changes,
    * computed by the server after every fix), else the one the results file recorded. */
   G.goldenChanges = function goldenChanges(file) {
     const live = state.lifecycle && state.lifecycle.fixes && state.lifecycle.fixes.changes;
@@ -249,7 +249,7 @@
   async function poll() {
     const live = $('live');
     try {
-      const response = await fetch('version', { cache: 'no-store' });
+      const response = await G.fetchData('version');
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const info = await response.json();
       if (info.version && info.version !== state.version && apply(await G.loadPayload(), false)) {

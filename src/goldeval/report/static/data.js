@@ -18,7 +18,10 @@
  * - how many results came back, the deepest k that measures something (past it: the terminal's word,
  *   `n/a`) and each miss's rank as the terminal words it (`not in the 4 returned`): `views.returned`
  *   (goldeval.scorecard.depth through goldeval.report.page_views);
- * - the question's words in each snippet: `views.words` (goldeval.words: content stems and spans).
+ * - the question's words in each snippet: `views.words` (goldeval.words: content stems and spans);
+ * - what each API model a retriever called used and cost (requests, tokens, seconds, dollars at list price):
+ *   `views.api` (the records of its `config.api`, its parts' and `config.reranker.api`, through
+ *   goldeval.retrievers.usage.api_records and goldeval.report.page_views).
  */
 'use strict';
 (function (G) {
@@ -45,6 +48,15 @@
   G.metricsOf = (runs) => G.METRICS.concat(G.OPTIONAL.filter((m) => runs.some((run) => typeof (run.r.metrics || {})[m.key] === 'number'))
     .map((m) => ({ ...m, fixed: true })));
 
+  /** The server's session token, from the page's goldeval-token meta tag; '' in the offline file,
+   * which reads nothing from a server and writes nothing. */
+  G.token = () => { const meta = document.querySelector('meta[name="goldeval-token"]'); return meta ? meta.content : ''; };
+
+  /** GET one of the served page's data (`results.json`, `version`, `lifecycle.json`, under `api/`). The
+   * server answers everything under /api/ only to the page itself, reads as writes: the session token goes
+   * with every read, so another site open in the same browser cannot read the results. */
+  G.fetchData = (name) => fetch(`api/${name}`, { cache: 'no-store', headers: { 'X-Goldeval-Token': G.token() } });
+
   /** The payload: inlined in the static report, else fetched from the server. */
   G.loadPayload = async function loadPayload() {
     const tag = G.$('goldeval-data');
@@ -52,8 +64,8 @@
     let payload;
     if (text) payload = JSON.parse(text);
     else {
-      const response = await fetch('results.json', { cache: 'no-store' });
-      if (!response.ok) throw new Error(`could not load results.json (HTTP ${response.status})`);
+      const response = await G.fetchData('results.json');
+      if (!response.ok) throw new Error(`could not load the results (HTTP ${response.status})`);
       payload = await response.json();
     }
     if (!payload || !Array.isArray(payload.files) || !payload.files.length) throw new Error('no results in the payload');
@@ -212,6 +224,11 @@
     const spans = ((words.snippets || {})[sid] || {})[part];
     return Array.isArray(spans) ? spans.filter((w) => wanted.has(w[2])).map((w) => [w[0], w[1]]) : [];
   };
+
+  /** The API usage records of a run, as Python wrote them (`views.api`): [{role, model, requests, retries,
+   * tokens, tokens_estimated, seconds, dollars}], dollars null where the price table has no price; [] when
+   * the run called no API. */
+  G.apiUsageOf = (run) => ((((run.file.data.views || {}).api || {}).retrievers || {})[run.r.name]) || [];
 
   /** How many results per question the file keeps (`top`): the largest computed k. */
   G.keptTop = (run) => Math.max(0, ...(run.file.data.k || []));

@@ -16,7 +16,6 @@
   };
 
   const fixesOf = () => (S().lifecycle && S().lifecycle.fixes) || { enabled: false };
-  const token = () => { const meta = document.querySelector('meta[name="goldeval-token"]'); return meta ? meta.content : ''; };
 
   /** The passage a fix names: the document at doc level, the chunk at chunk level (as the results rank). */
   const keyOf = (hit, run) => (run.file.data.level === 'chunk' ? hit.id : hit.doc || hit.id);
@@ -105,7 +104,7 @@
     try {
       const response = await fetch('api/fix', {
         method: 'POST', cache: 'no-store',
-        headers: { 'Content-Type': 'application/json', 'X-Goldeval-Token': token() },
+        headers: { 'Content-Type': 'application/json', 'X-Goldeval-Token': G.token() },
         body: JSON.stringify(action),
       });
       const answer = await response.json();

@@ -15,11 +15,11 @@
   /** Served by `goldeval serve` (results fetched), or the offline file (results inlined). */
   G.served = () => !$('goldeval-data').textContent.trim();
 
-  /** The lifecycle block: inlined in the offline file (`payload.lifecycle`), else `/lifecycle.json`. */
+  /** The lifecycle block: inlined in the offline file (`payload.lifecycle`), else `/api/lifecycle.json`. */
   G.loadLifecycle = async function loadLifecycle(payload) {
     if (!G.served()) return payload.lifecycle || null;
     try {
-      const response = await fetch('lifecycle.json', { cache: 'no-store' });
+      const response = await G.fetchData('lifecycle.json');
       return response.ok ? await response.json() : null;
     } catch (err) { return null; }
   };

@@ -36,7 +36,33 @@
     const box = clear($('returned-note'));
     for (const line of lines) box.append(el('p', { class: 'returned-line', text: line }));
     box.hidden = !lines.length;
+    renderApiCost(state);
   };
+
+  /** What the API models cost: one row per usage record (`G.apiUsageOf`), the numbers as the results hold
+   * them; dollars at list price, or "no price in the table", as the terminal says it. */
+  function renderApiCost(state) {
+    const box = clear($('api-cost'));
+    const rows = state.runs.flatMap((run) => G.apiUsageOf(run).map((used) => el('tr', { dataset: { run: run.index, role: used.role } },
+      el('td', {}, G.dot(run.color), ` ${run.label}`),
+      el('td', { text: `${used.model} (${used.role})` }),
+      el('td', { class: 'num', dataset: { field: 'requests' }, text: `${count(used.requests)}${used.retries ? ` (${count(used.retries)} retried)` : ''}` }),
+      el('td', { class: 'num', dataset: { field: 'tokens' }, text: `${count(used.tokens)}${used.tokens_estimated ? ` (+${count(used.tokens_estimated)} estimated)` : ''}` }),
+      el('td', { class: 'num', dataset: { field: 'seconds' }, text: `${used.seconds ?? 0} s` }),
+      el('td', { class: 'num', dataset: { field: 'dollars' }, text: typeof used.dollars === 'number' ? `$${used.dollars.toLocaleString('en-US', { minimumFractionDigits: 4, maximumFractionDigits: 4 })} at list price` : 'no price in the table' }))));
+    box.hidden = !rows.length;
+    if (!rows.length) return;
+    const heads = ['retriever', 'API model', 'requests', 'tokens', 'waited', 'cost'];
+    box.append(el('h3', { class: 'sec-title', text: 'What the API calls cost' }),
+      el('table', { class: 'cmp-table api-table' },
+        el('thead', {}, el('tr', {}, heads.map((h, i) => el('th', { class: i > 1 ? 'num' : null, text: h })))), el('tbody', {}, rows)),
+      el('p', { class: 'note', text: 'Requests sent by this run (retries included; a pair or text read from the workspace\'s caches costs none), ' +
+        'tokens as the server counted them (estimated at 4 bytes a token where it did not), dollars at the list prices of goldeval/data/prices.toml ' +
+        '(or your own table): recorded by goldeval in the results, looked up here.' }));
+  }
+
+  /** A whole number with thousands separators, as the terminal writes counts (1,234). */
+  const count = (n) => (typeof n === 'number' ? n.toLocaleString('en-US') : '0');
 
   function runSubtitle(run) {
     const r = run.r;

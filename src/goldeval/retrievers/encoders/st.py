@@ -126,9 +126,10 @@ class SentenceTransformerEncoder(BatchedEncoder):
         return np.asarray(vectors, dtype=np.float32)
 
 
-def load_hub(model_class: Any, hub: HubModel) -> Any:
+def load_hub(model_class: Any, hub: HubModel, *, spec: str | None = None) -> Any:
     """`SentenceTransformer` or `CrossEncoder` of a hub model, at its resolved commit, through huggingface_hub
-    (the user's cache and token; only the cache when HF_HUB_OFFLINE is set)."""
+    (the user's cache and token; only the cache when HF_HUB_OFFLINE is set). `spec` is what the hint tells
+    to add the trust option to (unset: `dense:` and the model)."""
     try:
         return model_class(hub.repo, device="cpu", **hub.load_options())
     except ValueError as exc:  # transformers refuses a repository with its own code unless told to trust it
@@ -136,8 +137,8 @@ def load_hub(model_class: Any, hub: HubModel) -> Any:
             raise
         raise InputError(f"hub model {hub.repo} (commit {hub.commit}) runs Python code of its own, and it was "
                          "not trusted", value=hub.name,
-                         hint=f"read the repository's code, then add ?trust_remote_code=true (dense:{hub.name}"
-                         "?trust_remote_code=true), best with an @REVISION pin") from None
+                         hint=f"read the repository's code, then add ?trust_remote_code=true "
+                         f"({spec or f'dense:{hub.name}'}?trust_remote_code=true), best with an @REVISION pin") from None
     except OSError as exc:  # a file of the commit missing from the cache offline, or a download that failed
         from goldeval.retrievers.encoders.hub import fetch_command
 

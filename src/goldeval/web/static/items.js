@@ -35,6 +35,12 @@ async function failure(response) {
   return `HTTP ${response.status}`;
 }
 
+// GET this page's items. The server answers its API (/api/...) only to the page itself, reads as writes:
+// the session token goes with every request, so another site open in the browser cannot read the items.
+function fetchItems() {
+  return fetch(API, { cache: "no-store", headers: { "X-Goldeval-Token": token } });
+}
+
 function current() { return state.items[state.index]; }
 
 function move(step) {

@@ -1,12 +1,12 @@
 // goldeval pool: judge the unjudged passages of the pooled top k, one at a time, keyboard first.
-// Runs after items.js (state, send, move, el, highlighted, showError); every text goes into the page
+// Runs after items.js (state, fetchItems, send, move, el, highlighted, showError); every text goes into the page
 // through textContent (never innerHTML), as there: a passage holding HTML shows as text.
 "use strict";
 
 const LABELS = { unjudged: "unjudged", relevant: "relevant", not_relevant: "not relevant", not_covered: "not covered" };
 
 async function load(keep) {
-  const response = await fetch(API, { cache: "no-store" });
+  const response = await fetchItems();
   if (!response.ok) { showError(`cannot load the pool: ${await failure(response)}`); return; }
   const payload = await response.json();
   state.items = payload.items || [];

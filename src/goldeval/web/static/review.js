@@ -1,4 +1,4 @@
-// goldeval review: one item at a time, keyboard first. Runs after items.js (state, send, move, el,
+// goldeval review: one item at a time, keyboard first. Runs after items.js (state, fetchItems, send, move, el,
 // highlighted, showError); every text goes into the page through textContent, as there.
 "use strict";
 
@@ -6,7 +6,7 @@ state.editing = false;
 state.payload = null;
 
 async function load() {
-  const response = await fetch(API, { cache: "no-store" });
+  const response = await fetchItems();
   if (!response.ok) { showError(`cannot load the items: ${await failure(response)}`); return; }
   state.payload = await response.json();
   state.items = state.payload.items || [];
