@@ -68,7 +68,7 @@ def minilm_cranfield(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Embed
     questions = golden_all.questions[:N_QUESTIONS]
     golden = GoldenSet(questions, golden_all.qrels.subset(q.id for q in questions), path=golden_all.path)
     workspace = Workspace.at(tmp_path_factory.mktemp("pg-models") / ".goldeval")
-    encoder = load_encoder("minilm", workspace=workspace, progress=False)
+    encoder = load_encoder("minilm", progress=False)
     retriever = DenseRetriever(corpus.passages(), encoder, workspace=workspace)
     queries = encoder.encode([q.question for q in questions], kind="query")
     assert retriever.vectors.shape == (1400, DIM) and queries.shape == (N_QUESTIONS, DIM)

@@ -12,7 +12,6 @@ import goldeval
 from api_standin import standin
 from goldeval.errors import InputError
 from goldeval.retrievers.encoders.registry import load_encoder
-from goldeval.store.workspace import Workspace
 from sweep_fixtures import tiny_corpus, tiny_golden
 
 pytestmark = [pytest.mark.api, pytest.mark.models]
@@ -22,7 +21,7 @@ KEY = "sk-rerank-standin-77aa66bb55cc"
 
 @pytest.fixture(scope="module")
 def minilm(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    return load_encoder("minilm", workspace=Workspace(tmp_path_factory.mktemp("server-ws")), progress=False)
+    return load_encoder("minilm", progress=False)
 
 
 def _eval(spec: str, workspace: Path):  # type: ignore[no-untyped-def]

@@ -18,7 +18,6 @@ import pytest
 
 from api_standin import StandIn, standin
 from goldeval.retrievers.encoders.registry import load_encoder
-from goldeval.store.workspace import Workspace
 from hang_guard import HANG_GUARD, wait_until
 from sweep_fixtures import write_inputs
 
@@ -29,7 +28,7 @@ KEY = "sk-standin-rerank-resume-9f8e7d6c5b4a"
 
 @pytest.fixture(scope="module")
 def minilm(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    return load_encoder("minilm", workspace=Workspace(tmp_path_factory.mktemp("server-ws")), progress=False)
+    return load_encoder("minilm", progress=False)
 
 
 def _command(folder: Path, url: str, workspace: Path, out: Path, *extra: str) -> list[str]:

@@ -15,7 +15,6 @@ import pytest
 
 from api_standin import standin
 from goldeval.retrievers.encoders.registry import load_encoder
-from goldeval.store.workspace import Workspace
 from hang_guard import HANG_GUARD, wait_until
 from sweep_fixtures import write_inputs
 
@@ -26,7 +25,7 @@ KEY = "sk-standin-resume-5a4b3c2d1e0f"
 
 @pytest.fixture(scope="module")
 def minilm(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    return load_encoder("minilm", workspace=Workspace(tmp_path_factory.mktemp("server-ws")), progress=False)
+    return load_encoder("minilm", progress=False)
 
 
 def _command(folder: Path, url: str, workspace: Path, out: Path, *extra: str) -> list[str]:

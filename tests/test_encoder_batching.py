@@ -43,3 +43,43 @@ def test_bucketed_batches_give_each_texts_own_vector(name: str, texts: list[str]
     unsorted = load_encoder(name, progress=False)
     unsorted.sort_by_length = False  # the same batch size in input order: padded to each batch's longest
     np.testing.assert_allclose(batched, unsorted.encode(texts), atol=2e-5)
+
+
+def test_batches_are_sorted_by_the_models_tokens_not_characters() -> None:
+    """A formula is short in characters and long in tokens: sorted by characters it would share a batch with
+    prose of twice its tokens' worth of padding. Counts are checked against the tokenizer file itself."""
+    from tokenizers import Tokenizer
+
+    from goldeval.retrievers.encoders.base import longest_first
+    from goldeval.retrievers.encoders.registry import package_file, registry
+
+    encoder = load_encoder("minilm-l3", progress=False)
+    formula, prose = "dy/dx=3.2e-4*(u_inf-u)", "the boundary layer thickens downstream of the leading edge"
+    too_long = " ".join(["supersonic"] * 400)
+    tokenizer = Tokenizer.from_file(str(package_file(registry()["minilm-l3"].tokenizer)))
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_length=128)
+    expected = [len(tokenizer.encode(t).ids) for t in (formula, prose, too_long)]
+    assert len(formula) < len(prose) and expected[0] > expected[1] and expected[2] == 128
+    assert encoder.batch_sizes([formula, prose, too_long]) == expected
+    assert longest_first(encoder.batch_sizes([prose, formula, too_long]) or []) == [2, 1, 0]
+    assert longest_first([5, 7, 5, 7]) == [1, 3, 0, 2]  # ties keep their input order
+
+
+def test_the_cache_counts_each_text_once_and_gives_the_vectors_of_one_call(
+        texts: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Embedding through the cache chunk by chunk (3 batches a chunk here) cuts the chunks in the encoder's
+    token order, so every batch holds what one call over all the texts batches: the same bytes. The
+    tokenizer counts each text once on that path (the chunks reuse the cache's counts)."""
+    from goldeval.retrievers.encoders import base
+    from goldeval.store.cache import EmbeddingCache
+    from goldeval.store.workspace import Workspace
+
+    monkeypatch.setattr(base, "CHUNK_BATCHES", 3)
+    encoder = load_encoder("minilm-l3", progress=False)
+    counted: list[str] = []
+    count = encoder.token_counts
+    monkeypatch.setattr(encoder, "token_counts", lambda batch: (counted.extend(batch), count(batch))[1])
+    cached = base.cached_encode(EmbeddingCache(Workspace(tmp_path), encoder.key), encoder, texts, "passage")
+    assert sorted(counted) == sorted(set(texts)) and encoder.cache_chunk < len(set(texts))
+    np.testing.assert_array_equal(cached, encoder.encode(texts))

@@ -13,7 +13,6 @@ from goldeval.errors import InputError
 from goldeval.retrievers.encoders import FunctionEncoder, load_encoder
 from goldeval.retrievers.encoders.base import BatchedEncoder
 from goldeval.retrievers.encoders.registry import registry
-from goldeval.store.workspace import Workspace
 
 pytestmark = pytest.mark.models
 
@@ -30,7 +29,7 @@ SMALL_MODELS = ["minilm", "minilm-l3", "wordllama", "e5-small"]
 
 @pytest.fixture(scope="module", params=SMALL_MODELS)
 def encoder(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> BatchedEncoder:
-    return load_encoder(request.param, workspace=Workspace(tmp_path_factory.mktemp("ws")))
+    return load_encoder(request.param)
 
 
 def test_vectors_are_unit_rows_of_the_declared_dimension(encoder: BatchedEncoder) -> None:
@@ -201,3 +200,10 @@ def test_a_corrupt_part_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         st.unpack_split_zip(spec)
     assert "--no-deps" in str(info.value.hint)
     assert not [p for p in (tmp_path / "user-cache" / "models").iterdir() if not p.name.startswith(".")]
+
+
+def test_workspace_decides_nothing_and_warns_for_one_release(tmp_path: Path) -> None:
+    """Model copies live in the user cache: load_encoder's old `workspace=` still works, with a warning."""
+    with pytest.warns(FutureWarning, match=r"load_encoder\(workspace=\.\.\.\) decides nothing .* drop it"):
+        old = load_encoder("minilm-l3", workspace=tmp_path / "ws", progress=False)
+    assert old.key == load_encoder("minilm-l3", progress=False).key and not (tmp_path / "ws").exists()

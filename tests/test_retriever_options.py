@@ -200,17 +200,16 @@ def test_bm25_stem_and_stopwords(tmp_path: Path) -> None:
 
 @pytest.mark.models
 def test_dense_and_rerank_batch_size_threads_and_ann_options_reach_the_model_and_index(tmp_path: Path) -> None:
-    from goldeval.retrievers.encoders.base import set_threads, threads
+    from goldeval.retrievers.encoders.base import threads
 
     before = threads()
-    try:
-        retriever = build_retriever("dense:wordllama?batch_size=2&threads=1&backend=ann&connectivity=8"
-                                    "&expansion_search=20", _ctx(tmp_path))
-        assert threads() == 1
-    finally:
-        set_threads(before)
+    retriever = build_retriever("dense:wordllama?batch_size=2&threads=1&backend=ann&connectivity=8"
+                                "&expansion_search=20", _ctx(tmp_path))
+    assert threads() == before  # the retriever's own option, not the process's
     assert isinstance(retriever, dense.DenseRetriever)
     assert retriever.encoder.batch_size == 2  # type: ignore[attr-defined]
+    assert retriever.encoder.n_threads == 1  # type: ignore[attr-defined]
+    assert retriever.config["options"]["threads"] == 1  # type: ignore[index]
     graph = retriever.index._index  # type: ignore[attr-defined]
     assert (graph.connectivity, graph.expansion_add, graph.expansion_search) == (8, 128, 20)
     assert retriever.config["options"] == {"backend": "ann", "batch_size": 2, "threads": 1, "connectivity": 8,
@@ -277,7 +276,7 @@ def test_an_option_no_retriever_of_the_run_declares_names_them_and_their_keys() 
     with pytest.raises(InputError, match="--option typo=1: no retriever in this run declares it") as info:
         check_run_options(specs, {"typo": "1"}, ["typo"])
     assert info.value.hint is not None and info.value.hint.startswith(
-        f"bm25 takes stem, stopwords, k1, b; dense:minilm takes backend, batch_size, threads, long, "
+        f"bm25 takes stem, stopwords, k1, b; dense:minilm takes backend, batch_size, threads, long, precision, "
         f"query_prefix, passage_prefix, trust_remote_code, base_url, dimensions, key_env, timeout, concurrency, max_batch_tokens, "
         f"prices; {__name__}:search_fn takes timeout")
 

@@ -16,7 +16,6 @@ import pytest
 from api_standin import standin
 from browser_fixtures import browser, open_page, page, screenshot, serving, tiny_corpus, tiny_golden  # noqa: F401
 from goldeval.retrievers.encoders.registry import load_encoder
-from goldeval.store.workspace import Workspace
 
 pytestmark = [pytest.mark.browser, pytest.mark.api, pytest.mark.models]
 
@@ -30,7 +29,7 @@ def evaluated(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any],
     """The tiny evaluation through the stand-in; and how many rerank requests the server answered."""
     from goldeval.evaluation import evaluate
 
-    minilm = load_encoder("minilm", workspace=Workspace(tmp_path_factory.mktemp("server-ws")), progress=False)
+    minilm = load_encoder("minilm", progress=False)
     with standin(minilm) as server:
         rerank = RERANK.format(url=server.url)
         card = evaluate(["bm25", rerank, DENSE, HYBRID], tiny_golden(), corpus=tiny_corpus(), k=(1, 3, 5, 10),

@@ -127,11 +127,11 @@ def cacheable(spec: str, options: Mapping[str, object]) -> bool:
 
 
 def run_key(spec: str, *, passages: str, questions: str, depth: int, options: Mapping[str, object],
-            workspace: Workspace, base: str | None = None) -> str:
+            base: str | None = None) -> str:
     """The stored-run key of `spec` searched to `depth`; `base` is the content key of a rerank's base run."""
     declared = declared_options(spec, options)
     values = [[d.spec, dict(d.values)] for d in declared]
-    identity = [_identity(d.spec, workspace) for d in declared]
+    identity = [_identity(d.spec, d.values) for d in declared]
     return fingerprint(["run", FORMAT, spec, values, identity, passages, questions, depth, base])
 
 
@@ -140,18 +140,21 @@ def run_content(run: StoredRun) -> str:
     return fingerprint(["results", run.depth, sorted(run.results.items()), sorted(run.errors.items())])
 
 
-def _identity(spec: str, workspace: Workspace) -> dict[str, Any]:
+def _identity(spec: str, values: Mapping[str, object]) -> dict[str, Any]:
     prefix = spec_prefix(spec)
     out: dict[str, Any] = {"code": code_digest()}
     if prefix == "bm25":
         out["bm25s"] = _version("bm25s")
     elif prefix == "dense":
-        out["model"] = model_key(split_spec(spec[len("dense:"):])[0], workspace)
+        from goldeval.retrievers.dense import precision_value
+
+        model, own = split_spec(spec[len("dense:"):])
+        out["model"] = model_key(model, precision_value(values, own, model))  # precision=auto: the one it chose
     elif prefix == "rerank":
         from goldeval.retrievers.rerank import parse
 
         reranker = parse(spec[len("rerank:"):])[1]
-        out["reranker"] = (model_key(reranker[len("dense:"):], workspace) if reranker.startswith("dense:")
+        out["reranker"] = (model_key(reranker[len("dense:"):]) if reranker.startswith("dense:")
                            else _hub(reranker) if reranker.startswith("hf:")
                            else _folder(Path(reranker.removeprefix("ce:")).expanduser())
                            if reranker.startswith("ce:") or Path(reranker).expanduser().is_dir() else reranker)
@@ -173,11 +176,12 @@ def _folder(folder: Path) -> object:
     return folder_identity(folder) if folder.is_dir() else str(folder.resolve())
 
 
-def model_key(model: str, workspace: Workspace) -> str:
-    """The embedding cache's key of a model (no weights are loaded to learn it)."""
+def model_key(model: str, precision: str | None = None) -> str:
+    """The embedding cache's key of a model in `precision` (None: its default; auto: the variant it resolves
+    to on this machine). No weights are loaded to learn it."""
     from goldeval.retrievers.encoders.registry import shared_encoder
 
-    return str(shared_encoder(model, workspace=workspace).key)
+    return str(shared_encoder(model, precision=precision).key)
 
 
 def code_digest() -> str:

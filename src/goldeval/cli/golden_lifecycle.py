@@ -107,12 +107,11 @@ def run_suggest(args: argparse.Namespace) -> int:
     from goldeval.golden.suggest import suggest
     from goldeval.judging.edits import now
     from goldeval.retrievers.encoders import load_encoder
-    from goldeval.store.workspace import Workspace
 
     if args.out is not None and args.out.exists() and not args.force:
         raise InputError("refusing to overwrite an existing file", path=args.out, hint="pass --force, or choose another --out")
     golden = load_golden(args.golden)
-    encoder = load_encoder(args.model, workspace=Workspace(args.workspace), progress=sys.stderr.isatty())
+    encoder = load_encoder(args.model, progress=sys.stderr.isatty())
     found = suggest(args.log, golden, lambda texts: encoder.encode(texts, kind="query"), duplicate=args.duplicate,
                     cluster=args.cluster, covered=args.covered, min_count=args.min_count, limit=args.limit)
     masked = ", ".join(f"{n} {kind}" for kind, n in found.masked.most_common()) or "nothing"

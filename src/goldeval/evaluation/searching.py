@@ -100,7 +100,7 @@ class StoredRuns:
         if not cacheable(spec, self.options):
             return None
         return run_key(spec, passages=self.passages, questions=self.questions, depth=self.depth,
-                       options=self.options, workspace=self.workspace)
+                       options=self.options)
 
     def get(self, key: str) -> StoredRun | None:
         stored = self.store.get(key)

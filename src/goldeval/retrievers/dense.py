@@ -1,8 +1,9 @@
 """Dense retrieval: embed passages once (cached in the workspace), search a vector index.
 
-Spec: `dense:MODEL[?backend=exact|ann|pgvector&batch_size=N&threads=N]`, where MODEL is a short
-name from the registry (`goldeval models`), a path to a sentence-transformers folder, or a hub name
-`hf:ORG/NAME[@REVISION]` (encoders/hub.py; `query_prefix`/`passage_prefix` override its family's). The same
+Spec: `dense:MODEL[?backend=exact|ann|pgvector&batch_size=N&threads=N&precision=int8|fp32|auto]`, where
+MODEL is a short name from the registry (`goldeval models`), a path to a sentence-transformers folder, or a
+hub name `hf:ORG/NAME[@REVISION]` (encoders/hub.py; `query_prefix`/`passage_prefix` override its family's);
+`precision` picks a registry model's variant (encoders/precision.py: never chosen by the machine unasked). The same
 options may come from `BuildContext.options` (`--option`, the CLI's `--index`, `--dsn`); the spec
 wins. The backend's own options (`hnsw=true`, `connectivity=32`) are declared by the backend and
 apply only with it (`retrievers.backends`).
@@ -38,14 +39,22 @@ from goldeval.store.workspace import Workspace
 from goldeval.textsafe import warn
 from goldeval.types import QuestionId
 
-OPTIONS = OptionSet("dense", "dense:MODEL[?backend=exact|ann|pgvector&batch_size=N&threads=N&long=max|truncate]", (
+PRECISIONS = ("int8", "fp32", "auto")
+"""What `precision=` takes: a variant by name (models.toml's `precision` and `variants`), or the faster here."""
+
+OPTIONS = OptionSet("dense", "dense:MODEL[?backend=exact|ann|pgvector&batch_size=N&threads=N&long=max|truncate"
+                             "&precision=int8|fp32|auto]", (
     Option("backend", "choice", "vector index: exact (numpy), ann (usearch HNSW) or pgvector (PostgreSQL)", "exact",
            choices=BACKENDS),
     Option("batch_size", "int", "texts per model call (unset: the model's own)", low=1, high=NUMBERS["batch_size"].high),
-    Option("threads", "int", "CPU threads for the model (unset: all cores); taken when the model first loads", low=1,
+    Option("threads", "int", "CPU threads the model runs on for this retriever (unset: every core the process may "
+           "use; e5-small takes it when it first loads)", low=1,
            high=NUMBERS["threads"].high),
     Option("long", "choice", "a passage longer than the model's window: max ranks it by its best window (split along "
            "the model's tokens), truncate embeds its start only, as the model alone would", "max", choices=MODES),
+    Option("precision", "choice", "a model with int8 and float32 variants (minilm) runs this one: auto is the "
+           "faster on this CPU, measured once per machine; the results record which ran (unset: the model's own, "
+           "int8 for minilm, the same on every machine)", choices=PRECISIONS),
     Option("query_prefix", "str", "text put before each question, for a hub model (hf:ORG/NAME): percent-encoded "
            "(query:%20 for a trailing space), none for no prefix (unset: its family's, docs/models.md)"),
     Option("passage_prefix", "str", "text put before each passage, for a hub model, written as query_prefix"),
@@ -174,7 +183,8 @@ class DenseRetriever:
 def dense_config(spec: str, encoder: Encoder, index: VectorIndex, values: Values) -> dict[str, object]:
     """The resolved configuration: model (name, cache key, weights file, package versions), backend,
     every option with the value in effect (the encoder's batch size, the thread count), no password."""
-    options = OPTIONS.effective(values) | {"batch_size": getattr(encoder, "batch_size", None), "threads": threads()}
+    options = OPTIONS.effective(values) | {"batch_size": getattr(encoder, "batch_size", None),
+                                           "threads": getattr(encoder, "n_threads", None) or threads()}
     hub = getattr(encoder, "hub", None)
     for kind in ("query", "passage"):  # a hub model's prefixes in effect (given or its family's); others have none
         if hub is not None:
@@ -185,6 +195,17 @@ def dense_config(spec: str, encoder: Encoder, index: VectorIndex, values: Values
         options["trust_remote_code"] = True
     else:
         options.pop("trust_remote_code", None)
+    model = getattr(encoder, "spec", None)
+    precision_auto = None
+    if model is not None and model.precisions:  # the variant that ran (auto resolved), never "auto"
+        options["precision"] = model.precision
+        if values.get("precision") == "auto":
+            from goldeval.retrievers.encoders.precision import read_decision
+
+            decision = read_decision(model)
+            precision_auto = decision.to_config() if decision is not None else None
+    else:
+        options.pop("precision", None)
     if getattr(encoder, "usage", None) is None:  # the API options mean something for an API model only
         from goldeval.retrievers.encoders.api import API_OPTIONS
 
@@ -194,7 +215,7 @@ def dense_config(spec: str, encoder: Encoder, index: VectorIndex, values: Values
     if options.get("dsn") is not None:
         options["dsn"] = identity.get("dsn", "<hidden>")
     return {"spec": spec, "kind": "dense", **encoder_identity(encoder), "backend": values["backend"],
-            "index": identity, "options": options}
+            "index": identity, "options": options, **({"precision_auto": precision_auto} if precision_auto else {})}
 
 
 def encoder_identity(encoder: Encoder) -> dict[str, object]:
@@ -231,6 +252,21 @@ def api_values(values: Mapping[str, object], own: Mapping[str, str], model: str)
     return given or None
 
 
+def precision_value(values: Mapping[str, object], own: Mapping[str, str], model: str) -> str | None:
+    """The precision asked of `model`, None for its default. An `--option precision=` (for every retriever of
+    the run) is left out for a model without variants, as `api_values` leaves out API options; one in the
+    model's own spec stays, and `load_encoder` refuses it in one line."""
+    from goldeval.retrievers.encoders.registry import registry
+
+    asked = values.get("precision")
+    if asked is None:
+        return None
+    spec = registry().get(model)
+    if "precision" not in own and (spec is None or not spec.precisions):
+        return None
+    return str(asked)
+
+
 def prefix_value(raw: str | None) -> str | None:
     """A prefix option as written in a spec (values are stripped, `&` separates options): percent-decoded,
     `none` for the empty prefix."""
@@ -253,7 +289,6 @@ def build(rest: str, ctx: BuildContext) -> DenseRetriever:
     workspace = Workspace.at(ctx.workspace)
     encoder = shared_encoder(
         model,
-        workspace=workspace,
         batch_size=values.whole("batch_size"),
         threads=values.whole("threads"),
         progress=bool(ctx.options.get("progress", True)),
@@ -261,6 +296,7 @@ def build(rest: str, ctx: BuildContext) -> DenseRetriever:
         passage_prefix=prefix_value(values.text("passage_prefix")),
         api=api_values(values, own, model),
         trust_remote_code=values.flag("trust_remote_code"),
+        precision=precision_value(values, own, model),
     )
     backend = values.text("backend") or "exact"
     retriever = DenseRetriever(ctx.passages, encoder, workspace=workspace, backend=backend, options=values,

@@ -302,7 +302,7 @@ def make_scorer(reranker: str, ctx: BuildContext, *, batch_size: int | None = No
         from goldeval.retrievers.encoders.registry import shared_encoder
 
         workspace = Workspace.at(ctx.workspace)
-        encoder = shared_encoder(reranker[len("dense:"):], workspace=workspace, batch_size=batch_size)
+        encoder = shared_encoder(reranker[len("dense:"):], batch_size=batch_size)
         return BiEncoderScorer(encoder, workspace)
     batch_size = batch_size or 32
     if is_hub_name(reranker):

@@ -287,6 +287,8 @@ def pair_systems(scorecards: Sequence[Scorecard], labels: Sequence[str], *,
         systems = names[0]
         return [(systems[j], systems[i]) for i in range(len(systems)) for j in range(i + 1, len(systems))], []
     baseline = {r.name: s for r, s in zip(scorecards[0].retrievers, names[0], strict=True)}
+    configs = {s: r.config for sc, systems in zip(scorecards, names, strict=True)
+               for r, s in zip(sc.retrievers, systems, strict=True)}
     pairs: list[tuple[str, str]] = []
     notes: list[str] = []
     for sc, systems in zip(scorecards[1:], names[1:], strict=True):
@@ -295,6 +297,7 @@ def pair_systems(scorecards: Sequence[Scorecard], labels: Sequence[str], *,
             same_spec = [b for b in baseline if _spec(b) == _spec(r.name)]
             if r.name in baseline:
                 pairs.append((system, baseline[r.name]))
+                notes.extend(_variant_note(system, configs[system], baseline[r.name], configs[baseline[r.name]]))
             elif len(same_spec) == 1 and same_spec[0] not in later and [_spec(n) for n in later].count(_spec(r.name)) == 1:
                 pairs.append((system, baseline[same_spec[0]]))
                 notes.append(f"{system} is {verb} against {baseline[same_spec[0]]}: the same retriever with other options")
@@ -308,6 +311,21 @@ def pair_systems(scorecards: Sequence[Scorecard], labels: Sequence[str], *,
     if left and pairs:
         notes.append(f"{', '.join(left)} of the baseline {labels[0]} has no namesake in the later file(s)")
     return pairs, notes
+
+
+def _variant_note(system: str, config: Mapping[str, object], baseline: str,
+                  base_config: Mapping[str, object]) -> list[str]:
+    """A pair of one name whose embedding model ran in other precisions (`dense:MODEL?precision=auto` on two
+    machines: int8 on one, fp32 on the other): not the same retriever, so the comparison says so (issue 19).
+    Results made before the precision was recorded are not flagged: what they ran is unknown."""
+    from goldeval.history.changes import config_changes
+
+    changed = [line for line in config_changes(base_config, config)
+               if line.split(": ", 1)[0].endswith("options.precision") and "(none)" not in line]
+    if not changed:
+        return []
+    return [f"{system} embedded in another precision than in the baseline ({'; '.join(changed)}): its vectors "
+            "differ slightly, so part of any difference is the precision's, not the change under test"]
 
 
 def _spec(name: str) -> str:

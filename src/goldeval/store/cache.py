@@ -49,6 +49,8 @@ SCORES = "<f8"
 
 Encode = Callable[[list[str]], np.ndarray]
 """Embeds a list of texts into a float32 matrix, one row per text."""
+Order = Callable[[list[str]], list[int]]
+"""The positions of texts in the order an encoder batches them (bare texts in, a permutation out)."""
 Items = list[tuple[str, list[str]]]
 """(query, passage texts) per question: what a reranker scores."""
 Score = Callable[[Items], list[list[float]]]
@@ -193,15 +195,16 @@ class EmbeddingCache(EntryCache):
         super().__init__(workspace.embeddings / self.folder_name(slug, model_key), model_key, about=about)
 
     def get_or_compute(self, texts: Sequence[str], encode: Encode, *, prefix: str = "", chunk: int | None = None,
-                       by_length: bool = True) -> np.ndarray:
+                       order: Order | None = None) -> np.ndarray:
         """Vectors for `texts`: cached ones read, the rest embedded by `encode` (bare texts), `chunk` at a time,
         each chunk stored as soon as it is embedded (issue 19: a run killed after 752 of 8,457 windows kept
         nothing), so an interrupted run keeps what it computed, or paid an API for.
 
         `prefix` is what the model puts before each text (e5's `query: `); it is part of the key. The missing
-        texts are cut into chunks in the order the encoder batches them (longest first when `by_length`, as
-        `BatchedEncoder` sorts them, stably), so with `chunk` a multiple of its batch size every batch holds
-        the same texts as one call over all of them would: the same vectors, byte for byte.
+        texts are cut into chunks in the order the encoder batches them (`order`: the encoder's own rule,
+        `goldeval.retrievers.encoders.base.cached_encode`; input order without it), so with `chunk` a multiple
+        of its batch size every batch holds the same texts as one call over all of them would: the same
+        vectors, byte for byte.
         """
         self.stats = CacheStats()
         hashes = [text_hash(prefix + t) for t in texts]
@@ -211,10 +214,10 @@ class EmbeddingCache(EntryCache):
             if h not in known and h not in missing:
                 missing[h] = i
         if missing:
-            order = list(missing.items())
-            if by_length:
-                order.sort(key=lambda item: len(prefix + texts[item[1]]), reverse=True)
-            self._fill([([h], texts[i]) for h, i in order], encode, known, chunk or len(order))
+            pending = list(missing.items())
+            if order is not None:
+                pending = [pending[p] for p in order([texts[i] for _, i in pending])]
+            self._fill([([h], texts[i]) for h, i in pending], encode, known, chunk or len(pending))
         self.stats.hits = len(texts) - len(missing)
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from goldeval.corpus.model import Passage
 from goldeval.progress import progress_bar
@@ -46,17 +47,19 @@ def retrieval_texts(plan: Plan, model: str, passages: Sequence[Passage]) -> list
 
     spec = f"dense:{model}"
     long = declared_options(spec, plan.settings.options)[0].values.get("long") or "max"
-    encoder = shared_encoder(model, workspace=plan.workspace, api=api_of(plan, model))
+    encoder = shared_encoder(model, **encoder_options(plan, model))
     return plan_windows([p.id for p in passages], passages_texts(passages), encoder, mode=str(long), label=spec).texts
 
 
-def api_of(plan: Plan, model: str) -> dict[str, object] | None:
-    """The API options (base_url, dimensions, ...) the sweep's settings give `dense:MODEL`, None for a local
-    model: the embed stage must ask the server the run's retrievers ask."""
+def encoder_options(plan: Plan, model: str) -> dict[str, Any]:
+    """What the sweep's settings give `dense:MODEL`'s encoder besides its name: the API options (base_url,
+    dimensions, ...; None for a local model) and the precision (None: the model's own). The embed stage must
+    embed with the encoder the run's retrievers build: the same server, the same variant."""
     from goldeval.retrievers.base import declared_options
-    from goldeval.retrievers.dense import api_values
+    from goldeval.retrievers.dense import api_values, precision_value
 
-    return api_values(declared_options(f"dense:{model}", plan.settings.options)[0].values, {}, model)
+    values = declared_options(f"dense:{model}", plan.settings.options)[0].values
+    return {"api": api_values(values, {}, model), "precision": precision_value(values, {}, model)}
 
 
 def embed_stage(plan: Plan, jobs: Sequence[Job]) -> None:
@@ -67,8 +70,8 @@ def embed_stage(plan: Plan, jobs: Sequence[Job]) -> None:
         return
     tasks: list[EmbedTask] = []
     for model in dict.fromkeys(job[0] for job in jobs):
-        api = api_of(plan, model)
-        encoder = shared_encoder(model, workspace=plan.workspace, api=api)
+        options = encoder_options(plan, model)
+        encoder = shared_encoder(model, **options)
         pools: dict[str, tuple[str, list[str]]] = {}  # prefix -> (kind, texts): a text with one prefix has one vector
         for kind, texts in [("passage", t) for m, t, _ in jobs if m == model] + [
                 ("query", list(plan.questions.values()))]:
@@ -78,7 +81,8 @@ def embed_stage(plan: Plan, jobs: Sequence[Job]) -> None:
         for prefix, (kind, texts) in pools.items():
             shards = max(1, plan.executor.workers * 2, math.ceil(len(set(texts)) / SHARD_TEXTS))
             for shard in shard_texts(texts, prefix=prefix, batch_size=batch, shards=shards):
-                tasks.append(EmbedTask(model, kind, shard, plan.workspace_path, plan.executor.threads, model, api))
+                tasks.append(EmbedTask(model, kind, shard, plan.workspace_path, plan.executor.threads, model,
+                                      options["api"], options["precision"]))
     models = ", ".join(dict.fromkeys(job[0] for job in jobs))
     if plan.progress:
         print(f"goldeval sweep: embedding {sum(len(t.texts) for t in tasks)} texts in {len(tasks)} shard(s) "
@@ -108,7 +112,7 @@ def _record_time(plan: Plan, model: str, chunking: str, texts: set[str], tasks: 
     if not computed:
         return
     computed = min(computed, len(texts))
-    plan.cache.put_embedding_time(plan.embedding_key(model_key(model, plan.workspace), chunking), {
+    plan.cache.put_embedding_time(plan.embedding_key(model_key(model, encoder_options(plan, model)["precision"]), chunking), {
         "seconds": seconds * len(texts) / computed, "texts": len(texts), "computed": computed,
         "estimated": computed < len(texts), "measured_seconds": seconds,
     })

@@ -164,7 +164,7 @@ def _base_runs(plan: Plan) -> None:
     """Stage 3 (and the embeddings it needs, stage 2): every (chunking, bm25 | dense:MODEL) once."""
     needed = sorted({(c.chunking, part) for c in plan.cells for part in c.parts})
     keys = {n: run_key(n[1], passages=plan.passages_key[n[0]], questions=plan.questions_key, depth=plan.base_depth,
-                       options=plan.settings.options, workspace=plan.workspace) for n in needed}
+                       options=plan.settings.options) for n in needed}
     missing = []
     for n in needed:
         stored = plan.cache.get_run(keys[n])
@@ -200,7 +200,7 @@ def _rerank_runs(plan: Plan) -> None:
     for cell in cells:
         base = plan.base_run(cell, max(plan.depth, cell.rerank))
         key = run_key(cell.spec, passages=plan.passages_key[cell.chunking], questions=plan.questions_key,
-                      depth=plan.depth, options=plan.settings.options, workspace=plan.workspace, base=run_content(base))
+                      depth=plan.depth, options=plan.settings.options, base=run_content(base))
         stored = plan.cache.get_run(key)
         if stored is None:
             missing.append((cell, key, base))

@@ -33,6 +33,7 @@ from goldeval.sweep.cost import (
     percentile,
     rerank_api_cost,
 )
+from goldeval.sweep.embed import encoder_options
 from goldeval.sweep.grid import Cell
 from goldeval.sweep.history import record_cells
 from goldeval.sweep.model import CellResult, SweepResult, VsBest
@@ -167,8 +168,9 @@ def _cost(plan: Plan, cell: Cell, fuse_ms: dict[str, float] | None) -> Cost:
         if not part.startswith("dense:"):
             embedding.append(0.0)
             continue
-        record = plan.cache.embedding_time(plan.embedding_key(model_key(part[len("dense:"):], plan.workspace),
-                                                              cell.chunking))
+        model = part[len("dense:"):]
+        record = plan.cache.embedding_time(plan.embedding_key(
+            model_key(model, encoder_options(plan, model)["precision"]), cell.chunking))
         embedding.append(float(record["seconds"]) if record else None)
         if record and record.get("estimated"):
             cost.embedding_estimated = True

@@ -66,6 +66,8 @@ class EmbedTask:
     """Which (model, passages) the shard belongs to, for the embedding-time record."""
     api: dict[str, object] | None = None
     """An API model's options (base_url, dimensions, ...; never a key), as the sweep's settings give them."""
+    precision: str | None = None
+    """The model's precision as the sweep's settings ask it (`dense:MODEL?precision=`; None: its own)."""
 
 
 _WARM: set[str] = set()
@@ -88,7 +90,8 @@ def embed_shard(task: EmbedTask) -> EmbedReport:
     from goldeval.retrievers.encoders.registry import shared_encoder
 
     workspace = Workspace.at(task.workspace)
-    encoder = shared_encoder(task.model, workspace=workspace, threads=task.threads, progress=False, api=task.api)
+    encoder = shared_encoder(task.model, threads=task.threads, progress=False, api=task.api,
+                             precision=task.precision)
     memo = (str(workspace.root.resolve()), encoder.key)  # one cache per process: its entries are read once,
     cache = _CACHES.get(memo)                           # not again for every shard the worker is given
     if cache is None:

