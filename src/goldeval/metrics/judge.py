@@ -154,8 +154,9 @@ def judge_scores(
 READ_CELLS = 1 << 14
 """Scores read per chunk of lists, just before the chunk's judged ids are looked up. Reading a list's
 scores brings its dict's entries and score objects into the CPU caches, so the look-ups that follow
-miss them less (issue 23: with a new str per id, as read from a file, 100k questions x 100, reading
-every score and then looking up cost about 0.35 CPU s, chunk by chunk about 0.26)."""
+miss them less (issue 23, `bench.bench_metrics.read_and_look_up`: 100k questions x 100 with a new str
+per id, as read from a file: 0.22 CPU s chunk by chunk, 0.27 reading every score first; 2^12 to 2^16
+cells a chunk cost the same)."""
 
 
 def _locate(qids: Sequence[str], rows: list[dict[str, float]], num_ret: np.ndarray, cand_owner: np.ndarray,
