@@ -11,20 +11,28 @@ Every tool computes the same five measures (nDCG@10, recall@100, P@10, MRR, MAP)
 - pytrec_eval `RelevanceEvaluator(qrels, measures).evaluate(run)` (trec_eval's C code);
 - ranx `evaluate(Qrels(qrels), Run(run), metrics)` (numba), first call and warm, at 10k only: at 100k
   it takes minutes and more memory than this suite allows (2 GB);
-- a bare Python walk over every (doc, score) of the run: the floor for anything that reads the dicts.
-  With fresh ids the walk is about 3x faster than with shared ones (fresh strs lie in memory in the order
-  it reads them; shared ones are scattered over the 1M-id pool), while goldeval costs the same on both
-  (it touches a run's ids only at the look-ups of judged documents, and reads each judged id once): issue 23
-  measured goldeval / walk at 1.25x shared and 3.4x fresh at 100k, 2.3x and 3.4x at 10k, on a loaded
-  machine. Reading every score of the run (needed to count the scores above a judged document) costs
-  about one walk by itself, so 1.3x the fresh walk is out of reach of a Python reader of the dicts.
+- a bare Python walk over every (doc, score) of the run, keys and values and nothing else: what a user's
+  own minimal pass touches (it leaves out the judgments, which any evaluation reads too: walking the qrels
+  costs another quarter of a walk with fresh ids). With fresh ids the walk is about 4x faster than with
+  shared ones (fresh strs lie in memory in the order it reads them; shared ones are scattered over the
+  1M-id pool), while goldeval costs about the same on both (it touches a run's ids only at the look-ups
+  of judged documents);
+- with fresh ids, the floor of reading the run's dicts as goldeval does (`floor_chunks`, prepared outside
+  the timing): every score of the lists holding a relevant judgment (`read_scores`, `np.fromiter`), then
+  that and each such judged id looked up in its list, a chunk at a time (`read_and_look_up`): no counting,
+  no judgments read, no metric. Issue 23, 100k questions, CPU seconds on a loaded 2-core machine: walk
+  0.15, every score 0.89 walks, with the look-ups 1.52 walks, goldeval 2.70 walks (before this issue's
+  chunked reading: 3.3-3.6); the look-ups cost a cache miss each (the judged id is compared with the run's
+  own str for it), so 1.3x the walk is out of reach of a Python reader of the dicts.
 TREC files: `goldeval trec` (CLI, in-process) beside `pytrec_eval.parse_qrel/parse_run` + evaluate; also
 each one's first call in its fresh process (imports, and numba loading goldeval's compiled reader); on
 files of 4-decimal scores and, realistically, of full-precision scores as Python writes them (`f"{x}"`,
 16 or 17 digits: issue 23 found those 3x slower to read than 4 decimals).
 Each measurement runs in its own process (its data built there, outside the timing), so one tool's
 memory is never another's: the report gives each process's peak memory. Medians of 3, interleaved;
-ratios are what to read on a shared machine. Writes bench/results/metrics.json.
+ratios are what to read on a shared machine; the realistic dicts' line is in CPU seconds, and says
+whether goldeval's means there equal those with shared ids (the same ids and scores, other objects).
+Writes bench/results/metrics.json.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import math
 import platform
 import resource
 import statistics
@@ -40,6 +49,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from itertools import chain, repeat
 from pathlib import Path
 from typing import Any
 
@@ -119,9 +129,54 @@ def run_ranx(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]])
 
 
 def walk(_: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> None:
+    """A user's own minimal pass over the run: every (doc, score) pair, keys and values, and nothing else."""
     for docs in run.values():
         for _doc, _score in docs.items():
             pass
+
+
+Chunks = list[tuple[list[dict[str, float]], int, list[dict[str, float]], list[str]]]
+
+
+def floor_chunks(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> Chunks:
+    """What any reader of the dicts that ranks the judged documents must touch, prepared outside the
+    timing: the lists of the questions with a relevant judgment, cut as `goldeval.metrics.judge` cuts them
+    (`READ_CELLS` scores a chunk), and each relevant judged id with the list it is looked up in."""
+    from goldeval.metrics.judge import READ_CELLS
+
+    chunks: Chunks = []
+    lists: list[dict[str, float]] = []
+    rows: list[dict[str, float]] = []
+    ids: list[str] = []
+    for qid, marks in qrels.items():
+        docs = run.get(qid, {})
+        relevant = [doc for doc, grade in marks.items() if grade >= 1]
+        if not relevant:
+            continue
+        lists.append(docs)
+        rows += [docs] * len(relevant)
+        ids += relevant
+        if sum(map(len, lists)) >= READ_CELLS:
+            chunks.append((lists, sum(map(len, lists)), rows, ids))
+            lists, rows, ids = [], [], []
+    if lists:
+        chunks.append((lists, sum(map(len, lists)), rows, ids))
+    return chunks
+
+
+def read_scores(chunks: Chunks) -> None:
+    """Every score of those lists read into numpy (`np.fromiter`), nothing else: needed to count the
+    scores above each judged document."""
+    for lists, cells, _, _ in chunks:
+        np.fromiter(chain.from_iterable(map(dict.values, lists)), np.float64, cells)
+
+
+def read_and_look_up(chunks: Chunks) -> None:
+    """Every score read and each relevant judged id looked up in its list, a chunk at a time, as
+    goldeval does, nothing counted or assembled: the floor of goldeval's way of reading the dicts."""
+    for lists, cells, rows, ids in chunks:
+        np.fromiter(chain.from_iterable(map(dict.values, lists)), np.float64, cells)
+        np.fromiter(map(dict.get, rows, ids, repeat(math.nan)), np.float64, len(ids))
 
 
 CPU: dict[str, list[float]] = {}
@@ -147,6 +202,7 @@ def measure_dicts(n: int | str) -> dict[str, Any]:
     """walk, goldeval (first call, then warm) and pytrec_eval, interleaved, on the same dicts."""
     qrels, run = synthetic(int(n))
     out: dict[str, Any] = {"goldeval_first_s": timed(run_goldeval, qrels, run)}
+    CPU.clear()  # CPU seconds of the warm calls only
     times: dict[str, list[float]] = {"walk": [], "goldeval": [], "pytrec_eval": []}
     for _ in range(REPEATS):
         for name, fn in (("walk", walk), ("goldeval", run_goldeval), ("pytrec_eval", run_pytrec)):
@@ -155,19 +211,27 @@ def measure_dicts(n: int | str) -> dict[str, Any]:
     out.update(cpu_medians())
     ours, ref = run_goldeval(qrels, run), run_pytrec(qrels, run)
     out["max_abs_diff_vs_pytrec_eval"] = max(abs(ours[m] - ref[m]) for m in METRICS)  # same numbers, or timing means nothing
+    out["means"] = ours
     return out
 
 
 def measure_fresh(n: int | str) -> dict[str, Any]:
     """walk and goldeval on dicts whose every doc id is its own str object, the qrels' ids others again
-    (a run and judgments read from files or a database: the realistic case)."""
+    (a run and judgments read from files or a database: the realistic case), interleaved with the floor:
+    reading every score of the lists goldeval reads, then that and the look-ups (`read_and_look_up`)."""
     qrels, run = synthetic(int(n), fresh_ids=True)
     out: dict[str, Any] = {"goldeval_first_s": timed(run_goldeval, qrels, run)}
-    times: dict[str, list[float]] = {"walk": [], "goldeval": []}
+    out["goldeval_first_cpu_s"] = CPU.pop(run_goldeval.__name__)[0]
+    chunks = floor_chunks(qrels, run)
+    times: dict[str, list[float]] = {"walk": [], "goldeval": [], "read_scores": [], "read_and_look_up": []}
     for _ in range(REPEATS):
-        for name, fn in (("walk", walk), ("goldeval", run_goldeval)):
-            times[name].append(timed(fn, qrels, run))
+        times["walk"].append(timed(walk, qrels, run))
+        times["goldeval"].append(timed(run_goldeval, qrels, run))
+        times["read_scores"].append(timed(read_scores, chunks))
+        times["read_and_look_up"].append(timed(read_and_look_up, chunks))
     out.update({f"{k}_s": statistics.median(v) for k, v in times.items()})
+    out.update(cpu_medians())
+    out["means"] = run_goldeval(qrels, run)
     return out
 
 
@@ -239,13 +303,23 @@ def main() -> None:
               f"{row['goldeval_first_s'] / row['goldeval_s']:.2f}x a warm one)   walk {row['walk_s']:.2f} s   "
               f"pytrec_eval {row['pytrec_eval_s']:.2f} s   {ranx}\n{'':>20}goldeval / walk = {row['goldeval_s'] / row['walk_s']:.2f}x   "
               f"pytrec_eval / goldeval = {row['pytrec_eval_s'] / row['goldeval_s']:.1f}x   max|diff| {row['max_abs_diff_vs_pytrec_eval']:.1e}"
-              f"   peak {row['peak_mb']:,} MB\n{'':>20}realistic: a new str per doc id, the qrels' others again (read from files): goldeval "
-              f"{row['fresh_goldeval_s']:.2f} s, walk {row['fresh_walk_s']:.2f} s: {row['fresh_goldeval_s'] / row['fresh_walk_s']:.2f}x the walk; "
-              f"first call {row['fresh_goldeval_first_s'] / row['fresh_goldeval_s']:.2f}x (peak {row['fresh_peak_mb']:,} MB)", flush=True)  # fmt: skip
+              f"   peak {row['peak_mb']:,} MB", flush=True)  # fmt: skip
+        print_fresh(row)
     for key, full in (("trec_files", False), ("trec_files_full_precision", True)):
         rows[key] = trec_rows(full)
     rows["bench_process_peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
     print(f"\nwrote {write_results('metrics', rows)}")
+
+
+def print_fresh(row: dict[str, Any]) -> None:
+    """The realistic case's line: CPU seconds (they move less than wall time on a shared machine)."""
+    walk_cpu = row["fresh_walk_cpu_s"]
+    print(f"{'':>20}realistic: a new str per doc id, the qrels' others again (read from files), CPU seconds: goldeval "
+          f"{row['fresh_run_goldeval_cpu_s']:.3f} s, walk {walk_cpu:.3f} s: {row['fresh_run_goldeval_cpu_s'] / walk_cpu:.2f}x the walk; "
+          f"first call {row['fresh_goldeval_first_cpu_s'] / row['fresh_run_goldeval_cpu_s']:.2f}x a warm one (peak {row['fresh_peak_mb']:,} MB); "
+          f"same numbers as with shared ids: {'yes' if row['fresh_means'] == row['means'] else 'NO'}\n{'':>20}the floor of "
+          f"reading the run's dicts so (judgments not counted): every score of the lists read {row['fresh_read_scores_cpu_s'] / walk_cpu:.2f}x the walk, with each "
+          f"judged id looked up {row['fresh_read_and_look_up_cpu_s'] / walk_cpu:.2f}x", flush=True)  # fmt: skip
 
 
 def trec_rows(full_precision: bool) -> dict[int, dict[str, Any]]:

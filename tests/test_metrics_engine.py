@@ -94,6 +94,25 @@ def test_nan_score_names_the_right_document_among_several() -> None:
         evaluate_scores(qrels, run, [Metric("mrr")])
 
 
+def test_nan_score_of_an_unjudged_document_is_an_input_error() -> None:
+    # A list holding a judgment to locate is read whole (issue 23), so a NaN anywhere in it is refused,
+    # even when the judged document is not in it: the list cannot be ranked.
+    with pytest.raises(InputError, match="question 'q': document 'b' has score NaN"):
+        evaluate_scores({"q": {"a": 1}}, {"q": {"c": 2.0, "b": float("nan")}}, [Metric("mrr")])
+
+
+@pytest.mark.parametrize("lengths", [(3, 3, 3, 3), (1, 9, 2, 30)])  # one padded block; lists one after the other
+def test_nan_score_in_a_later_chunk_names_its_question(lengths: tuple[int, ...], monkeypatch: pytest.MonkeyPatch) -> None:
+    from goldeval.metrics import judge
+
+    monkeypatch.setattr(judge, "READ_CELLS", 2)  # a chunk per list
+    run = {f"q{i}": {f"d{j}": float(j) for j in range(n)} for i, n in enumerate(lengths)}
+    run["q2"]["d1"] = float("nan")
+    qrels = {q: {"d0": 1} for q in run}
+    with pytest.raises(InputError, match="question 'q2': document 'd1' has score NaN"):
+        evaluate_scores(qrels, run, [Metric("mrr")])
+
+
 def test_long_uneven_rows_rank_correctly() -> None:
     # Rows of very different lengths are padded chunk by chunk; ranks must not leak across rows.
     qrels = {f"q{i}": {f"d{i}-0": 1} for i in range(50)}

@@ -4,6 +4,7 @@ it is an independent reference for every value."""
 
 from __future__ import annotations
 
+import math
 import random
 from pathlib import Path
 
@@ -11,8 +12,10 @@ import numpy as np
 import pytest
 import pytrec_eval
 
+from goldeval.metrics import judge
 from goldeval.metrics.compute import evaluate_ranked, evaluate_scores
 from goldeval.metrics.definitions import Metric
+from goldeval.metrics.ranks import pads_little
 from goldeval.metrics.trec import evaluate_trec, parse_measures, read_qrels, read_run
 from goldeval.ranking import ranked
 
@@ -85,6 +88,46 @@ def test_engine_equals_pytrec_eval(seed: int, ties: bool) -> None:
     assert compared > 100 * len(metrics)
 
 
+def _top_k_case(seed: int) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
+    """Every question's top 30, as a retriever gives them, a few lists shorter or empty; scores with
+    many ties and -inf among them (the dict reader lays such lists out as one block padded with -inf)."""
+    rng = random.Random(seed)
+    pool = [f"doc-{j:03d}" for j in range(60)]
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for i in range(120):
+        qid = f"q{i}"
+        qrels[qid] = {d: rng.choice([-1, 0, 1, 1, 2, 3]) for d in rng.sample(pool, rng.randint(1, 12))}
+        n = 30 if i % 9 else rng.choice([0, 1, 29])
+        run[qid] = {d: rng.choice([-math.inf, 0.5, 1.0, 1.0, 2.0, 3.5]) for d in rng.sample(pool, n)}
+    return qrels, run
+
+
+def _read_lengths(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> np.ndarray:
+    """The lengths of the lists the dict reader reads: those of questions with a relevant judgment."""
+    return np.array([len(run.get(q, {})) for q, marks in qrels.items() if max(marks.values()) >= 1])
+
+
+@pytest.mark.parametrize("read_cells", [judge.READ_CELLS, 1, 45])  # 1: a chunk per list
+@pytest.mark.parametrize("case", ["top k (one padded block)", "ragged (lists one after the other)"])
+def test_dicts_read_in_chunks_equal_pytrec_eval(read_cells: int, case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 23: the reader reads the lists' scores a chunk at a time, just before looking up the chunk's
+    # judged ids; every layout and chunk boundary must give trec_eval's numbers.
+    monkeypatch.setattr(judge, "READ_CELLS", read_cells)
+    qrels, run = _top_k_case(3) if case.startswith("top k") else _random_case(3, ties=True)
+    assert pads_little(_read_lengths(qrels, run)) == case.startswith("top k")
+    reference = _reference(qrels, run)
+    qids, metrics = list(qrels), _metrics()
+    values = evaluate_scores(qrels, run, metrics, qids=qids)
+    compared = 0
+    for metric in metrics:
+        for i, qid in enumerate(qids):
+            expected = _expected(metric, reference[qid]) if qid in reference else 0.0
+            assert values[metric][i] == pytest.approx(expected, abs=1e-12), (metric, qid)
+            compared += qid in reference
+    assert compared > 100 * len(metrics)
+
+
 TREC_MEASURES = ["num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "P", "recall",
                  "Rprec_mult", "ndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
                  "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "iprec_at_recall", "utility", "infAP", "binG", "G", "ndcg_rel", "Rndcg"]  # fmt: skip
@@ -94,9 +137,11 @@ def _v9_cut(point: float, num_rel: float) -> int:
     return int(point * num_rel + 0.9)
 
 
-@pytest.mark.parametrize("ties", [True, False])
-def test_trec_measures_equal_pytrec_eval(ties: bool) -> None:
-    qrels, run = _random_case(7, ties=ties)
+@pytest.mark.parametrize("case", ["ties", "no ties", "top k"])
+def test_trec_measures_equal_pytrec_eval(case: str) -> None:
+    # "top k": every judgment located (bpref and others need them), many per list: the dict reader's
+    # padded block is sorted row by row rather than compared
+    qrels, run = _top_k_case(7) if case == "top k" else _random_case(7, ties=case == "ties")
     run = {q: docs for q, docs in run.items() if docs}
     reference = _reference_all(qrels, run)
     report = evaluate_trec(qrels, run, parse_measures(TREC_MEASURES))
