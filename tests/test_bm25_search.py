@@ -200,3 +200,26 @@ def test_term_ids_the_index_lacks_are_dropped_per_query(kernel: str) -> None:
     clean = bm25_kernel.top_k(postings, [[0, 2], [], [], [1]], 4)
     assert all(np.array_equal(a, b) for a, b in zip(got, clean, strict=True))
     assert got[2].tolist() == [4, 0, 0, 2]  # passages with a term in common, per query
+
+
+def test_a_search_runs_no_garbage_collection_while_it_builds_the_run(kernel: str) -> None:
+    """Regression (issue 23): the Run of 30 questions x 1,000 passages (30,000 (id, score) pairs) was
+    built with the cyclic garbage collector on, ~40 collections, each walking the pairs made so far; with
+    the process's other objects (numba's) a full one now and then cost ~100 ms. Built through
+    Run.ranked_from (the collector paused), at most the one collection after it may run."""
+    import gc
+
+    passages = [Passage(f"p{i:04d}", f"p{i:04d}", t) for i, t in enumerate(["wing flow shock"] * 2000)]
+    retriever = BM25Retriever(passages, stem=False, stopwords=False)
+    questions = {f"q{i}": "wing flow" for i in range(30)}  # few: tokenizing them starts no collection
+    retriever.search({"warm": "wing"}, top_k=1)
+    collections: list[int] = []
+    gc.collect()
+    gc.callbacks.append(start := lambda phase, info: collections.append(info["generation"]) if phase == "start" else None)
+    try:
+        run = retriever.search(questions, top_k=1000)
+    finally:
+        gc.callbacks.remove(start)
+    assert sum(len(hits) for hits in run.results.values()) == 30_000
+    assert len(collections) <= 1, collections
+    assert gc.isenabled()
