@@ -80,7 +80,7 @@ class BM25Retriever:
         )
         k = min(top_k, len(self._ids))
         # Token ids index bm25s' columns directly; words the index never saw are dropped.
-        terms = [[i for i in row if i != self._unk] for row in token_ids]
+        terms = token_ids if self._unk is None else [[i for i in row if i != self._unk] for row in token_ids]
         docs, scores, counts = search_postings(self._postings, terms, k)
         # Ranked by the kernel (no sort); every passage id and score at once, then one (id, score) pair per
         # result through Run.ranked_from, which pauses the cyclic GC: its passes over the 100k pairs of
