@@ -200,3 +200,53 @@ def test_term_ids_the_index_lacks_are_dropped_per_query(kernel: str) -> None:
     clean = bm25_kernel.top_k(postings, [[0, 2], [], [], [1]], 4)
     assert all(np.array_equal(a, b) for a, b in zip(got, clean, strict=True))
     assert got[2].tolist() == [4, 0, 0, 2]  # passages with a term in common, per query
+
+
+@pytest.mark.fast
+def test_numba_and_numpy_top_k_give_the_same_arrays_padding_included(user_cache: Path) -> None:
+    """The numba kernel hands back each query's k best unsorted and numpy sorts them (issue 23): the
+    arrays must be the numpy path's to the last slot, the first passage (index 0, the lowest id) among
+    the results, and the slots past a query's count 0 and 0.0."""
+    passages = _tied_passages(400, seed=8)
+    passages[0] = Passage("!first", "!first", "wing flow shock")  # index 0 and the lowest id: key 0 is "none"
+    retriever = BM25Retriever(passages, stem=False, stopwords=False)
+    rng = np.random.default_rng(9)
+    words = ["wing", "flow", "shock", "heat", "plate", "boundary", "layer", "mach", "lift", "drag", "cone"]
+    queries = [rng.choice(11, size=rng.integers(1, 4)).tolist() for _ in range(60)] + [[], [0, 1, 2]]
+    vocab = retriever._tokenizer.get_vocab_dict()
+    terms = [[vocab[words[w]] for w in q if words[w] in vocab] for q in queries]
+    assert bm25_kernel.compiled() is not None
+    for k in (1, 9, 100, 1000):
+        with_numba = bm25_kernel.top_k(retriever._postings, terms, k)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(bm25_kernel, "compiled", lambda: None)
+            with_numpy = bm25_kernel.top_k(retriever._postings, terms, k)
+        for ours, reference in zip(with_numba, with_numpy, strict=True):
+            assert ours.dtype == reference.dtype and np.array_equal(ours, reference), k
+        docs, scores, counts = with_numba
+        assert 0 in docs[-1, : counts[-1]].tolist()  # "!first" is found for "wing flow shock"
+        past = np.arange(docs.shape[1]) >= counts[:, None]
+        assert not docs[past].any() and not scores[past].any()
+
+
+def test_a_search_runs_no_garbage_collection_while_it_builds_the_run(kernel: str) -> None:
+    """Regression (issue 23): the Run of 30 questions x 1,000 passages (30,000 (id, score) pairs) was
+    built with the cyclic garbage collector on, ~40 collections, each walking the pairs made so far; with
+    the process's other objects (numba's) a full one now and then cost ~100 ms. Built through
+    Run.ranked_from (the collector paused), at most the one collection after it may run."""
+    import gc
+
+    passages = [Passage(f"p{i:04d}", f"p{i:04d}", t) for i, t in enumerate(["wing flow shock"] * 2000)]
+    retriever = BM25Retriever(passages, stem=False, stopwords=False)
+    questions = {f"q{i}": "wing flow" for i in range(30)}  # few: tokenizing them starts no collection
+    retriever.search({"warm": "wing"}, top_k=1)
+    collections: list[int] = []
+    gc.collect()
+    gc.callbacks.append(start := lambda phase, info: collections.append(info["generation"]) if phase == "start" else None)
+    try:
+        run = retriever.search(questions, top_k=1000)
+    finally:
+        gc.callbacks.remove(start)
+    assert sum(len(hits) for hits in run.results.values()) == 30_000
+    assert len(collections) <= 1, collections
+    assert gc.isenabled()

@@ -7,8 +7,9 @@ over all passages at once, the same float32 values bit for bit (`Postings.build`
 sum over its terms, in float32 and in the question's term order, as bm25s adds them. bm25s' numpy
 backend then `argpartition`s all N passages for every question, and its numba backend pushes all N
 through a heap; here only the passages that share a term with the question are tried (for a question
-with common terms, only those at or above a floor the k-th best score cannot be under), and the top k
-is kept in a heap of k, so a question costs its postings plus, at most, one vectorised pass over N.
+with common terms, only those at or above a floor the k-th best score cannot be under), the top k
+is kept in a heap of k, and numpy sorts each question's k at the end, so a question costs its postings
+plus, at most, one vectorised pass over N.
 
 The top k follows the one ranking rule (`goldeval.ranking`): score descending, ties by passage id
 descending (`id_rank` is each passage's position in sorted id order), so cutting at k never splits
@@ -37,16 +38,19 @@ from goldeval import jit
 @dataclass(frozen=True)
 class Postings:
     """A BM25 index as arrays (CSC: term -> passages and their score), plus the passages' rank in id
-    order (for ties)."""
+    order (for ties) and its inverse."""
 
     data: np.ndarray
     indices: np.ndarray
     indptr: np.ndarray
     id_rank: np.ndarray
+    by_rank: np.ndarray
+    """The passages in id order: `by_rank[id_rank[d]] == d`."""
 
     @property
     def nbytes(self) -> int:
-        return int(self.data.nbytes + self.indices.nbytes + self.indptr.nbytes + self.id_rank.nbytes)
+        arrays = (self.data, self.indices, self.indptr, self.id_rank, self.by_rank)
+        return int(sum(a.nbytes for a in arrays))
 
     @classmethod
     def build(cls, tokens: list[list[int]], n_terms: int, ids: list[str], k1: float, b: float) -> Postings:
@@ -68,9 +72,10 @@ class Postings:
         weight = tf64 / (k1 * ((1 - b) + b * lengths[doc] / avg) + tf64)
         data = (idf[term].astype(np.float64) * weight).astype(np.float32)
         indptr = np.concatenate(([0], np.cumsum(df)))
+        by_rank = np.array(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int32)
         id_rank = np.empty(len(ids), dtype=np.int32)
-        id_rank[sorted(range(len(ids)), key=ids.__getitem__)] = np.arange(len(ids), dtype=np.int32)
-        return cls(data, doc.astype(np.int32), indptr.astype(np.int64), id_rank)
+        id_rank[by_rank] = np.arange(len(ids), dtype=np.int32)
+        return cls(data, doc.astype(np.int32), indptr.astype(np.int64), id_rank, by_rank)
 
 
 def top_k(postings: Postings, queries: list[list[int]], k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -89,11 +94,15 @@ def top_k(postings: Postings, queries: list[list[int]], k: int) -> tuple[np.ndar
     if k <= 0 or not len(queries):
         return docs, scores, counts
     kernel = compiled()
-    if kernel is not None:
-        kernel(postings.data, postings.indices, postings.indptr, postings.id_rank, token_ptr, token_ids, k, docs,
-               scores, counts)  # fmt: skip
-    else:
+    if kernel is None:
         _top_k_numpy(postings, token_ptr, token_ids, k, docs, scores, counts)
+        return docs, scores, counts
+    keys = np.zeros((len(queries), k), dtype=np.int64)  # 0: no passage (a kept key is >= 1 << 32)
+    kernel(postings.data, postings.indices, postings.indptr, postings.id_rank, token_ptr, token_ids, k, keys, counts)
+    keys.sort(axis=1)  # numpy's vectorised sort: ~0.1 ms per 1,000 queries of 100, the heap's pops took ~3
+    keys = keys[:, ::-1]  # best first: score bits, then id rank, descending (the one ranking rule)
+    docs[...] = np.where(keys > 0, postings.by_rank[keys & 0xFFFFFFFF], 0)
+    scores.view(np.int32)[...] = keys >> 32
     return docs, scores, counts
 
 
@@ -144,17 +153,21 @@ FLOOR_STEPS = 10
 of one pass over its passages (np.partition, exact, cost ~8 ms more per 1,000 bench queries)."""
 
 
-def _top_k_loop(data, indices, indptr, id_rank, token_ptr, token_ids, k, docs, scores, counts):  # type: ignore[no-untyped-def]  # noqa: ANN001
+def _top_k_loop(data, indices, indptr, id_rank, token_ptr, token_ids, k, keys, counts):  # type: ignore[no-untyped-def]  # noqa: ANN001
     """The numba kernel: per query, add up its terms' postings, then try the candidates in a heap of
-    the k best whose root is the worst kept, then write them best first. Term weights are > 0, so a
-    score of 0 means "no term in common" (never returned). A query with few postings lists the
-    passages it touches: they are the candidates. One with many (common terms) scans every score as
-    bm25s does, but in blocks of `BLOCK` with a vectorised count of the scores at or above a bar, and
-    tries only those: the bar is the heap's root once k are kept (a score under it cannot enter), and
-    before that a floor no top-k score is under, at most the k-th best score among the passages of
-    the query's rarest term with at least k postings (k passages score that much, so the k best do
-    too). Both bars keep ties (>=): the id rank decides at the root. bm25s pushes every score through
-    its heap; here most blocks are skipped after one count, and reset to 0 in the same pass.
+    the k best whose root is the worst kept, and write the heap out as it is: `top_k` sorts each query's
+    k keys with numpy (a vectorised sort; the heap's pops, one sift each, cost a quarter of a query here,
+    in branches the CPU cannot predict; issue 23). The heap is 4-ary: a node's children side by side, the
+    smallest picked without a branch, half the levels of a binary heap (~15% less time per query).
+    Term weights are > 0, so a score of 0 means "no term in common" (never returned). Candidates are
+    tried only at or above a bar: a floor no top-k score is under, at most the k-th best score among the
+    passages of the query's rarest term with at least k postings (k passages score that much, so the k
+    best do too), then the heap's root once k are kept (a score under it cannot enter). A query with few
+    postings lists the passages it touches; one with many (common terms) scans every score as bm25s
+    does, but in blocks of `BLOCK` with a vectorised count of the scores at or above the bar, most blocks
+    skipped after that count and reset to 0 in the same pass; the others are copied out without a branch
+    (written, then counted if at or above the bar). Both bars keep ties (>=): the id rank decides at the
+    root. bm25s pushes every score through its heap.
     A heap entry is one int64 key: the score's float32 bits (a score >= 0 orders as its bits) above
     its id rank, so the one ranking rule is one integer comparison, and a bar is compared as bits."""
     n_docs = id_rank.shape[0]
@@ -162,9 +175,8 @@ def _top_k_loop(data, indices, indptr, id_rank, token_ptr, token_ids, k, docs, s
     touched = np.empty(n_docs, dtype=np.int32)
     values = np.empty(n_docs, dtype=np.float32)
     floor_as_array = np.empty(1, dtype=np.float32)
-    acc_bits, value_bits, score_bits = acc.view(np.int32), values.view(np.int32), scores.view(np.int32)
+    acc_bits, value_bits = acc.view(np.int32), values.view(np.int32)
     heap_k = np.empty(k, dtype=np.int64)
-    heap_d = np.empty(k, dtype=np.int32)
     for q in range(token_ptr.shape[0] - 1):
         postings, seed, seed_size = 0, -1, n_docs + 1
         for t in range(token_ptr[q], token_ptr[q + 1]):
@@ -181,7 +193,7 @@ def _top_k_loop(data, indices, indptr, id_rank, token_ptr, token_ids, k, docs, s
                     n += 1
                 acc[indices[j]] += data[j]
         floor, high = np.float32(0.0), np.float32(0.0)
-        if not sparse and seed >= 0:
+        if seed >= 0:
             for j in range(seed_size):
                 values[j] = acc[indices[indptr[seed] + j]]
                 high = max(high, values[j])
@@ -212,44 +224,37 @@ def _top_k_loop(data, indices, indptr, id_rank, token_ptr, token_ids, k, docs, s
                         continue
                 n = 0
                 for i in range(first, last):
-                    if acc_bits[i] >= bar:
-                        touched[n] = i
-                        value_bits[n] = acc_bits[i]
-                        n += 1
+                    touched[n] = i
+                    value_bits[n] = acc_bits[i]
+                    n += acc_bits[i] >= bar
                     acc[i] = 0.0
             for i in range(n):
                 d = touched[i]
-                key = (np.int64(acc_bits[d] if sparse else value_bits[i]) << 32) | id_rank[d]
+                bits = acc_bits[d] if sparse else value_bits[i]
                 acc[d] = 0.0
+                if bits < bar:
+                    continue
+                key = (np.int64(bits) << 32) | id_rank[d]
                 if size < k:  # push, then sift up while better than its parent
                     pos = size
                     size += 1
-                    while pos > 0 and key < heap_k[(pos - 1) >> 1]:
-                        heap_k[pos], heap_d[pos] = heap_k[(pos - 1) >> 1], heap_d[(pos - 1) >> 1]
-                        pos = (pos - 1) >> 1
-                    heap_k[pos], heap_d[pos] = key, d
+                    while pos > 0 and key < heap_k[(pos - 1) >> 2]:
+                        heap_k[pos] = heap_k[(pos - 1) >> 2]
+                        pos = (pos - 1) >> 2
+                    heap_k[pos] = key
                 elif key > heap_k[0]:  # replace the root, sift down
                     pos = 0
-                    while 2 * pos + 1 < size:
-                        child = 2 * pos + 1
-                        if child + 1 < size and heap_k[child + 1] < heap_k[child]:
-                            child += 1
-                        if heap_k[child] >= key:
+                    while 4 * pos + 1 < size:
+                        child = 4 * pos + 1
+                        low = heap_k[child]
+                        for j in range(child + 1, min(child + 4, size)):
+                            smaller = heap_k[j] < low
+                            child = j if smaller else child
+                            low = heap_k[j] if smaller else low
+                        if low >= key:
                             break
-                        heap_k[pos], heap_d[pos] = heap_k[child], heap_d[child]
+                        heap_k[pos] = low
                         pos = child
-                    heap_k[pos], heap_d[pos] = key, d
+                    heap_k[pos] = key
         counts[q] = size
-        for out in range(size - 1, -1, -1):  # pop the worst into the last free place: best first
-            docs[q, out], score_bits[q, out] = heap_d[0], np.int32(heap_k[0] >> 32)
-            key, d = heap_k[out], heap_d[out]  # the last entry moves to the root, sifts down
-            pos = 0
-            while 2 * pos + 1 < out:
-                child = 2 * pos + 1
-                if child + 1 < out and heap_k[child + 1] < heap_k[child]:
-                    child += 1
-                if heap_k[child] >= key:
-                    break
-                heap_k[pos], heap_d[pos] = heap_k[child], heap_d[child]
-                pos = child
-            heap_k[pos], heap_d[pos] = key, d
+        keys[q, :size] = heap_k[:size]  # unsorted: top_k sorts them
