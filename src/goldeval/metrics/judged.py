@@ -28,7 +28,7 @@ import numpy as np
 
 from goldeval.metrics.compute import compute
 from goldeval.metrics.definitions import Metric
-from goldeval.metrics.judge import locate_ranked
+from goldeval.metrics.judge import Located, locate_ranked
 
 Grades = Mapping[str, Mapping[str, int]]
 """Question id -> judged id -> grade (relevant and judged not relevant; absent means unjudged)."""
@@ -47,13 +47,29 @@ def judged_curve(
     """judged@k for k = 1..depth: mean over `qids` of the judged share of each top k."""
     if not qids or depth < 1:
         return []
-    judged = np.zeros((len(qids), depth))
-    returned = np.zeros((len(qids), depth))
+    lengths, t_q, t_rank = [], [], []
     for row, qid in enumerate(qids):
         known = grades.get(qid, {})
-        flags = [1.0 if (key in known or settled(key)) else 0.0 for key in list(rankings.get(qid, ()))[:depth]]
-        judged[row, : len(flags)] = flags
-        returned[row, : len(flags)] = 1.0
+        top = list(rankings.get(qid, ()))[:depth]
+        lengths.append(len(top))
+        for rank, key in enumerate(top, start=1):
+            if key in known or settled(key):
+                t_q.append(row)
+                t_rank.append(rank)
+    return judged_share(len(qids), np.asarray(lengths, dtype=np.int64), np.asarray(t_q, dtype=np.int64),
+                        np.asarray(t_rank, dtype=np.int64), depth)
+
+
+def judged_share(n: int, lengths: np.ndarray, q: np.ndarray, rank: np.ndarray, depth: int) -> list[float]:
+    """judged@k for k = 1..depth over n questions, question i having returned `lengths[i]` results, of which
+    the one at (question `q[j]`, 1-based rank `rank[j]`) is judged or settled: the mean over the questions of
+    the judged share of each top k (a top k shorter than k counts what was returned; an empty one is 1)."""
+    if not n or depth < 1:
+        return []
+    judged = np.zeros((n, depth))
+    near = rank <= depth
+    judged[q[near], rank[near] - 1] = 1.0
+    returned = (np.arange(depth) < np.minimum(lengths, depth)[:, None]).astype(np.float64)
     seen = np.cumsum(returned, axis=1)
     share = np.divide(np.cumsum(judged, axis=1), seen, out=np.ones_like(seen), where=seen > 0)
     return [round(float(v), 6) for v in share.mean(axis=0)]
@@ -83,15 +99,35 @@ def metric_ranges(
     searches of every list cost more than the rest of the scoring)."""
     if not qids:
         return {}
+    deepest = range_depth(metrics, pool_depth)
+    if deepest is None:
+        return {}
+    located = locate_ranked({q: grades.get(q, {}) for q in qids}, rankings, qids)  # no bpref here: all_judged off
+    q, rank = _unjudged(grades, rankings, qids, deepest, settled)
+    return ranges_from(located, q, rank, metrics, pool_depth)
+
+
+def _by_cut(metrics: Sequence[Metric], pool_depth: int) -> dict[int, list[Metric]]:
+    """The metrics that get a range (`has_range`), by the cut-off their range completes: their own k, or
+    the pool depth for a metric without one."""
     by_cut: dict[int, list[Metric]] = {}
     for m in (m for m in dict.fromkeys(metrics) if has_range(m)):
         by_cut.setdefault(m.k if m.k is not None else pool_depth, []).append(m)
-    if not by_cut:
-        return {}
-    located = locate_ranked({q: grades.get(q, {}) for q in qids}, rankings, qids)  # no bpref here: all_judged off
-    q, rank = _unjudged(grades, rankings, qids, max(by_cut), settled)
+    return by_cut
+
+
+def range_depth(metrics: Sequence[Metric], pool_depth: int) -> int | None:
+    """The deepest rank a range completes judgments to (None: no metric gets a range)."""
+    return max(_by_cut(metrics, pool_depth), default=None)
+
+
+def ranges_from(located: Located, q: np.ndarray, rank: np.ndarray, metrics: Sequence[Metric],
+                pool_depth: int) -> dict[Metric, tuple[float, float]]:  # fmt: skip
+    """`metric_ranges` from the lists' judged keys already located (`located`, relevant ones, as
+    `locate_ranked` finds them) and the (question, first rank) of each unjudged, unsettled key down to
+    `range_depth`: each completion adds its judgments where those keys stand (`Located.adding`)."""
     out: dict[Metric, tuple[float, float]] = {}
-    for cut, group in by_cut.items():
+    for cut, group in _by_cut(metrics, pool_depth).items():
         pick = rank <= cut
         low = compute(located.adding(q[pick], rank[pick], 0), group)
         high = compute(located.adding(q[pick], rank[pick], 1), group)

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import mmap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from goldeval.errors import InputError
-from goldeval.trecio.fields import padded, words
+from goldeval.trecio.fields import field_hash, padded, words
 from goldeval.types import DocId, QuestionId
 
 
@@ -34,9 +34,21 @@ class TrecTable:
     doc_hash: np.ndarray
     line: np.ndarray
     tag: str = ""
+    strings: Sequence[DocId] | None = None
+    """The ids as str when the table was made of them (`of_ids`): read from there, never decoded."""
 
     def __len__(self) -> int:
         return len(self.topic)
+
+    @classmethod
+    def of_ids(cls, kind: str, topics: list[QuestionId], topic: np.ndarray, ids: Sequence[DocId], value: np.ndarray,
+               path: str | Path = "<memory>") -> TrecTable:  # fmt: skip
+        """A table of ids held in memory (a Run's results, a golden set's judgments), hashed as a file's doc ids
+        are, so the two join by the same hashes and bytes (`metrics.trec_judge`). An id that is not valid text
+        (a lone surrogate) keeps its code points as bytes: it equals no file's id, as no file can hold it."""
+        source, start, stop = _id_bytes(ids)
+        return cls(Path(path), kind, source, topics, np.asarray(topic, dtype=np.int32), np.asarray(value), start, stop,
+                   field_hash(source, start, stop), np.broadcast_to(np.int64(0), (len(ids),)), strings=ids)
 
     def doc_bytes(self, rows: np.ndarray, width: int | None = None) -> np.ndarray:
         """The doc ids of `rows` as a zero-padded uint8 matrix (zero sorts first, as in strcmp)."""
@@ -55,6 +67,42 @@ class TrecTable:
             same &= mine == theirs
         return same
 
+    def rows_holding(self, char: str) -> np.ndarray:
+        """The rows whose doc id holds the ASCII character `char` (e.g. `#`, which chunk ids have), in row order:
+        the bytes are searched by C's memchr for a first one (none at all: done), then by numpy in slices."""
+        holder = getattr(self.source.base, "obj", self.source.base)
+        if isinstance(holder, (bytes, mmap.mmap)) and holder.find(char.encode("ascii")) < 0:
+            return np.zeros(0, dtype=np.int64)
+        return self._rows_at(lambda block: block == ord(char))
+
+    def check_text(self) -> None:
+        """InputError naming the line of the first doc id that is not UTF-8: only rows holding a byte past
+        ASCII are decoded (a file of ASCII ids is checked in one pass over its bytes)."""
+        rows = self._rows_at(lambda block: block >= 0x80, maybe=lambda block: int(block.max(initial=0)) >= 0x80)
+        if len(rows):
+            self.doc_ids(rows)
+
+    def _rows_at(self, test: Callable[[np.ndarray], np.ndarray],
+                 maybe: Callable[[np.ndarray], bool] | None = None) -> np.ndarray:  # fmt: skip
+        """The rows whose doc id holds a byte passing `test`, in row order: the file is read in slices, and a
+        slice that `maybe` says holds none is passed over."""
+        found = []
+        for begin in range(0, len(self.source), 1 << 26):  # bounded temporaries
+            block = self.source[begin : begin + (1 << 26)]
+            if maybe is None or maybe(block):
+                found.append(np.flatnonzero(test(block)) + begin)
+        self.drop_pages()
+        at = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+        if not len(at):
+            return at
+        order = None if bool(np.all(self.doc_start[1:] >= self.doc_start[:-1])) else np.argsort(self.doc_start)
+        starts = self.doc_start if order is None else self.doc_start[order]
+        slot = np.searchsorted(starts, at, side="right") - 1
+        inside = slot >= 0
+        slot, at = slot[inside], at[inside]
+        rows = slot if order is None else order[slot]
+        return np.unique(rows[at < self.doc_stop[rows]])
+
     def drop_pages(self) -> None:
         """Let the OS take back the file's pages read so far (they stay in its page cache): reading the
         doc ids of rows spread over a large file would otherwise keep all of it resident."""
@@ -66,6 +114,8 @@ class TrecTable:
         """Every row's doc id as str (UTF-8), or those of the rows `which`; an id that is not UTF-8 is an
         InputError naming its line."""
         which = np.arange(len(self)) if which is None else which
+        if self.strings is not None:
+            return [self.strings[i] for i in which.tolist()]
         out: list[str] = []
         step = 1 << 16
         for begin in range(0, len(which), step):
@@ -87,6 +137,8 @@ class TrecTable:
         about a tenth of the strings. Rows are grouped by their hash, and each row is checked byte for
         byte against its group's first (a hash is only a shortcut); should two ids ever share a hash,
         every row is decoded on its own instead."""
+        if self.strings is not None:
+            return np.array(self.strings, dtype=object)
         _, first, inverse = np.unique(self.doc_hash, return_index=True, return_inverse=True)
         head = first[inverse.ravel()]
         for begin in range(0, len(self), 1 << 20):  # in slices: bounded temporaries
@@ -107,3 +159,22 @@ class TrecTable:
         for code, begin, end in zip(codes, bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
             out.setdefault(self.topics[code], {}).update(zip(docs[begin:end], values[begin:end], strict=True))
         return out  # type: ignore[return-value]
+
+
+def _id_bytes(ids: Sequence[DocId]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ids' bytes one after the other, and where each starts and stops (see `TrecTable.of_ids`)."""
+    text = "".join(ids)
+    if text.isascii():
+        source = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+        length = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
+    else:
+        encoded = [i.encode("utf-8", "surrogatepass") for i in ids]
+        source = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+        length = np.fromiter(map(len, encoded), dtype=np.int64, count=len(ids))
+    stop = np.cumsum(length)
+    return source, stop - length, stop
+
+
+def id_hashes(ids: Sequence[DocId]) -> np.ndarray:
+    """The doc id hash (`TrecTable.doc_hash`) of each of `ids`."""
+    return field_hash(*_id_bytes(ids))
