@@ -139,9 +139,10 @@ class History:
 
     def record(self, card: Scorecard) -> int:
         """Record one run in a single transaction; returns its id."""
-        from goldeval.scorecard.io import dumps_strict
+        from goldeval.scorecard.writer import question_ranks, scorecard_chunks
 
-        blob = zlib.compress(dumps_strict(card.to_dict(), indent=None).encode("utf-8"), 6)  # read by goldeval only
+        packer = zlib.compressobj(1)  # the results file's bytes, streamed (level 1: 3x faster than 6, issue 23)
+        blob = b"".join([*map(packer.compress, scorecard_chunks(card)), packer.flush()])  # read by goldeval only
         identity = card.identity
         with self.connect(write=True) as conn:
             conn.execute("BEGIN IMMEDIATE")
@@ -157,11 +158,11 @@ class History:
                 for r in card.retrievers:
                     name = redact(r.name)  # the blob is redacted by dumps_strict; the columns the same way
                     conn.execute("INSERT INTO retrievers VALUES (?, ?, ?, ?, ?)",
-                                 (run_id, name, redact(json.dumps(r.config, default=str)), len(r.answerable), r.n_errors))
+                                 (run_id, name, redact(json.dumps(r.config, default=str)), r.n_answerable, r.n_errors))
                     conn.executemany("INSERT INTO metrics VALUES (?, ?, ?, ?, ?, ?)", [
                         (run_id, name, str(m), v, *(r.intervals.get(m) or (None, None))) for m, v in r.metrics.items()])
                     conn.executemany("INSERT INTO question_ranks VALUES (?, ?, ?, ?, ?, ?)", [
-                        (run_id, name, q.id, int(q.off_topic), q.rank, json.dumps(q.ranks)) for q in r.questions])
+                        (run_id, name, qid, int(off), rank, ranks) for qid, off, rank, ranks in question_ranks(r)])
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")

@@ -37,7 +37,7 @@ def refuse_bad_answers(run: Run, queries: Mapping[QuestionId, str] | None = None
     in one pass (their ids are distinct per topic, as the reader refuses a repeat); the results are made
     only to name a question that fails."""
     columns = run.columns
-    if columns is not None and columns.unique and np.isfinite(columns.scores(columns.positions())).all():
+    if columns is not None and columns.unique and np.isfinite(columns.table.value).all():  # every row of the file
         if queries is not None:
             report_errors(run, queries)
         return

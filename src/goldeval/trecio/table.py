@@ -13,6 +13,9 @@ from goldeval.errors import InputError
 from goldeval.trecio.fields import field_hash, padded, words
 from goldeval.types import DocId, QuestionId
 
+SLICE = 1 << 26
+"""Bytes of a file scanned at once (`rows_holding`, `check_text`)."""
+
 
 @dataclass
 class TrecTable:
@@ -71,9 +74,18 @@ class TrecTable:
         """The rows whose doc id holds the ASCII character `char` (e.g. `#`, which chunk ids have), in row order:
         the bytes are searched by C's memchr for a first one (none at all: done), then by numpy in slices."""
         holder = getattr(self.source.base, "obj", self.source.base)
-        if isinstance(holder, (bytes, mmap.mmap)) and holder.find(char.encode("ascii")) < 0:
+        if isinstance(holder, (bytes, mmap.mmap)) and not self._holds(holder, char.encode("ascii")):
             return np.zeros(0, dtype=np.int64)
         return self._rows_at(lambda block: block == ord(char))
+
+    def _holds(self, holder: bytes | mmap.mmap, byte: bytes) -> bool:
+        """Whether the file holds `byte` anywhere (memchr, a slice at a time, each slice's pages let go)."""
+        for begin in range(0, len(holder), SLICE):
+            found = holder.find(byte, begin, begin + SLICE) >= 0
+            self.drop_pages(begin, begin + SLICE)
+            if found:
+                return True
+        return False
 
     def check_text(self) -> None:
         """InputError naming the line of the first doc id that is not UTF-8: only rows holding a byte past
@@ -87,11 +99,11 @@ class TrecTable:
         """The rows whose doc id holds a byte passing `test`, in row order: the file is read in slices, and a
         slice that `maybe` says holds none is passed over."""
         found = []
-        for begin in range(0, len(self.source), 1 << 26):  # bounded temporaries
-            block = self.source[begin : begin + (1 << 26)]
+        for begin in range(0, len(self.source), SLICE):  # bounded temporaries, and resident pages
+            block = self.source[begin : begin + SLICE]
             if maybe is None or maybe(block):
                 found.append(np.flatnonzero(test(block)) + begin)
-        self.drop_pages()
+            self.drop_pages(begin, begin + SLICE)
         at = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
         if not len(at):
             return at
@@ -103,12 +115,16 @@ class TrecTable:
         rows = slot if order is None else order[slot]
         return np.unique(rows[at < self.doc_stop[rows]])
 
-    def drop_pages(self) -> None:
-        """Let the OS take back the file's pages read so far (they stay in its page cache): reading the
-        doc ids of rows spread over a large file would otherwise keep all of it resident."""
+    def drop_pages(self, begin: int = 0, end: int | None = None) -> None:
+        """Let the OS take back the file's pages read so far (they stay in its page cache), or those of bytes
+        `begin` to `end`: reading the doc ids of rows spread over a large file, or scanning it, would otherwise
+        keep all of it resident."""
         exporter = getattr(self.source.base, "obj", None)
         if isinstance(exporter, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
-            exporter.madvise(mmap.MADV_DONTNEED)
+            start = begin // mmap.PAGESIZE * mmap.PAGESIZE
+            stop = len(exporter) if end is None else min(end, len(exporter))
+            if stop > start:
+                exporter.madvise(mmap.MADV_DONTNEED, start, stop - start)
 
     def doc_ids(self, which: np.ndarray | None = None) -> list[DocId]:
         """Every row's doc id as str (UTF-8), or those of the rows `which`; an id that is not UTF-8 is an
@@ -122,6 +138,7 @@ class TrecTable:
             rows = which[begin : begin + step]
             length = self.doc_stop[rows] - self.doc_start[rows]
             ids = self.doc_bytes(rows, int(length.max()) + 1)
+            self.drop_pages(int(self.doc_start[rows].min()), int(self.doc_stop[rows].max()))  # rows spread over a file
             ids[np.arange(len(rows)), length] = 10
             try:
                 out += ids[np.arange(ids.shape[1]) <= length[:, None]].tobytes().decode("utf-8").split("\n")[:-1]
