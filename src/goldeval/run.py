@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from goldeval.errors import InputError
-from goldeval.metrics.judge import gc_paused
+from goldeval.memory import gc_paused
 from goldeval.ranking import ranked
 from goldeval.types import PassageId, QuestionId
 

@@ -13,10 +13,8 @@ Reading the dicts is the floor: the look-ups, the lengths and the score lists ar
 
 from __future__ import annotations
 
-import gc
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import chain, compress, repeat
@@ -24,6 +22,7 @@ from itertools import chain, compress, repeat
 import numpy as np
 
 from goldeval.errors import InputError
+from goldeval.memory import gc_paused
 from goldeval.metrics.ranks import above_and_tied
 from goldeval.types import QrelsDict, RunDict
 
@@ -69,19 +68,6 @@ class Judged:
         q, rank, _ = self.relevant()
         cut = k if np.isscalar(k) else np.asarray(k)[q]
         return np.bincount(q[rank <= cut], minlength=self.n)
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic GC while building many small objects: its full passes over large runs cost
-    more than the work itself. Restored on exit, so no global setting leaks."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 _EMPTY: dict[str, float] = {}

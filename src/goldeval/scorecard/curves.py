@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from goldeval.metrics.compute import RELEVANCE_LEVEL, assemble, compute
+from goldeval.metrics.compute import RELEVANCE_LEVEL, assemble, curve_means
 from goldeval.metrics.definitions import Metric
 from goldeval.scorecard.model import CURVE_METRICS, Beside, QuestionResult, RetrieverResult
 
@@ -48,9 +48,7 @@ def curves_of(n: int, owner: np.ndarray, grade: np.ndarray, rank: np.ndarray, de
     num_ret = np.zeros(n, dtype=np.int64)
     np.maximum.at(num_ret, owner[found], rank[found])
     judged = assemble(n, RELEVANCE_LEVEL, num_ret, owner, grade, owner[found], rank[found], grade[found])
-    metrics = [Metric(name, k) for name in CURVE_METRICS for k in range(1, depth + 1)]
-    values = compute(judged, metrics)
-    return {name: [float(values[Metric(name, k)].mean()) for k in range(1, depth + 1)] for name in CURVE_METRICS}
+    return curve_means(judged, CURVE_METRICS, depth)
 
 
 def mean_values(questions: Sequence[QuestionResult], metrics: Sequence[Metric]) -> dict[Metric, float]:
