@@ -11,6 +11,7 @@ import pytest
 from goldeval.errors import InputError
 from goldeval.ranking import ranked
 from goldeval.run import Run
+from goldeval.trecio import read_run_table
 
 
 def by_the_rule(lines: list[tuple[str, str, float]]) -> dict[str, list[tuple[str, float]]]:
@@ -59,3 +60,23 @@ def test_a_doc_id_that_is_not_utf8_names_its_line(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
         Run.read_trec(path)
     assert caught.value.line == 2 and "not UTF-8" in str(caught.value)
+
+
+def test_line_numbers_counted_again_once_forgotten_equal_the_readers(tmp_path: Path) -> None:
+    path = tmp_path / "run.txt"
+    path.write_bytes(b"# a comment\nq1 Q0 a 1 2.0 t\n\nq1 Q0 b 2 1.0 t\r\n   \nq2 Q0 a 1 0.5 t\n# end\nq2 Q0 c 2 0.25 t\n")
+    table = read_run_table(path)
+    assert table.line is not None
+    read = table.line.tolist()
+    table.forget_lines()
+    assert [table.line_at(row) for row in range(len(table))] == read == [2, 4, 6, 8]
+
+
+def test_a_bad_id_far_into_a_run_read_as_columns_names_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "run.txt"
+    lines = [f"q{i} Q0 d{i} 1 1.0 t\n".encode() for i in range(5000)]
+    lines[4321] = b"q4321 Q0 bad\xfe 1 1.0 t\n"
+    path.write_bytes(b"".join(lines))
+    with pytest.raises(InputError) as caught:
+        Run.read_trec(path)
+    assert caught.value.line == 4322 and "not UTF-8" in str(caught.value)

@@ -170,6 +170,7 @@ class Run:
 
         table = read_run_table(path)
         table.check_text()  # ids are decoded only when needed: one that is not UTF-8 is refused now, by its line
+        table.forget_lines()  # 8 bytes a result, kept through scoring for nothing
         return cls(name or table.tag or Path(path).stem, columns=RankedTable.of(table))
 
     @classmethod

@@ -76,7 +76,7 @@ def headline_split(items: Iterable[S]) -> tuple[list[S], list[S]]:
     return headline, [q for q in answerable if q.source in BESIDE_KINDS]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Provenance:
     """Where a question came from: `kind` plus open details.
 
@@ -102,7 +102,7 @@ class Provenance:
 HAND = Provenance("hand")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Question:
     """A question as users ask it. Its answers are judgments, kept in the golden set's `Qrels`."""
 
@@ -126,7 +126,7 @@ class Question:
         return self.provenance.kind
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Judgment:
     """One verdict on one (question, document or chunk) pair, with who or what judged it and when."""
 

@@ -35,7 +35,8 @@ class TrecTable:
     doc_start: np.ndarray
     doc_stop: np.ndarray
     doc_hash: np.ndarray
-    line: np.ndarray
+    line: np.ndarray | None
+    """1-based line numbers; None once `forget_lines` let them go (`line_at` counts them then)."""
     tag: str = ""
     strings: Sequence[DocId] | None = None
     """The ids as str when the table was made of them (`of_ids`): read from there, never decoded."""
@@ -51,7 +52,19 @@ class TrecTable:
         (a lone surrogate) keeps its code points as bytes: it equals no file's id, as no file can hold it."""
         source, start, stop = _id_bytes(ids)
         return cls(Path(path), kind, source, topics, np.asarray(topic, dtype=np.int32), np.asarray(value), start, stop,
-                   field_hash(source, start, stop), np.broadcast_to(np.int64(0), (len(ids),)), strings=ids)
+                   field_hash(source, start, stop), None, strings=ids)
+
+    def line_at(self, row: int) -> int:
+        """The 1-based line of `row` in its file: one more than the newlines before its doc id."""
+        if self.line is not None:
+            return int(self.line[row])
+        end = int(self.doc_start[row])
+        return 1 + sum(int(np.count_nonzero(self.source[a : min(a + SLICE, end)] == 10)) for a in range(0, end, SLICE))
+
+    def forget_lines(self) -> None:
+        """Let the line numbers go (8 bytes a row): a run kept through scoring needs them only to name the line
+        of a bad id, which `line_at` counts again."""
+        self.line = None
 
     def doc_bytes(self, rows: np.ndarray, width: int | None = None) -> np.ndarray:
         """The doc ids of `rows` as a zero-padded uint8 matrix (zero sorts first, as in strcmp)."""
@@ -145,7 +158,7 @@ class TrecTable:
             except UnicodeDecodeError as exc:
                 row = int(rows[np.searchsorted(np.cumsum(length + 1), exc.start, side="right")])
                 raise InputError(f"{self.kind} file is not UTF-8 text (in the doc id)", path=self.path,
-                                 line=int(self.line[row]), hint="TREC files are plain text; save it as UTF-8") from None
+                                 line=self.line_at(row), hint="TREC files are plain text; save it as UTF-8") from None
         return out
 
     def doc_id_objects(self) -> np.ndarray:
