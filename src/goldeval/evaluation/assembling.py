@@ -98,7 +98,7 @@ def _snippets(results: list[RetrieverResult], passages: Sequence[Passage]) -> di
     wanted: set[str] = set()
     for r in results:
         if r.columns is not None:
-            wanted.update(r.columns.placed.kept.ids)
+            wanted.update(r.columns.placed.kept.ids())
             wanted.update(k for k, g in zip(r.columns.judgments.keys, r.columns.judgments.grades.tolist(), strict=True)
                           if g > 0)  # fmt: skip
         else:

@@ -55,6 +55,7 @@ def load_golden(path: str | Path, *, corpus: Corpus | Collection[str] | None = N
     records = _parse_json_list(text, path) if text.lstrip().startswith("[") else _parse_jsonl(text, path)
     with gc_paused():  # 100k questions: the GC's passes over what is read cost more than reading it (issue 23)
         notes, questions, judgments, checkable, problems = _read_records(records, path, may_hold_surrogate(text))
+        qrels = Qrels(judgments) if questions and not problems else None
     if not questions and not problems:
         raise InputError("the golden set has no questions", path=path,
                          hint=f"add one JSON object per line, e.g. {EXAMPLE}")
@@ -64,8 +65,7 @@ def load_golden(path: str | Path, *, corpus: Corpus | Collection[str] | None = N
     if problems:
         count = f"{len(problems)} problem" + ("s" if len(problems) != 1 else "")
         raise InputErrors(sort_problems(problems), summary=f"{count} in golden set {path}")
-    with gc_paused():
-        qrels = Qrels(judgments)
+    qrels = qrels if qrels is not None else Qrels(judgments)
     warnings = nothing_relevant_warning(questions, qrels, str(path))
     golden = GoldenSet(questions, qrels, path=str(path), notes=notes, warnings=warnings)
     golden.version = frozen_version(golden)  # the frozen version it equals (golden.versions.jsonl), or None
@@ -217,6 +217,10 @@ def _object(pairs: list[tuple[str, Any]]) -> _Object:
     return obj
 
 
+_DECODER = json.JSONDecoder(object_pairs_hook=_object)
+"""One decoder for every line (`json.loads` makes one per call when given a hook)."""
+
+
 def _parse_jsonl(text: str, path: Path) -> Iterator[Record]:
     """One record per line, each parsed as it is read (the records never all exist at once); blank lines and
     lines starting with `#` or `//` are skipped."""
@@ -228,7 +232,8 @@ def _parse_jsonl(text: str, path: Path) -> Iterator[Record]:
         if not stripped or stripped.startswith(("#", "//")):
             continue
         try:
-            record: Record = (lineno, json.loads(line, object_pairs_hook=_object))
+            value = _DECODER.decode(line) if not line.startswith("\ufeff") else json.loads(line, object_pairs_hook=_object)
+            record: Record = (lineno, value)  # json.loads names a byte-order mark; the decoder does not
             parsed += 1
         except json.JSONDecodeError as exc:
             record = (lineno, InputError(

@@ -37,7 +37,7 @@ def implied_intent(grades: Iterable[int]) -> Intent:
     `GoldenSet.fingerprint` adds the intent only when it differs from it (so 0.1 results stay comparable).
     TREC topics carry no intent and are all answerable (`goldeval.golden.trec`): never implied from grades.
     """
-    return "answerable" if any(g > 0 for g in grades) else "off_topic"
+    return "answerable" if max(grades, default=0) > 0 else "off_topic"  # some grade >= 1
 
 PROVENANCE_KINDS = ("hand", "synthetic", "log", "incident")
 """Who or what wrote a question: a person, a language model, a production search log, an incident."""

@@ -110,8 +110,9 @@ class QuestionColumns:
         keys, grades, ranks = self.judgments.keys[a:b], self.judgments.grades[a:b].tolist(), self.key_rank[a:b].tolist()
         kept = self.placed.kept
         c, d = int(kept.bounds[i]), int(kept.bounds[i + 1])
+        ids = kept.ids(c, d)
         top = [Hit(pid, score, doc, COUNTED[code], grade if code == 0 else None)
-               for pid, score, doc, code, grade in zip(kept.ids[c:d], kept.scores[c:d].tolist(), kept.docs[c:d],
+               for pid, score, doc, code, grade in zip(ids, kept.scores[c:d].tolist(), kept.docs(ids, c),
                                                        kept.codes[c:d].tolist(), kept.grades[c:d].tolist(), strict=True)]
         row = int(self.row[i])
         rank = int(self.first_rank[i])

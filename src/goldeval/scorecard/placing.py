@@ -73,14 +73,34 @@ def judgments_at(golden: GoldenSet, level: str, document_of: DocumentOf) -> Judg
 @dataclass(frozen=True)
 class Kept:
     """The first `keep` results of each question, what the results file keeps: question i's are
-    `bounds[i]:bounds[i + 1]`; `codes` index `scorecard.model.COUNTED`, `grades` -1 unless relevant."""
+    `bounds[i]:bounds[i + 1]`; `codes` index `scorecard.model.COUNTED`, `grades` -1 unless relevant. Their ids
+    are read from the run's table when asked for (`ids`), a block at a time: a str each for 100k questions x 10
+    would be 80 MB held from scoring to writing (issue 23)."""
 
     bounds: np.ndarray
-    ids: list[str]
-    docs: list[str]
+    table: TrecTable
+    rows: np.ndarray
     scores: np.ndarray
     codes: np.ndarray
     grades: np.ndarray
+    moved: dict[int, str]
+    """Kept result -> its document, where that is not its id (a chunk of a document at doc level)."""
+
+    def ids(self, a: int = 0, b: int | None = None) -> list[str]:
+        """The ids of kept results a..b-1."""
+        ids = self.table.doc_ids(self.rows[a:b])
+        self.table.drop_pages()
+        return ids
+
+    def docs(self, ids: list[str], a: int = 0) -> list[str]:
+        """The documents of kept results a.. (`ids` theirs): each its own id but those `moved`."""
+        if not self.moved:
+            return ids
+        docs = list(ids)
+        for k in range(a, a + len(ids)):
+            if k in self.moved:
+                docs[k - a] = self.moved[k]
+        return docs
 
 
 @dataclass(frozen=True)
@@ -258,21 +278,17 @@ def _kept(columns: RankedTable, judgments: Judgments, keep: int, q: np.ndarray, 
     counts = np.minimum(columns.lengths, keep)
     bounds = np.concatenate(([0], np.cumsum(counts)))
     positions = spread(columns.starts, counts)
-    ids = columns.ids(positions)
-    columns.table.drop_pages()
-    docs = list(ids)
-    moved_q, moved_rank, moved_docs = ruled.moved_q, ruled.moved_rank, ruled.moved_docs
-    near = moved_rank <= counts[moved_q]  # a result whose document is not its id, within the kept ones
-    for k, doc in zip((bounds[moved_q[near]] + moved_rank[near] - 1).tolist(), compress(moved_docs, near.tolist()),
-                      strict=True):  # fmt: skip
-        docs[k] = doc
-    judged = np.zeros(len(ids), dtype=bool)
-    repeat = np.zeros(len(ids), dtype=bool)
-    grade = np.zeros(len(ids), dtype=np.int64)
+    near = ruled.moved_rank <= counts[ruled.moved_q]  # a result whose document is not its id, within the kept ones
+    moved = dict(zip((bounds[ruled.moved_q[near]] + ruled.moved_rank[near] - 1).tolist(),
+                     compress(ruled.moved_docs, near.tolist()), strict=True))  # fmt: skip
+    judged = np.zeros(len(positions), dtype=bool)
+    repeat = np.zeros(len(positions), dtype=bool)
+    grade = np.zeros(len(positions), dtype=np.int64)
     top = rank <= counts[q]
     at = bounds[q[top]] + rank[top] - 1
     judged[at], grade[at] = True, judgments.grades[j[top]]
     top = ruled.repeat_rank <= counts[ruled.repeat_q]
     repeat[bounds[ruled.repeat_q[top]] + ruled.repeat_rank[top] - 1] = True
     codes = marks_of(repeat, judged, grade)
-    return Kept(bounds, ids, docs, columns.scores(positions), codes, np.where(codes == 0, grade, -1))
+    return Kept(bounds, columns.table, columns.rows(positions), columns.scores(positions), codes,
+                np.where(codes == 0, grade, -1), moved)

@@ -22,6 +22,7 @@ from goldeval.scorecard.columns import QuestionColumns
 from goldeval.scorecard.curves import pair_differences
 from goldeval.scorecard.model import COUNTED, QuestionResult, RetrieverResult, Scorecard
 from goldeval.scorecard.scoring import question_marks
+from goldeval.store.atomic import utf8
 from goldeval.textsafe import redact
 
 SCHEMA_VERSION = 2
@@ -131,7 +132,7 @@ def scorecard_chunks(card: Scorecard) -> Iterator[bytes]:
         yield "]"
 
     for piece in _object(data, {"retrievers": retrievers}):
-        yield redact(piece).encode("utf-8")
+        yield utf8(redact(piece))
     yield b"\n"
 
 
@@ -197,7 +198,8 @@ def _refuse_non_finite(columns: QuestionColumns) -> None:
 
 
 _BOOL = ("false", "true")
-_HIT = '{{"id": {}, "doc": {}, "score": {}, "counted": "{}", "grade": {}}}'.format
+_HIT = '{{"id": {}, "doc": {}, "score": {}, {}'.format
+_MARK = '"counted": "{}", "grade": {}}}'.format
 _RECORD = ('{{"id": {}, "question": {}, "expected": {{{}}}, "nonrelevant": [{}], "off_topic": {}, "headline": {}, '
            '"rank": {}, "ranks": {{{}}}, "top": [{}], "top1_score": {}, "metrics": {}, "tags": {}, "source": {}, '
            '"error": {}, "diagnosis": null, "returned": {}}}').format
@@ -264,16 +266,27 @@ def _hit_texts(c: QuestionColumns, a: int, b: int) -> tuple[list[str], list[str]
     """Per question, the inside of `top` and `top1_score`."""
     kept = c.placed.kept
     ka, kb = int(kept.bounds[a]), int(kept.bounds[b])
-    ids = kept.ids[ka:kb]
+    ids = kept.ids(ka, kb)
     id_texts = list(map(encode_basestring, ids))
-    doc_texts = [t if d is i else encode_basestring(d) for t, i, d in zip(id_texts, ids, kept.docs[ka:kb], strict=True)]
+    docs = kept.docs(ids, ka)
+    doc_texts = id_texts if docs is ids else [t if d is i else encode_basestring(d)
+                                              for t, i, d in zip(id_texts, ids, docs, strict=True)]  # fmt: skip
     scores = list(map(float.__repr__, kept.scores[ka:kb].tolist()))
-    grades = [str(g) if g >= 0 else "null" for g in kept.grades[ka:kb].tolist()]
-    hits = list(map(_HIT, id_texts, doc_texts, scores, [COUNTED[x] for x in kept.codes[ka:kb].tolist()], grades))
+    hits = list(map(_HIT, id_texts, doc_texts, scores, _marks_texts(kept.codes[ka:kb], kept.grades[ka:kb])))
     bounds = (kept.bounds[a : b + 1] - ka).tolist()
     top = [", ".join(hits[x:y]) for x, y in zip(bounds[:-1], bounds[1:], strict=True)]
     top1 = [scores[x] if y > x else "null" for x, y in zip(bounds[:-1], bounds[1:], strict=True)]
     return top, top1
+
+
+def _marks_texts(codes: np.ndarray, grades: np.ndarray) -> list[str]:
+    """`"counted": ..., "grade": ...}` of each kept result: one text per (mark, grade) made once."""
+    relevant = codes == 0
+    values, which = np.unique(grades[relevant], return_inverse=True)
+    key = codes.astype(np.int64)
+    key[relevant] = len(COUNTED) + which.ravel()  # a relevant result's text is its grade's
+    texts = [_MARK(counted, "null") for counted in COUNTED] + [_MARK("relevant", g) for g in values.tolist()]
+    return list(map(texts.__getitem__, key.tolist()))
 
 
 def _metric_texts(c: QuestionColumns, a: int, b: int) -> list[str]:
