@@ -119,3 +119,15 @@ def test_eval_on_a_run_file_never_makes_a_record_per_question(tmp_path: Path, mo
     assert code == 0
     assert json.loads((tmp_path / "r.json").read_text())["retrievers"][0]["n_answerable"] == 6
     assert (tmp_path / "ws" / "history.sqlite").exists()
+
+
+def test_the_history_keeps_the_results_file_it_was_given_and_makes_the_same_bytes_without_it(tmp_path: Path) -> None:
+    from goldeval.history.db import History
+
+    card = card_from_columns(tmp_path)
+    card.save(tmp_path / "r.json")
+    history = History(tmp_path / "history.sqlite")
+    with_file, without = history.record(card, written=tmp_path / "r.json"), history.record(card)
+    kept = [history.scorecard(run) for run in (with_file, without)]
+    assert b"".join(scorecard_chunks(kept[0])) == b"".join(scorecard_chunks(kept[1]))
+    assert [q.id for q in kept[0].retrievers[0].questions] == [r[0] for r in ROWS]

@@ -137,12 +137,14 @@ class History:
         finally:
             conn.close()
 
-    def record(self, card: Scorecard) -> int:
-        """Record one run in a single transaction; returns its id."""
+    def record(self, card: Scorecard, *, written: Path | None = None) -> int:
+        """Record one run in a single transaction; returns its id. `written`: the results file just saved from
+        `card` (`Scorecard.save`), whose bytes are kept rather than written again."""
         from goldeval.scorecard.writer import question_ranks, scorecard_chunks
 
         packer = zlib.compressobj(1)  # the results file's bytes, streamed (level 1: 3x faster than 6, issue 23)
-        blob = b"".join([*map(packer.compress, scorecard_chunks(card)), packer.flush()])  # read by goldeval only
+        blob = b"".join([*map(packer.compress, _read_back(written) if written else scorecard_chunks(card)),
+                         packer.flush()])  # read by goldeval only
         identity = card.identity
         with self.connect(write=True) as conn:
             conn.execute("BEGIN IMMEDIATE")
@@ -244,15 +246,16 @@ class History:
                 "ORDER BY run_id, rowid", (metric, *run_ids))]
 
 
-def record_run(card: Scorecard, workspace: str | Path) -> int | None:
+def record_run(card: Scorecard, workspace: str | Path, *, written: Path | None = None) -> int | None:
     """What `goldeval eval` calls after an evaluation: record it, unless $GOLDEVAL_NO_HISTORY is set.
+    `written`: the results file the command just saved from `card` (its bytes are the history's blob).
 
     A history that cannot be written (a damaged file, a read-only workspace) is a warning, never a lost
     evaluation: the scorecard is still printed and saved."""
     if os.environ.get(ENV_OFF, "").strip() not in ("", "0"):
         return None
     try:
-        return History.of(workspace).record(card)
+        return History.of(workspace).record(card, written=written)
     except (InputError, OSError, sqlite3.Error) as exc:
         from goldeval.textsafe import warn
 
@@ -269,6 +272,12 @@ def load_results(ref: str, workspace: str | Path) -> tuple[Scorecard, str]:
         run_id = history.resolve(ref)
         return history.scorecard(run_id), f"{ref.lstrip('@')}" if not ref[1:].isdigit() else f"run{run_id}"
     return Scorecard.load(Path(ref)), Path(ref).stem
+
+
+def _read_back(path: Path) -> Iterator[bytes]:
+    """The bytes of a file just written, a MiB at a time."""
+    with path.open("rb") as handle:
+        yield from iter(lambda: handle.read(1 << 20), b"")
 
 
 def _stored_scorecard(blob: object, run_id: int, path: Path) -> Scorecard:
