@@ -1,7 +1,7 @@
 """`metrics.compute.curve_means` (every k at once, issue 23) gives the mean of each kernel at each k, as
 calling the kernel once per k does, on random rankings with graded, judged-not-relevant and unjudged
 documents, empty lists, questions with nothing relevant and lists longer than the depth; whatever the
-block of questions it sums at once."""
+block of questions it sums at once. The ranges of `metrics.judged` too, scored a block at a time."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ import random
 import pytest
 
 import goldeval.metrics.compute as engine
+import goldeval.metrics.judged as judged_module
 from goldeval.metrics.compute import Judged, compute, curve_means, judge_ranked
 from goldeval.metrics.definitions import Metric
+from goldeval.metrics.judged import metric_ranges
 
 NAMES = ("hit", "recall", "precision", "ndcg")
 
@@ -43,3 +45,17 @@ def test_curve_means_equal_each_kernels_mean_at_every_k(seed: int, cells: int, m
 def test_curve_means_of_nothing_is_nothing() -> None:
     assert curve_means(judge_ranked({}, {}), NAMES, 5) == {}
     assert curve_means(random_judged(1, n=3), NAMES, 0) == {}
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_ranges_scored_a_block_of_questions_at_a_time_equal_them_scored_at_once(seed: int,
+                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(seed)
+    grades = {f"q{i}": {f"d{j}": rng.choice([0, 1, 2]) for j in rng.sample(range(30), rng.randint(1, 5))}
+              for i in range(50)}
+    rankings = {q: [f"d{j}" for j in rng.sample(range(30), rng.choice([0, 4, 12]))] for q in grades}
+    metrics = [Metric("hit", 1), Metric("recall", 5), Metric("ndcg", 10), Metric("mrr"), Metric("map")]
+    at_once = metric_ranges(grades, rankings, list(grades), metrics, pool_depth=10)
+    monkeypatch.setattr(judged_module, "RANGE_BLOCK", 3)
+    assert metric_ranges(grades, rankings, list(grades), metrics, pool_depth=10) == at_once
+    assert set(at_once) == set(metrics) and any(lo < hi for lo, hi in at_once.values())

@@ -121,20 +121,42 @@ def range_depth(metrics: Sequence[Metric], pool_depth: int) -> int | None:
     return max(_by_cut(metrics, pool_depth), default=None)
 
 
+RANGE_BLOCK = 1 << 14
+"""Questions whose completed judgments are scored at once (`ranges_from`): the completions of 100k
+questions x 10 results held at once were 170 MB (issue 23)."""
+
+
 def ranges_from(located: Located, q: np.ndarray, rank: np.ndarray, metrics: Sequence[Metric],
                 pool_depth: int) -> dict[Metric, tuple[float, float]]:  # fmt: skip
     """`metric_ranges` from the lists' judged keys already located (`located`, relevant ones, as
     `locate_ranked` finds them) and the (question, first rank) of each unjudged, unsettled key down to
-    `range_depth`: each completion adds its judgments where those keys stand (`Located.adding`)."""
-    out: dict[Metric, tuple[float, float]] = {}
-    for cut, group in _by_cut(metrics, pool_depth).items():
-        pick = rank <= cut
-        low = compute(located.adding(q[pick], rank[pick], 0), group)
-        high = compute(located.adding(q[pick], rank[pick], 1), group)
-        for m in group:
-            a, b = float(low[m].mean()), float(high[m].mean())
-            out[m] = (round(min(a, b), 6), round(max(a, b), 6))
+    `range_depth`: each completion adds its judgments where those keys stand (`Located.adding`), a block
+    of questions at a time (the means are the blocks' sums over all the questions)."""
+    groups = _by_cut(metrics, pool_depth)
+    sums = {m: [0.0, 0.0] for group in groups.values() for m in group}
+    for a in range(0, located.n, RANGE_BLOCK):
+        b = min(a + RANGE_BLOCK, located.n)
+        part, mine = _block(located, a, b), (q >= a) & (q < b)
+        part_q, part_rank = q[mine] - a, rank[mine]
+        for cut, group in groups.items():
+            pick = part_rank <= cut
+            for scenario, grade in enumerate((0, 1)):
+                values = compute(part.adding(part_q[pick], part_rank[pick], grade), group)
+                for m in group:
+                    sums[m][scenario] += float(values[m].sum())
+    out = {}
+    for m, (low, high) in sums.items():
+        x, y = low / located.n, high / located.n
+        out[m] = (round(min(x, y), 6), round(max(x, y), 6))
     return {m: out[m] for m in metrics if m in out}
+
+
+def _block(located: Located, a: int, b: int) -> Located:
+    """The questions a..b-1 of `located`, numbered from 0."""
+    own = (located.owner >= a) & (located.owner < b)
+    found = (located.t_q >= a) & (located.t_q < b)
+    return Located(b - a, located.level, located.floor, located.num_ret[a:b], located.owner[own] - a,
+                   located.values[own], located.t_q[found] - a, located.t_rank[found], located.t_rel[found])
 
 
 def _unjudged(grades: Grades, rankings: Mapping[str, Sequence[str]], qids: Sequence[str], cut: int,
