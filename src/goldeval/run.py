@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from goldeval.errors import InputError
+from goldeval.ids import CHUNK_SEP
 from goldeval.memory import gc_paused
 from goldeval.ranking import ranked
 from goldeval.types import PassageId, QuestionId
@@ -41,6 +42,7 @@ class Run:
         self.name = name
         self._results: dict[QuestionId, Hits] | None = {} if results is None and columns is None else results
         self._columns = columns if results is None else None
+        self._more: list[RankedTable] = []  # selections of the same table gathered by `update`, joined when read
         self._topics: set[QuestionId] | None = None
         self.errors: dict[QuestionId, str] = {} if errors is None else errors
 
@@ -48,17 +50,20 @@ class Run:
     def results(self) -> dict[QuestionId, Hits]:
         """Question id -> (passage id, score) pairs in rank order (made from the columns on first use)."""
         if self._results is None:
-            self._results = _results_of(self._columns) if self._columns is not None else {}
-            self._columns = self._topics = None
+            columns = self.columns
+            self._results = _results_of(columns) if columns is not None else {}
+            self._columns, self._more, self._topics = None, [], None
         return self._results
 
     @results.setter
     def results(self, value: dict[QuestionId, Hits]) -> None:
-        self._results, self._columns, self._topics = value, None, None
+        self._results, self._columns, self._more, self._topics = value, None, [], None
 
     @property
     def columns(self) -> RankedTable | None:
         """The run as a ranked TREC table (a run file read by `read_trec`), until `results` is made; else None."""
+        if self._more and self._columns is not None:
+            self._columns, self._more = self._columns.joined(*self._more), []
         return self._columns
 
     def __eq__(self, other: object) -> bool:
@@ -70,7 +75,8 @@ class Run:
     __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass it was
 
     def __repr__(self) -> str:
-        held = f"columns={len(self._columns)} questions" if self._columns is not None else f"results={self.results!r}"
+        columns = self.columns
+        held = f"columns={len(columns)} questions" if columns is not None else f"results={self.results!r}"
         return f"Run(name={self.name!r}, {held}, errors={self.errors!r})"
 
     def add(self, qid: QuestionId, scores: Mapping[PassageId, float] | Iterable[tuple[PassageId, float]]) -> None:
@@ -89,24 +95,26 @@ class Run:
     def update(self, other: Run) -> None:
         """Add `other`'s results and errors (a question in both: `other`'s). Two selections of one run file
         stay columns (`goldeval.evaluation.searching` gathers a file's answers batch by batch)."""
-        mine, theirs = self._columns, other._columns
+        mine, theirs = self._columns, other.columns
         if mine is not None and theirs is not None and mine.joins(theirs):
             seen = self._topics if self._topics is not None else set(mine.topics)
-            if seen.isdisjoint(theirs.topics):
+            if seen.isdisjoint(theirs.topics):  # joined once, when read (a batch at a time would be quadratic)
                 seen.update(theirs.topics)
-                self._columns, self._topics = mine.joined(theirs), seen
+                self._more.append(theirs)
+                self._topics = seen
                 self.errors.update(other.errors)
                 return
         if mine is None and theirs is not None and not self._results:
-            self._results, self._columns, self._topics = None, theirs, None
+            self._results, self._columns, self._more, self._topics = None, theirs, [], None
         else:
             self.results.update(other.results)
         self.errors.update(other.errors)
 
     def cut(self, depth: int) -> None:
         """Keep each question's first `depth` results."""
-        if self._columns is not None:
-            self._columns = self._columns.cut(depth)
+        columns = self.columns
+        if columns is not None:
+            self._columns = columns.cut(depth)
             return
         for qid, hits in self.results.items():
             if len(hits) > depth:
@@ -125,15 +133,18 @@ class Run:
 
     def top(self, k: int) -> Run:
         """A copy cut to the top k results per question."""
-        if self._columns is not None:
-            return Run(self.name, errors=dict(self.errors), columns=self._columns.cut(k))
+        columns = self.columns
+        if columns is not None:
+            return Run(self.name, errors=dict(self.errors), columns=columns.cut(k))
         return Run(self.name, {q: h[:k] for q, h in self.results.items()}, dict(self.errors))
 
     def __iter__(self) -> Iterator[QuestionId]:
-        return iter(self._columns.topics if self._columns is not None else self.results)
+        columns = self.columns
+        return iter(columns.topics if columns is not None else self.results)
 
     def __len__(self) -> int:
-        return len(self._columns.topics) if self._columns is not None else len(self.results)
+        columns = self.columns
+        return len(columns.topics) if columns is not None else len(self.results)
 
     # --- files: TREC ("qid Q0 docno rank score tag") and JSON ------------------------------------
 
@@ -169,7 +180,7 @@ class Run:
         from goldeval.trecio.ranked import RankedTable
 
         table = read_run_table(path)
-        table.check_text()  # ids are decoded only when needed: one that is not UTF-8 is refused now, by its line
+        table.check_text(remember=CHUNK_SEP)  # ids decoded only when needed: one that is not UTF-8 is refused now
         table.forget_lines()  # 8 bytes a result, kept through scoring for nothing
         return cls(name or table.tag or Path(path).stem, columns=RankedTable.of(table))
 

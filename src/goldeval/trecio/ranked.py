@@ -89,11 +89,13 @@ class RankedTable:
         """Whether `other` is a selection of the same ranked table (`joined` then keeps both as spans)."""
         return other.table is self.table and other.order is self.order
 
-    def joined(self, other: RankedTable) -> RankedTable:
-        """This selection's topics, then `other`'s, of the same table (see `joins`; the caller keeps the
-        topics of the two apart)."""
-        return replace(self, topics=[*self.topics, *other.topics], starts=np.concatenate((self.starts, other.starts)),
-                       stops=np.concatenate((self.stops, other.stops)), unique=self.unique and other.unique)
+    def joined(self, *others: RankedTable) -> RankedTable:
+        """This selection's topics, then each of `others`', of the same table (see `joins`; the caller keeps the
+        topics of them apart)."""
+        parts = (self, *others)
+        return replace(self, topics=[t for part in parts for t in part.topics],
+                       starts=np.concatenate([part.starts for part in parts]),
+                       stops=np.concatenate([part.stops for part in parts]), unique=all(p.unique for p in parts))
 
     def __deepcopy__(self, memo: dict[int, object]) -> RankedTable:
         """Never copied: nothing changes a ranked table (a copy of a scorecard shares it; a run file's bytes

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import mmap
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +40,8 @@ class TrecTable:
     tag: str = ""
     strings: Sequence[DocId] | None = None
     """The ids as str when the table was made of them (`of_ids`): read from there, never decoded."""
+    held: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+    """Character -> the rows whose doc id holds it, as `check_text` found them in its pass (`rows_holding`)."""
 
     def __len__(self) -> int:
         return len(self.topic)
@@ -84,39 +86,41 @@ class TrecTable:
         return same
 
     def rows_holding(self, char: str) -> np.ndarray:
-        """The rows whose doc id holds the ASCII character `char` (e.g. `#`, which chunk ids have), in row order:
-        the bytes are searched by C's memchr for a first one (none at all: done), then by numpy in slices."""
-        holder = getattr(self.source.base, "obj", self.source.base)
-        if isinstance(holder, (bytes, mmap.mmap)) and not self._holds(holder, char.encode("ascii")):
-            return np.zeros(0, dtype=np.int64)
-        return self._rows_at(lambda block: block == ord(char))
+        """The rows whose doc id holds the ASCII character `char` (e.g. `#`, which chunk ids have), in row order
+        (remembered from `check_text` when it was asked for it)."""
+        if char in self.held:
+            return self.held[char]
+        return self._scan(holding=char)[1]
 
-    def _holds(self, holder: bytes | mmap.mmap, byte: bytes) -> bool:
-        """Whether the file holds `byte` anywhere (memchr, a slice at a time, each slice's pages let go)."""
-        for begin in range(0, len(holder), SLICE):
-            found = holder.find(byte, begin, begin + SLICE) >= 0
-            self.drop_pages(begin, begin + SLICE)
-            if found:
-                return True
-        return False
-
-    def check_text(self) -> None:
+    def check_text(self, *, remember: str = "") -> None:
         """InputError naming the line of the first doc id that is not UTF-8: only rows holding a byte past
-        ASCII are decoded (a file of ASCII ids is checked in one pass over its bytes)."""
-        rows = self._rows_at(lambda block: block >= 0x80, maybe=lambda block: int(block.max(initial=0)) >= 0x80)
-        if len(rows):
-            self.doc_ids(rows)
+        ASCII are decoded (a file of ASCII ids is checked in one pass over its bytes). The rows holding the
+        character `remember` are found in the same pass and kept for `rows_holding`."""
+        high, held = self._scan(high=True, holding=remember)
+        if remember:
+            self.held[remember] = held
+        if len(high):
+            self.doc_ids(high)
 
-    def _rows_at(self, test: Callable[[np.ndarray], np.ndarray],
-                 maybe: Callable[[np.ndarray], bool] | None = None) -> np.ndarray:  # fmt: skip
-        """The rows whose doc id holds a byte passing `test`, in row order: the file is read in slices, and a
-        slice that `maybe` says holds none is passed over."""
-        found = []
+    def _scan(self, *, high: bool = False, holding: str = "") -> tuple[np.ndarray, np.ndarray]:
+        """One pass over the file, a slice at a time, each slice's pages let go after: the rows whose doc id
+        holds a byte past ASCII (with `high`) and those whose doc id holds `holding` (C's memchr says first
+        whether a slice holds it at all; numpy's max whether it holds a byte past ASCII)."""
+        holder = getattr(self.source.base, "obj", self.source.base)
+        search = holder.find if isinstance(holder, (bytes, mmap.mmap)) else None
+        byte = holding.encode("ascii")
+        found: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
         for begin in range(0, len(self.source), SLICE):  # bounded temporaries, and resident pages
             block = self.source[begin : begin + SLICE]
-            if maybe is None or maybe(block):
-                found.append(np.flatnonzero(test(block)) + begin)
+            if high and int(block.max(initial=0)) >= 0x80:
+                found[0].append(np.flatnonzero(block >= 0x80) + begin)
+            if byte and (search is None or search(byte, begin, begin + SLICE) >= 0):
+                found[1].append(np.flatnonzero(block == byte[0]) + begin)
             self.drop_pages(begin, begin + SLICE)
+        return self._rows_of(found[0]), self._rows_of(found[1])
+
+    def _rows_of(self, found: list[np.ndarray]) -> np.ndarray:
+        """The rows whose doc id holds one of the byte offsets `found`, in row order."""
         at = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
         if not len(at):
             return at
