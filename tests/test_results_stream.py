@@ -16,6 +16,7 @@ from goldeval import evaluate
 from goldeval.cli import main
 from goldeval.scorecard import Scorecard
 from goldeval.scorecard.columns import QuestionColumns
+from goldeval.scorecard import writer
 from goldeval.scorecard.writer import dumps_strict, question_ranks, scorecard_chunks, scorecard_to_dict
 from goldeval.textsafe import keep_secret
 
@@ -131,3 +132,20 @@ def test_the_history_keeps_the_results_file_it_was_given_and_makes_the_same_byte
     kept = [history.scorecard(run) for run in (with_file, without)]
     assert b"".join(scorecard_chunks(kept[0])) == b"".join(scorecard_chunks(kept[1]))
     assert [q.id for q in kept[0].retrievers[0].questions] == [r[0] for r in ROWS]
+
+
+@pytest.mark.parametrize("block", [1, 2, 4096])
+def test_results_laid_out_as_bytes_or_one_by_one_are_the_json_modules_text(tmp_path: Path, block: int,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(writer, "BLOCK", block)
+    run = tmp_path / "run.trec"
+    run.write_text("a Q0 plain.md 1 3.5 t\na Q0 \u00e9t\u00e9.md 2 2.25 t\nb Q0 q\"uote.md 1 1 t\nb Q0 x.md 2 0.5 t\n"
+                   "c Q0 back\\\\slash.md 1 2 t\nd Q0 z.md 1 1e-300 t\nd Q0 y.md 2 -4 t\n", encoding="utf-8")
+    golden = make_golden([("a", "first", {"\u00e9t\u00e9.md": 2}), ("b", "second", {'q"uote.md': 1}),
+                          ("c", "third", {"x.md": 1}), ("e", "none returned", {"x.md": 1}), ("d", "fourth", {"y.md": 3})])
+    card = evaluate(f"run:{run}", golden, k=(1, 2), depth=2)
+    streamed = b"".join(scorecard_chunks(card))
+    assert streamed == as_json(card)
+    tops = [[(h["id"], h["counted"]) for h in q["top"]] for q in json.loads(streamed)["retrievers"][0]["questions"]]
+    assert tops == [[("plain.md", "unjudged"), ("\u00e9t\u00e9.md", "relevant")], [('q"uote.md', "relevant"), ("x.md", "unjudged")],
+                    [("back\\\\slash.md", "unjudged")], [], [("z.md", "unjudged"), ("y.md", "relevant")]]

@@ -20,6 +20,7 @@ import numpy as np
 
 from goldeval.scorecard.columns import QuestionColumns
 from goldeval.scorecard.curves import pair_differences
+from goldeval.scorecard.hitbytes import top_texts
 from goldeval.scorecard.model import COUNTED, QuestionResult, RetrieverResult, Scorecard
 from goldeval.scorecard.scoring import question_marks
 from goldeval.store.atomic import utf8
@@ -263,30 +264,34 @@ def _grouped(texts: list[str], owner: np.ndarray, n: int) -> list[str]:
 
 
 def _hit_texts(c: QuestionColumns, a: int, b: int) -> tuple[list[str], list[str]]:
-    """Per question, the inside of `top` and `top1_score`."""
+    """Per question, the inside of `top` and `top1_score`: put together from the run file's bytes where its
+    ids need no escaping (`scorecard.hitbytes`), else one result at a time."""
     kept = c.placed.kept
     ka, kb = int(kept.bounds[a]), int(kept.bounds[b])
-    ids = kept.ids(ka, kb)
-    id_texts = list(map(encode_basestring, ids))
-    docs = kept.docs(ids, ka)
-    doc_texts = id_texts if docs is ids else [t if d is i else encode_basestring(d)
-                                              for t, i, d in zip(id_texts, ids, docs, strict=True)]  # fmt: skip
     scores = list(map(float.__repr__, kept.scores[ka:kb].tolist()))
-    hits = list(map(_HIT, id_texts, doc_texts, scores, _marks_texts(kept.codes[ka:kb], kept.grades[ka:kb])))
-    bounds = (kept.bounds[a : b + 1] - ka).tolist()
-    top = [", ".join(hits[x:y]) for x, y in zip(bounds[:-1], bounds[1:], strict=True)]
-    top1 = [scores[x] if y > x else "null" for x, y in zip(bounds[:-1], bounds[1:], strict=True)]
+    marks, which = _marks_texts(kept.codes[ka:kb], kept.grades[ka:kb])
+    bounds = kept.bounds[a : b + 1] - ka
+    top = None if any(ka <= k < kb for k in kept.moved) else top_texts(kept.table, kept.rows[ka:kb], scores, marks,
+                                                                       which, bounds)  # fmt: skip
+    if top is None:
+        ids = kept.ids(ka, kb)
+        id_texts = list(map(encode_basestring, ids))
+        docs = kept.docs(ids, ka)
+        doc_texts = id_texts if docs is ids else [t if d is i else encode_basestring(d)
+                                                  for t, i, d in zip(id_texts, ids, docs, strict=True)]  # fmt: skip
+        hits = list(map(_HIT, id_texts, doc_texts, scores, map(marks.__getitem__, which.tolist())))
+        top = [", ".join(hits[x:y]) for x, y in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)]
+    top1 = [scores[x] if y > x else "null" for x, y in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)]
     return top, top1
 
 
-def _marks_texts(codes: np.ndarray, grades: np.ndarray) -> list[str]:
-    """`"counted": ..., "grade": ...}` of each kept result: one text per (mark, grade) made once."""
+def _marks_texts(codes: np.ndarray, grades: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """`"counted": ..., "grade": ...}` of each kept result: the texts, one per (mark, grade), and each result's."""
     relevant = codes == 0
     values, which = np.unique(grades[relevant], return_inverse=True)
     key = codes.astype(np.int64)
     key[relevant] = len(COUNTED) + which.ravel()  # a relevant result's text is its grade's
-    texts = [_MARK(counted, "null") for counted in COUNTED] + [_MARK("relevant", g) for g in values.tolist()]
-    return list(map(texts.__getitem__, key.tolist()))
+    return [_MARK(counted, "null") for counted in COUNTED] + [_MARK("relevant", g) for g in values.tolist()], key
 
 
 def _metric_texts(c: QuestionColumns, a: int, b: int) -> list[str]:
