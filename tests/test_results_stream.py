@@ -14,9 +14,8 @@ import pytest
 from golden_factory import make_golden
 from goldeval import evaluate
 from goldeval.cli import main
-from goldeval.scorecard import Scorecard
+from goldeval.scorecard import Scorecard, writer
 from goldeval.scorecard.columns import QuestionColumns
-from goldeval.scorecard import writer
 from goldeval.scorecard.writer import dumps_strict, question_ranks, scorecard_chunks, scorecard_to_dict
 from goldeval.textsafe import keep_secret
 
