@@ -134,10 +134,12 @@ def ranges_from(located: Located, q: np.ndarray, rank: np.ndarray, metrics: Sequ
     of questions at a time (the means are the blocks' sums over all the questions)."""
     groups = _by_cut(metrics, pool_depth)
     sums = {m: [0.0, 0.0] for group in groups.values() for m in group}
+    located, order = _by_question(located), np.argsort(q, kind="stable")
+    q, rank = q[order], rank[order]
     for a in range(0, located.n, RANGE_BLOCK):
         b = min(a + RANGE_BLOCK, located.n)
-        part, mine = _block(located, a, b), (q >= a) & (q < b)
-        part_q, part_rank = q[mine] - a, rank[mine]
+        part, (lo, hi) = _block(located, a, b), np.searchsorted(q, [a, b])
+        part_q, part_rank = q[lo:hi] - a, rank[lo:hi]
         for cut, group in groups.items():
             pick = part_rank <= cut
             for scenario, grade in enumerate((0, 1)):
@@ -151,12 +153,19 @@ def ranges_from(located: Located, q: np.ndarray, rank: np.ndarray, metrics: Sequ
     return {m: out[m] for m in metrics if m in out}
 
 
+def _by_question(located: Located) -> Located:
+    """`located` with its judgments and located keys in question order (so a block of questions is a slice)."""
+    owner, found = np.argsort(located.owner, kind="stable"), np.argsort(located.t_q, kind="stable")
+    return Located(located.n, located.level, located.floor, located.num_ret, located.owner[owner],
+                   located.values[owner], located.t_q[found], located.t_rank[found], located.t_rel[found])
+
+
 def _block(located: Located, a: int, b: int) -> Located:
-    """The questions a..b-1 of `located`, numbered from 0."""
-    own = (located.owner >= a) & (located.owner < b)
-    found = (located.t_q >= a) & (located.t_q < b)
-    return Located(b - a, located.level, located.floor, located.num_ret[a:b], located.owner[own] - a,
-                   located.values[own], located.t_q[found] - a, located.t_rank[found], located.t_rel[found])
+    """The questions a..b-1 of `located` (in question order, `_by_question`), numbered from 0."""
+    i, j = np.searchsorted(located.owner, [a, b])
+    k, m = np.searchsorted(located.t_q, [a, b])
+    return Located(b - a, located.level, located.floor, located.num_ret[a:b], located.owner[i:j] - a,
+                   located.values[i:j], located.t_q[k:m] - a, located.t_rank[k:m], located.t_rel[k:m])
 
 
 def _unjudged(grades: Grades, rankings: Mapping[str, Sequence[str]], qids: Sequence[str], cut: int,
