@@ -19,7 +19,6 @@ from goldeval.types import PassageId, QuestionId
 if TYPE_CHECKING:
     from goldeval.trecio.ranked import RankedTable
 
-SHARED = False
 Hits = list[tuple[PassageId, float]]
 """One question's results as (passage id, score) pairs in rank order."""
 

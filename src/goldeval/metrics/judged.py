@@ -182,12 +182,3 @@ def _unjudged(grades: Grades, rankings: Mapping[str, Sequence[str]], qids: Seque
                 t_q.append(i)
                 t_rank.append(position)
     return np.asarray(t_q, dtype=np.int64), np.asarray(t_rank, dtype=np.int64)
-
-
-def judged_coverage(
-    grades: Grades, rankings: Mapping[str, Sequence[str]], qids: Sequence[str], metrics: Sequence[Metric],
-    pool_depth: int,
-) -> tuple[list[float], dict[Metric, tuple[float, float]]]:
-    """(judged@k for k = 1..pool_depth, each metric's range): what `goldeval.evaluate` stores per retriever."""
-    return (judged_curve(grades, rankings, qids, pool_depth),
-            metric_ranges(grades, rankings, qids, metrics, pool_depth))
