@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from itertools import compress
 from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any
 
@@ -212,17 +213,18 @@ def _block(c: QuestionColumns, a: int, b: int, headline: np.ndarray) -> list[str
     questions = c.questions[a:b]
     expected, nonrelevant, ranks = _judgment_texts(c, a, b)
     top, top1 = _hit_texts(c, a, b)
-    first = c.first_rank[a:b].tolist()
+    first = c.first_rank[a:b]
     errors = c.errors
     returned = c.placed.lengths[a:b].tolist()
     return list(map(
         _RECORD, map(encode_basestring, [q.id for q in questions]),
         map(encode_basestring, [q.question for q in questions]), expected, nonrelevant,
         [_BOOL[q.off_topic] for q in questions], [_BOOL[h] for h in headline[a:b].tolist()],
-        [str(r) if r else "null" for r in first], ranks, top, top1, _metric_texts(c, a, b),
+        _counts(first), ranks, top, top1, _metric_texts(c, a, b),
         [_dumps(list(q.tags)) if q.tags else "[]" for q in questions], map(encode_basestring, [q.source for q in questions]),
         [encode_basestring(errors[q.id]) if q.id in errors else "null" for q in questions] if errors else ["null"] * (b - a),
-        [("null" if q.id in errors else str(n)) for q, n in zip(questions, returned, strict=True)],
+        [("null" if q.id in errors else str(n)) for q, n in zip(questions, returned, strict=True)] if errors
+        else list(map(str, returned)),
     ))  # fmt: skip
 
 
@@ -235,11 +237,17 @@ def _judgment_texts(c: QuestionColumns, a: int, b: int) -> tuple[list[str], list
     relevant = grades > 0
     owner = c.judgments.owner[ja:jb] - a
     rank = c.key_rank[ja:jb][relevant]
-    good = [k for k, ok in zip(keys, relevant.tolist(), strict=True) if ok]
+    good = list(compress(keys, relevant.tolist()))
     exp = _grouped(list(map(_PAIR, good, map(str, grades[relevant].tolist()))), owner[relevant], b - a)
-    ranked = _grouped(list(map(_PAIR, good, [str(r) if r else "null" for r in rank.tolist()])), owner[relevant], b - a)
-    bad = [k for k, ok in zip(keys, relevant.tolist(), strict=True) if not ok]
+    ranked = _grouped(list(map(_PAIR, good, _counts(rank))), owner[relevant], b - a)
+    bad = list(compress(keys, (~relevant).tolist()))
     return exp, _grouped(bad, owner[~relevant], b - a), ranked
+
+
+def _counts(values: np.ndarray) -> list[str]:
+    """Each value (>= 0) as JSON writes it, 0 as `null` (a rank or count that is None): one text per value."""
+    texts = ["null", *map(str, range(1, int(values.max(initial=0)) + 1))]
+    return list(map(texts.__getitem__, values.tolist()))
 
 
 def question_ranks(r: RetrieverResult) -> list[tuple[str, bool, int | None, str]]:
