@@ -1,8 +1,9 @@
 """`goldeval eval --retriever run:FILE --no-stats` beside `goldeval trec` on the same data (issue 23).
 
     python -m bench eval                        # 10k and 100k questions (make bench)
-    EVAL_SIZES=10000,100000,1000000 python -m bench eval   # and 1M (minutes, a few GB of files)
+    EVAL_SIZES=10000,100000,1000000 python -m bench eval   # and 1M (minutes, 7 GB of files)
     python -m bench.bench_eval write 10000 DIR  # the files only: DIR/golden.jsonl, qrels.txt, run.trec
+    EVAL_INPUTS=DIR python -m bench eval        # the files of each size in DIR/<size>/, written once, kept
 
 Realistic inputs, as a user has them: a golden set in JSONL (1-5 graded expected documents per question,
 two judged-not-relevant ones), a TREC run of 100 results per question with scores written by Python in
@@ -10,8 +11,10 @@ full precision (`f"{x}"`, 16 or 17 digits) and the same judgments as TREC qrels.
 and the run, scores every question (curves, judged@k, ranges, bpref, the per-question records) and writes
 the results JSON; `trec` reads qrels and run and prints the same measures per question (`-q`). Each
 command runs in a fresh process (`python -m goldeval ...`), so the times include imports and the peak
-memory (the child's ru_maxrss, from `os.wait4`) is its own; medians of REPEATS, the two tools interleaved. History is off
-(GOLDEVAL_NO_HISTORY=1) as `trec` has none. Prints the ratio eval / trec and writes bench/results/eval.json.
+memory (the child's ru_maxrss, from `os.wait4`) is its own; medians of REPEATS, the three commands
+interleaved: `eval` with the history off (GOLDEVAL_NO_HISTORY=1, as `trec` has none), `eval` as a user runs it
+by default, recording its run in the workspace's history, and `trec`. Prints the ratios eval / trec (CPU
+seconds: the machine is shared) and writes bench/results/eval.json.
 """
 
 from __future__ import annotations
@@ -67,12 +70,14 @@ def write_inputs(n: int, folder: Path, seed: int = 3) -> tuple[Path, Path, Path]
     return golden, qrels, run
 
 
-def timed_child(args: list[str]) -> dict[str, float]:
+def timed_child(args: list[str], *, history: bool = False) -> dict[str, float]:
     """Wall seconds, CPU seconds and peak memory (MB) of `python -m goldeval ARGS` in a fresh process: the
-    child's own rusage (`os.wait4`), so one command's peak is never another's."""
+    child's own rusage (`os.wait4`), so one command's peak is never another's. The history is off unless
+    `history`."""
     start = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-m", "goldeval", *args], env={**os.environ, "GOLDEVAL_NO_HISTORY": "1"},
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    env = {**os.environ, "GOLDEVAL_NO_HISTORY": "0" if history else "1"}
+    child = subprocess.Popen([sys.executable, "-m", "goldeval", *args], env=env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)  # fmt: skip
     _, status, usage = os.wait4(child.pid, 0)
     child.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - start
@@ -81,38 +86,53 @@ def timed_child(args: list[str]) -> dict[str, float]:
     return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / 1024}
 
 
+TOOLS = ("eval", "eval_history", "trec")
+"""The commands timed: eval with the history off, eval with it on (the default), trec."""
+
+
 def measure(n: int) -> dict[str, Any]:
+    kept = os.environ.get("EVAL_INPUTS")
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        golden, qrels, run = write_inputs(n, folder)
-        workspace = folder / "ws"
+        folder = Path(kept) / str(n) if kept else Path(tmp)
+        names = [folder / name for name in ("golden.jsonl", "qrels.txt", "run.trec")]
+        if all(path.exists() for path in names):
+            golden, qrels, run = names
+        else:
+            folder.mkdir(parents=True, exist_ok=True)
+            golden, qrels, run = write_inputs(n, folder)
+        out, workspace = Path(tmp), Path(tmp) / "ws"
         eval_args = ["eval", "--golden", str(golden), "--retriever", f"run:{run}", "--no-stats", "--quiet",
-                     "--workspace", str(workspace), "--json", str(folder / "results.json")]
+                     "--workspace", str(workspace), "--json", str(out / "results.json")]
         trec_args = ["trec", "-q", *TREC_MEASURES, str(qrels), str(run)]
-        times: dict[str, list[dict[str, float]]] = {"eval": [], "trec": []}
+        times: dict[str, list[dict[str, float]]] = {tool: [] for tool in TOOLS}
         for _ in range(REPEATS):
             times["eval"].append(timed_child(eval_args))
+            times["eval_history"].append(timed_child(eval_args, history=True))
             times["trec"].append(timed_child(trec_args))
         row: dict[str, Any] = {"questions": n, "run_mb": round(run.stat().st_size / 1e6, 1)}
-        for tool in ("eval", "trec"):
+        for tool in TOOLS:
             row[f"{tool}_s"] = statistics.median(t["wall_s"] for t in times[tool])
             row[f"{tool}_cpu_s"] = statistics.median(t["cpu_s"] for t in times[tool])
             row[f"{tool}_peak_mb"] = max(t["peak_mb"] for t in times[tool])
     row["ratio"] = row["eval_s"] / row["trec_s"]
     row["cpu_ratio"] = row["eval_cpu_s"] / row["trec_cpu_s"]
+    row["history_cpu_ratio"] = row["eval_history_cpu_s"] / row["trec_cpu_s"]
     return row
 
 
 def main() -> None:
-    print(f"`goldeval eval --retriever run:FILE --no-stats --json OUT` beside `goldeval trec -q` on the same "
-          f"judgments and run ({N_RESULTS} results per question, 17-digit scores); fresh processes, medians of {REPEATS}.")
+    print(f"`goldeval eval --retriever run:FILE --no-stats --json OUT` (history off, then on) beside `goldeval trec -q` "
+          f"on the same judgments and run ({N_RESULTS} results per question, 17-digit scores); fresh processes "
+          f"interleaved, medians of {REPEATS}.")
     kept = RESULTS_DIR / "eval.json"  # sizes measured before and not now stay (EVAL_SIZES=1000000 adds 1M)
     rows: dict[str, Any] = json.loads(kept.read_text()) if kept.exists() else {}
     for n in SIZES:
         row = rows[str(n)] = measure(n)
-        print(f"{n:>9,} questions ({row['run_mb']} MB run)  eval {row['eval_s']:.2f} s (CPU {row['eval_cpu_s']:.2f} s, "
-              f"peak {row['eval_peak_mb']:,.0f} MB)   trec {row['trec_s']:.2f} s (CPU {row['trec_cpu_s']:.2f} s, peak "
-              f"{row['trec_peak_mb']:,.0f} MB)   eval / trec = {row['ratio']:.2f}x (CPU {row['cpu_ratio']:.2f}x)", flush=True)
+        print(f"{n:>9,} questions ({row['run_mb']} MB run)  eval CPU {row['eval_cpu_s']:.2f} s, peak "
+              f"{row['eval_peak_mb']:,.0f} MB; with the history CPU {row['eval_history_cpu_s']:.2f} s, peak "
+              f"{row['eval_history_peak_mb']:,.0f} MB   trec CPU {row['trec_cpu_s']:.2f} s, peak {row['trec_peak_mb']:,.0f} MB"
+              f"   eval / trec = {row['cpu_ratio']:.2f}x CPU ({row['history_cpu_ratio']:.2f}x with the history; wall "
+              f"{row['ratio']:.2f}x)", flush=True)
     print(f"wrote {write_results('eval', dict(sorted(rows.items(), key=lambda item: int(item[0]))))}")
 
 

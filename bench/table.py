@@ -215,14 +215,21 @@ def _trec_row(metrics: dict[str, Any] | None) -> Row:
 
 
 def _eval_row(evaluation: dict[str, Any] | None) -> Row:
-    work = "`eval --retriever run:FILE --no-stats --json OUT`, 10k questions x 100"
+    work = "`eval --retriever run:FILE --no-stats --json OUT`, 10k / 100k (/ 1M) questions x 100"
     inputs = "a golden set in JSONL and a TREC run of 17-digit scores, fresh processes"
-    row = _size(evaluation or {}, 10_000)
-    if not row:
+    sizes = sorted((n for n in (evaluation or {}) if _size(evaluation or {}, int(n))), key=int)
+    if not _size(evaluation or {}, 10_000):
         return _not_run(work, inputs, "python -m bench eval")
-    return (work, inputs, f"{row['eval_cpu_s']:.1f} CPU s, {row['eval_peak_mb']:,.0f} MB",
-            f"`goldeval trec -q` on the same judgments and run: {row['trec_cpu_s']:.1f} CPU s, {row['trec_peak_mb']:,.0f} MB",
-            f"eval takes {row['cpu_ratio']:.1f}x trec's CPU (target 1.5x)", "-")
+    rows = [_size(evaluation or {}, int(n)) for n in sizes]
+    history = all("history_cpu_ratio" in r for r in rows)
+    return (work, inputs,
+            " / ".join(f"{r['eval_cpu_s']:.1f} CPU s, {r['eval_peak_mb']:,.0f} MB" for r in rows),
+            "`goldeval trec -q` on the same judgments and run: "
+            + " / ".join(f"{r['trec_cpu_s']:.1f} CPU s, {r['trec_peak_mb']:,.0f} MB" for r in rows),
+            "eval takes " + " / ".join(f"{r['cpu_ratio']:.1f}x" for r in rows) + " trec's CPU (target 1.5x)"
+            + ("; with the history on (the default): " + " / ".join(f"{r['history_cpu_ratio']:.1f}x" for r in rows)
+               if history else ""),
+            "-")
 
 
 def _bm25_unit(bm25: dict[str, Any]) -> str:

@@ -11,6 +11,7 @@ import pytest
 from goldeval.errors import InputError
 from goldeval.ranking import ranked
 from goldeval.run import Run
+from goldeval.trecio import read_run_table
 
 
 def by_the_rule(lines: list[tuple[str, str, float]]) -> dict[str, list[tuple[str, float]]]:
@@ -59,3 +60,48 @@ def test_a_doc_id_that_is_not_utf8_names_its_line(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
         Run.read_trec(path)
     assert caught.value.line == 2 and "not UTF-8" in str(caught.value)
+
+
+def test_line_numbers_counted_again_once_forgotten_equal_the_readers(tmp_path: Path) -> None:
+    path = tmp_path / "run.txt"
+    path.write_bytes(b"# a comment\nq1 Q0 a 1 2.0 t\n\nq1 Q0 b 2 1.0 t\r\n   \nq2 Q0 a 1 0.5 t\n# end\nq2 Q0 c 2 0.25 t\n")
+    table = read_run_table(path)
+    assert table.line is not None
+    read = table.line.tolist()
+    table.forget_lines()
+    assert [table.line_at(row) for row in range(len(table))] == read == [2, 4, 6, 8]
+
+
+def test_a_bad_id_far_into_a_run_read_as_columns_names_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "run.txt"
+    lines = [f"q{i} Q0 d{i} 1 1.0 t\n".encode() for i in range(5000)]
+    lines[4321] = b"q4321 Q0 bad\xfe 1 1.0 t\n"
+    path.write_bytes(b"".join(lines))
+    with pytest.raises(InputError) as caught:
+        Run.read_trec(path)
+    assert caught.value.line == 4322 and "not UTF-8" in str(caught.value)
+
+
+def test_selections_of_a_run_file_gathered_batch_by_batch_stay_columns_and_mean_the_same(tmp_path: Path) -> None:
+    lines = [(f"q{i % 7}", f"d{i}", float(i % 5)) for i in range(60)]
+    whole = Run.read_trec(write(tmp_path / "run.txt", lines))
+    expected = by_the_rule(lines)
+    gathered = Run("t")
+    for batch in (["q3", "q0"], ["q6"], ["q1", "q9", "q2"], ["q5", "q4"]):  # q9: not in the file
+        assert whole.columns is not None
+        gathered.update(Run("t", columns=whole.columns.select(batch, 4)))
+    assert gathered.columns is not None and list(gathered) == ["q3", "q0", "q6", "q1", "q9", "q2", "q5", "q4"]
+    assert gathered.results == {q: expected.get(q, [])[:4] for q in gathered.results}
+    again = Run("t", columns=whole.columns.select(["q1", "q2"]))
+    again.update(Run("t", columns=whole.columns.select(["q2"], 1)))  # a question twice: the later answer, as dicts
+    assert again.results == {"q1": expected["q1"], "q2": expected["q2"][:1]}
+
+
+def test_the_rows_holding_a_chunk_mark_are_the_same_found_alone_or_in_the_utf8_check(tmp_path: Path) -> None:
+    path = tmp_path / "run.txt"
+    path.write_text("# a comment with # marks\nq1 Q0 a#1 1 2.0 t#x\nq1 Q0 é 2 1.0 t#x\nq2 Q0 b 1 0.5 t#x\n"
+                    "q2 Q0 c#10 2 0.25 t#x\n", encoding="utf-8")
+    alone = read_run_table(path).rows_holding("#")
+    table = read_run_table(path)
+    table.check_text(remember="#")
+    assert table.rows_holding("#").tolist() == alone.tolist() == [0, 3]  # the tag's and comment's marks are no id's

@@ -13,7 +13,8 @@ function's `a.md#3` counts for an expected `a.md`, and `https://x/a#install` sta
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
+from functools import cached_property
 
 CHUNK_SEP = "#"
 REPEAT_MARK = "#result"
@@ -72,6 +73,21 @@ class DocumentOf:
         if not self.doc_of and CHUNK_SEP not in "".join(pids):
             return list(pids)
         return [self(p) for p in pids]
+
+    def keeps(self, pids: Iterable[str]) -> bool:
+        """Whether every id of `pids` is surely its own document, checked in C-level passes: no `#` (rules 3
+        and 4 need one) and no corpus passage of another document (rule 1). False may be wrong (an id with a
+        `#` can still be its own document), True never is; a caller then asks `self` of each id."""
+        pids = pids if isinstance(pids, list) else list(pids)
+        if CHUNK_SEP in "".join(pids):
+            return False
+        return not self.doc_of or all(map(str.__eq__, map(self.doc_of.get, pids, pids), pids))
+
+    @cached_property
+    def moved_plain(self) -> frozenset[str]:
+        """Corpus passage ids without a `#` that belong to another document (rule 1): the ids besides those
+        holding a `#` that may not be their own document (`keeps`). Empty for goldeval's own chunking."""
+        return frozenset(p for p, d in self.doc_of.items() if p != d and CHUNK_SEP not in p)
 
     def is_passage(self, pid: str) -> bool:
         """Whether the corpus has this id as a passage or a document (rules 1 and 2)."""

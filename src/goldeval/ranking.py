@@ -8,7 +8,7 @@ MTEB had to fix a tie-break bug twice because it had two rules; we keep one, her
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
 
@@ -23,8 +23,13 @@ def _rank_key(item: tuple[str, float]) -> tuple[float, str]:
     return (item[1], item[0])
 
 
-def ranked_rows(groups: np.ndarray, scores: np.ndarray, ids: np.ndarray) -> np.ndarray:
-    """Row indices of many lists at once (row i: list `groups[i]`, `scores[i]`, str `ids[i]`), each list
+Ids = np.ndarray | Callable[[np.ndarray], list[str]]
+"""The ids of rows: an array of str, or a function giving the str ids of the rows asked (a TREC table decodes
+only those: the rule reads an id only where two scores of a list tie)."""
+
+
+def ranked_rows(groups: np.ndarray, scores: np.ndarray, ids: Ids) -> np.ndarray:
+    """Row indices of many lists at once (row i: list `groups[i]`, `scores[i]`, str id i), each list
     in the order `ranked` gives it, lists by ascending group: score descending, then, where scores tie,
     id descending. Ties are rare: only the tied ids are ranked, once, by Python's str order (the
     comparison `ranked` makes), then one lexsort orders them."""
@@ -38,11 +43,32 @@ def ranked_rows(groups: np.ndarray, scores: np.ndarray, ids: np.ndarray) -> np.n
     tied[:-1] |= same
     at = np.flatnonzero(tied)
     run_of = (np.cumsum(~np.concatenate(([False], same))) - 1)[at]
-    names = ids[order[at]].tolist()
+    names = _names(ids, order[at])
     position = {s: i for i, s in enumerate(sorted(set(names)))}
     rank = np.fromiter(map(position.__getitem__, names), dtype=np.int64, count=len(names))
     order[at] = order[at][np.lexsort((-rank, run_of))]
     return order
+
+
+def ranked_order(groups: np.ndarray, scores: np.ndarray, ids: Ids) -> np.ndarray | None:
+    """`ranked_rows`, or None when the rows are in that order already (a run file as most tools write it:
+    each list's lines together, best first): checked in a few passes over the rows, where sorting them
+    would cost more than reading them (issue 23). Rows that tie on score must then have ids descending."""
+    if len(groups) < 2:
+        return None
+    same = groups[1:] == groups[:-1]
+    if (groups[1:] < groups[:-1]).any() or (same & (scores[1:] > scores[:-1])).any() or np.isnan(scores).any():
+        return ranked_rows(groups, scores, ids)
+    tied = np.flatnonzero(same & (scores[1:] == scores[:-1]))
+    if len(tied):
+        first, second = _names(ids, tied), _names(ids, tied + 1)
+        if any(a < b for a, b in zip(first, second, strict=True)):
+            return ranked_rows(groups, scores, ids)
+    return None
+
+
+def _names(ids: Ids, rows: np.ndarray) -> list[str]:
+    return ids(rows) if callable(ids) else ids[rows].tolist()
 
 
 # The metric engine's form of the same rule, which counts the scores above each judged document instead

@@ -5,37 +5,78 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from goldeval.errors import InputError
-from goldeval.metrics.judge import gc_paused
-from goldeval.ranking import ranked, ranked_rows
+from goldeval.ids import CHUNK_SEP
+from goldeval.memory import gc_paused
+from goldeval.ranking import ranked
 from goldeval.types import PassageId, QuestionId
 
 if TYPE_CHECKING:
-    from goldeval.trecio import TrecTable
+    from goldeval.trecio.ranked import RankedTable
 
-SHARED = False
 Hits = list[tuple[PassageId, float]]
 """One question's results as (passage id, score) pairs in rank order."""
 
 
-@dataclass
 class Run:
     """Ranked results per question, plus the questions whose retrieval failed and why.
 
     `results[qid]` is always in rank order (score descending, ties by id descending); build a Run
     through `Run.from_scores` or `Run.add` so that rule is applied once, here, or through
     `Run.add_ranked` for a producer that already ranks by the same rule (see there).
+
+    A run read from a TREC file keeps the file's columns (`columns`, a `goldeval.trecio.RankedTable`) and
+    makes `results`, a (id, score) tuple per result, only when something asks for it: scoring reads the
+    columns (issue 23: ten million tuples for 100k questions cost more than scoring them). Once made,
+    `results` is the run (the columns are let go), so a change to it counts.
     """
 
-    name: str
-    results: dict[QuestionId, Hits] = field(default_factory=dict)
-    errors: dict[QuestionId, str] = field(default_factory=dict)
+    def __init__(self, name: str, results: dict[QuestionId, Hits] | None = None,
+                 errors: dict[QuestionId, str] | None = None, *, columns: RankedTable | None = None) -> None:  # fmt: skip
+        self.name = name
+        self._results: dict[QuestionId, Hits] | None = {} if results is None and columns is None else results
+        self._columns = columns if results is None else None
+        self._more: list[RankedTable] = []  # selections of the same table gathered by `update`, joined when read
+        self._topics: set[QuestionId] | None = None
+        self.errors: dict[QuestionId, str] = {} if errors is None else errors
+
+    @property
+    def results(self) -> dict[QuestionId, Hits]:
+        """Question id -> (passage id, score) pairs in rank order (made from the columns on first use)."""
+        if self._results is None:
+            columns = self.columns
+            self._results = _results_of(columns) if columns is not None else {}
+            self._columns, self._more, self._topics = None, [], None
+        return self._results
+
+    @results.setter
+    def results(self, value: dict[QuestionId, Hits]) -> None:
+        self._results, self._columns, self._more, self._topics = value, None, [], None
+
+    @property
+    def columns(self) -> RankedTable | None:
+        """The run as a ranked TREC table (a run file read by `read_trec`), until `results` is made; else None."""
+        if self._more and self._columns is not None:
+            self._columns, self._more = self._columns.joined(*self._more), []
+        return self._columns
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Run)
+        return (self.name, self.results, self.errors) == (other.name, other.results, other.errors)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass it was
+
+    def __repr__(self) -> str:
+        columns = self.columns
+        held = f"columns={len(columns)} questions" if columns is not None else f"results={self.results!r}"
+        return f"Run(name={self.name!r}, {held}, errors={self.errors!r})"
 
     def add(self, qid: QuestionId, scores: Mapping[PassageId, float] | Iterable[tuple[PassageId, float]]) -> None:
         self.results[qid] = ranked(scores)
@@ -50,6 +91,34 @@ class Run:
         equals it through `add`, ties included (tests/test_bm25_search.py). Anything else: use `add`."""
         self.results[qid] = hits
 
+    def update(self, other: Run) -> None:
+        """Add `other`'s results and errors (a question in both: `other`'s). Two selections of one run file
+        stay columns (`goldeval.evaluation.searching` gathers a file's answers batch by batch)."""
+        mine, theirs = self._columns, other.columns
+        if mine is not None and theirs is not None and mine.joins(theirs):
+            seen = self._topics if self._topics is not None else set(mine.topics)
+            if seen.isdisjoint(theirs.topics):  # joined once, when read (a batch at a time would be quadratic)
+                seen.update(theirs.topics)
+                self._more.append(theirs)
+                self._topics = seen
+                self.errors.update(other.errors)
+                return
+        if mine is None and theirs is not None and not self._results:
+            self._results, self._columns, self._more, self._topics = None, theirs, [], None
+        else:
+            self.results.update(other.results)
+        self.errors.update(other.errors)
+
+    def cut(self, depth: int) -> None:
+        """Keep each question's first `depth` results."""
+        columns = self.columns
+        if columns is not None:
+            self._columns = columns.cut(depth)
+            return
+        for qid, hits in self.results.items():
+            if len(hits) > depth:
+                self.results[qid] = hits[:depth]
+
     @classmethod
     def from_scores(cls, name: str, scores: Mapping[QuestionId, Mapping[PassageId, float]]) -> Run:
         run = cls(name)
@@ -63,13 +132,18 @@ class Run:
 
     def top(self, k: int) -> Run:
         """A copy cut to the top k results per question."""
+        columns = self.columns
+        if columns is not None:
+            return Run(self.name, errors=dict(self.errors), columns=columns.cut(k))
         return Run(self.name, {q: h[:k] for q, h in self.results.items()}, dict(self.errors))
 
     def __iter__(self) -> Iterator[QuestionId]:
-        return iter(self.results)
+        columns = self.columns
+        return iter(columns.topics if columns is not None else self.results)
 
     def __len__(self) -> int:
-        return len(self.results)
+        columns = self.columns
+        return len(columns.topics) if columns is not None else len(self.results)
 
     # --- files: TREC ("qid Q0 docno rank score tag") and JSON ------------------------------------
 
@@ -99,22 +173,22 @@ class Run:
     @classmethod
     def read_trec(cls, path: str | Path, name: str | None = None) -> Run:
         """Read a TREC run file (`qid Q0 docno rank score tag`), as trec_eval reads it: the rank
-        column is ignored, and a bad line is an InputError naming the file and the line."""
+        column is ignored, and a bad line is an InputError naming the file and the line. The run keeps
+        the file's columns in rank order (`columns`); `results` is made from them when asked for."""
         from goldeval.trecio import read_run_table
+        from goldeval.trecio.ranked import RankedTable
 
-        table = read_run_table(path)
-        name = name or table.tag or Path(path).stem
-        return cls.ranked_from(name, *_ranked_columns(table))  # the table is gone before the tuples are made
+        with gc_paused():  # a golden set of 100k questions alive: the GC's passes over it cost the reader 0.3 s
+            table = read_run_table(path)
+        table.check_text(remember=CHUNK_SEP)  # ids decoded only when needed: one that is not UTF-8 is refused now
+        table.forget_lines()  # 8 bytes a result, kept through scoring for nothing
+        return cls(name or table.tag or Path(path).stem, columns=RankedTable.of(table))
 
     @classmethod
     def ranked_from(cls, name: str, topics: list[QuestionId], bounds: list[int], ids: list[PassageId],
                     scores: list[float]) -> Run:  # fmt: skip
         """A Run of hits already in rank order, topic `topics[i]` holding `ids`/`scores[bounds[i]:bounds[i + 1]]`."""
-        run = cls(name)
-        with gc_paused():  # millions of tuples: the cyclic GC's passes over them would cost more than making them
-            for qid, a, b in zip(topics, bounds[:-1], bounds[1:], strict=True):
-                run.add_ranked(qid, list(zip(ids[a:b], scores[a:b], strict=True)))
-        return run
+        return cls(name, _hits_of(topics, bounds, ids, scores))
 
 
 def run_text(ranking: Mapping[str, Sequence[tuple[str, float]]], tag: str, path: str | Path = "the run") -> tuple[str, list[str]]:
@@ -204,14 +278,21 @@ def _json_hits(hits: Any, qid: str, path: str | Path) -> list[tuple[str, float]]
     return [(doc, float(score)) for doc, score in pairs]
 
 
-def _ranked_columns(table: TrecTable) -> tuple[list[QuestionId], list[int], list[PassageId], list[float]]:
-    """The rows of a run table in rank order (`Run.ranked_from`'s arguments): sorted by topic (in order
-    of first appearance), then score descending, then, where a topic's scores tie, id descending, as
-    `goldeval.ranking.ranked` sorts them."""
-    ids = table.doc_id_objects()
-    table.drop_pages()
-    order = ranked_rows(table.topic, table.value, ids)
-    topic, value = table.topic[order], table.value[order]
-    starts = np.concatenate(([0], np.flatnonzero(topic[1:] != topic[:-1]) + 1))
-    topics = [table.topics[code] for code in topic[starts].tolist()]
-    return topics, [*starts.tolist(), len(order)], ids[order].tolist(), value.tolist()
+def _hits_of(topics: list[QuestionId], bounds: list[int], ids: list[PassageId], scores: list[float]) -> dict[QuestionId, Hits]:
+    """Topic `topics[i]` -> its (id, score) pairs `bounds[i]:bounds[i + 1]`."""
+    out: dict[QuestionId, Hits] = {}
+    with gc_paused():  # millions of tuples: the cyclic GC's passes over them would cost more than making them
+        for qid, a, b in zip(topics, bounds[:-1], bounds[1:], strict=True):
+            out[qid] = list(zip(ids[a:b], scores[a:b], strict=True))
+    return out
+
+
+def _results_of(columns: RankedTable) -> dict[QuestionId, Hits]:
+    """`Run.results` of a ranked table: one str per distinct id (a run holds each document about once per
+    topic that retrieved it, so 100k topics x 100 results keep about a tenth of the strings)."""
+    positions = columns.positions()
+    ids = columns.table.doc_id_objects()[columns.rows(positions)].tolist()
+    columns.table.drop_pages()
+    lengths = columns.lengths
+    bounds = [0, *np.cumsum(lengths).tolist()]
+    return _hits_of(list(columns.topics), bounds, ids, columns.scores(positions).tolist())

@@ -242,7 +242,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"goldeval: wrote {args.markdown}", file=sys.stderr)
     _export(args, card)
     if not args.no_history:
-        _record(card, args.workspace)
+        from goldeval.cli.output import to_stdout
+
+        written = Path(args.json) if args.json and not to_stdout(args.json) else None  # `-`: no file to keep
+        _record(card, args.workspace, written=written)
     render(card, show_misses=args.misses, details=args.details)
     return exit_code(card)
 
@@ -274,15 +277,15 @@ def exit_code(card: Scorecard) -> int:
     return EXIT_RAN_WITH_ERRORS
 
 
-def _record(card: Scorecard, workspace: Path) -> None:
+def _record(card: Scorecard, workspace: Path, *, written: Path | None = None) -> None:
     """The run history (`goldeval history`, `compare @last`); a database that cannot be written is one
-    error naming it."""
+    error naming it. `written`: the results file just saved, whose bytes the history keeps (not made again)."""
     import sqlite3
 
     from goldeval.history.db import DB_NAME, record_run
 
     try:
-        run_id = record_run(card, workspace)
+        run_id = record_run(card, workspace, written=written)
     except (sqlite3.Error, OSError) as exc:
         raise WriteError(f"cannot record the run in the history: {exc}", path=workspace / DB_NAME,
                          hint="free disk space or fix the workspace, or pass --no-history") from None

@@ -38,7 +38,8 @@ def scored(plan: Plan, found: Found, notes: list[str]) -> RetrieverResult:
     result = score_run(found.name, found.run, plan.golden, plan.metrics, plan.settings.level, plan.document_of,
                        plan.ks[-1], found.seconds)
     result.config = {**found.config, "depth": plan.depth}
-    result.returned = returned_of([q.returned for q in result.questions if q.returned is not None], asked=plan.depth,
+    counts = result.columns.returned() if result.columns is not None else [q.returned for q in result.questions]
+    result.returned = returned_of([n for n in counts if n is not None], asked=plan.depth,
                                   kind=found.config.get("kind"), n_passages=len(plan.passages))
     summarise(result, plan.metrics, plan.depth)  # means and curves over the headline, synthetic beside
     return result
@@ -91,8 +92,18 @@ def _corpus_block(plan: Plan) -> dict[str, Any]:
 
 
 def _snippets(results: list[RetrieverResult], passages: Sequence[Passage]) -> dict[str, dict[str, str]]:
-    wanted = {h.id for r in results for q in r.questions for h in q.top}
-    wanted |= {e for r in results for q in r.questions for e in q.expected}
+    """Passage id -> its snippet, for every kept result and expected id (none without passages)."""
+    if not passages:
+        return {}
+    wanted: set[str] = set()
+    for r in results:
+        if r.columns is not None:
+            wanted.update(r.columns.placed.kept.ids())
+            wanted.update(k for k, g in zip(r.columns.judgments.keys, r.columns.judgments.grades.tolist(), strict=True)
+                          if g > 0)  # fmt: skip
+        else:
+            wanted.update(h.id for q in r.questions for h in q.top)
+            wanted.update(e for q in r.questions for e in q.expected)
     out: dict[str, dict[str, str]] = {}
     for p in passages:
         if p.id in wanted:

@@ -116,7 +116,8 @@ def passages_fingerprint(passages: Sequence[Passage]) -> str:
 
 def _judged_docs(golden: GoldenSet) -> set[str]:
     """Without a corpus, the documents the golden set judges are the known ones (see goldeval.ids)."""
-    return {d for q in golden for d in golden.grades(q.id)}
+    asked = {q.id for q in golden}
+    return {j.doc_id for j in golden.qrels if j.question_id in asked}
 
 
 def _check_chunk_ids(golden: GoldenSet, passages: Sequence[Passage], *, chunked: bool) -> None:

@@ -181,25 +181,18 @@ def search_golden_set(retriever: Retriever, golden: GoldenSet, depth: int, progr
         for start in range(0, len(ids), batch):
             part = {q: queries[q] for q in ids[start : start + batch]}
             try:
-                got = retriever.search(part, top_k=depth)
-                run.results.update(got.results)
-                run.errors.update(got.errors)
+                run.update(retriever.search(part, top_k=depth))
             except GoldevalError:
                 raise  # bad input or configuration: every question would fail the same way
             except (Exception, SystemExit):  # noqa: BLE001 - isolate the failing question below
                 for qid, text in part.items():
                     try:
-                        got = retriever.search({qid: text}, top_k=depth)
-                        run.results.update(got.results)
-                        run.errors.update(got.errors)
+                        run.update(retriever.search({qid: text}, top_k=depth))
                     except GoldevalError:
                         raise
                     except (Exception, SystemExit) as exc:  # noqa: BLE001 - the retriever's, not goldeval's exit
                         run.errors[qid] = cut(f"{type(exc).__name__}: {exc}")
             advance(len(part))
-    # a search function may ignore k: every retriever is scored on the same depth
-    for qid, hits in run.results.items():
-        if len(hits) > depth:
-            run.results[qid] = hits[:depth]
+    run.cut(depth)  # a search function may ignore k: every retriever is scored on the same depth
     refuse_bad_answers(run, queries)  # NaN/inf scores, repeated ids: that question's error; failures said once
     return run

@@ -9,7 +9,7 @@ for the parser is a problem of its line, and so is a string holding a lone surro
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from goldeval.golden.validate import (
     validate_golden,
 )
 from goldeval.golden.versions import frozen_version
+from goldeval.memory import gc_paused
 from goldeval.store.atomic import write_atomic
 from goldeval.textsafe import lone_surrogate, may_hold_surrogate
 
@@ -52,7 +53,9 @@ def load_golden(path: str | Path, *, corpus: Corpus | Collection[str] | None = N
         return collection
     text = read_input_text(path, "golden set", empty_hint=f"add one JSON object per line, e.g. {EXAMPLE}")
     records = _parse_json_list(text, path) if text.lstrip().startswith("[") else _parse_jsonl(text, path)
-    notes, questions, judgments, checkable, problems = _read_records(records, path, may_hold_surrogate(text))
+    with gc_paused():  # 100k questions: the GC's passes over what is read cost more than reading it (issue 23)
+        notes, questions, judgments, checkable, problems = _read_records(records, path, may_hold_surrogate(text))
+        qrels = Qrels(judgments) if questions and not problems else None
     if not questions and not problems:
         raise InputError("the golden set has no questions", path=path,
                          hint=f"add one JSON object per line, e.g. {EXAMPLE}")
@@ -62,7 +65,7 @@ def load_golden(path: str | Path, *, corpus: Corpus | Collection[str] | None = N
     if problems:
         count = f"{len(problems)} problem" + ("s" if len(problems) != 1 else "")
         raise InputErrors(sort_problems(problems), summary=f"{count} in golden set {path}")
-    qrels = Qrels(judgments)
+    qrels = qrels if qrels is not None else Qrels(judgments)
     warnings = nothing_relevant_warning(questions, qrels, str(path))
     golden = GoldenSet(questions, qrels, path=str(path), notes=notes, warnings=warnings)
     golden.version = frozen_version(golden)  # the frozen version it equals (golden.versions.jsonl), or None
@@ -70,7 +73,7 @@ def load_golden(path: str | Path, *, corpus: Corpus | Collection[str] | None = N
     return golden
 
 
-def _read_records(records: list[Record], path: Path, surrogates: bool = True) -> tuple[
+def _read_records(records: Iterable[Record], path: Path, surrogates: bool = True) -> tuple[
     str, list[Question], list[Judgment], list[tuple[Question, list[Judgment]]], list[InputError]
 ]:
     """(header notes, valid questions, their judgments, every record's id and judgments, problems).
@@ -214,9 +217,14 @@ def _object(pairs: list[tuple[str, Any]]) -> _Object:
     return obj
 
 
-def _parse_jsonl(text: str, path: Path) -> list[Record]:
-    """One record per line; blank lines and lines starting with `#` or `//` are skipped."""
-    records: list[Record] = []
+_DECODER = json.JSONDecoder(object_pairs_hook=_object)
+"""One decoder for every line (`json.loads` makes one per call when given a hook)."""
+
+
+def _parse_jsonl(text: str, path: Path) -> Iterator[Record]:
+    """One record per line, each parsed as it is read (the records never all exist at once); blank lines and
+    lines starting with `#` or `//` are skipped."""
+    first: Record | None = None
     parsed = 0
     for lineno, raw in enumerate(text.split("\n"), start=1):
         line = raw.rstrip("\r")
@@ -224,25 +232,27 @@ def _parse_jsonl(text: str, path: Path) -> list[Record]:
         if not stripped or stripped.startswith(("#", "//")):
             continue
         try:
-            records.append((lineno, json.loads(line, object_pairs_hook=_object)))
+            value = _DECODER.decode(line) if not line.startswith("\ufeff") else json.loads(line, object_pairs_hook=_object)
+            record: Record = (lineno, value)  # json.loads names a byte-order mark; the decoder does not
             parsed += 1
         except json.JSONDecodeError as exc:
-            records.append((lineno, InputError(
+            record = (lineno, InputError(
                 f"malformed JSON: {exc.msg} (column {exc.colno}, near `{_near(line, exc.pos)}`)",
                 path=path, line=lineno, value=clip(line), hint=_json_hint(stripped, exc),
-            )))
+            ))
         except RecursionError:
-            records.append((lineno, InputError("JSON nested too deeply to read", path=path, line=lineno,
-                                               hint="a question is one flat JSON object")))
+            record = (lineno, InputError("JSON nested too deeply to read", path=path, line=lineno,
+                                         hint="a question is one flat JSON object"))
         except ValueError as exc:  # an integer of more than 4,300 digits
-            records.append((lineno, InputError(f"a value that cannot be read ({str(exc)[:100]})", path=path,
-                                               line=lineno, hint="a question is one flat JSON object")))
-    if not parsed and records:
-        first = records[0][1]
-        raise InputError(f"not a JSONL or JSON golden set: no line is valid JSON (line {records[0][0]}: "
-                         f"{first.reason})", path=path,
+            record = (lineno, InputError(f"a value that cannot be read ({str(exc)[:100]})", path=path,
+                                         line=lineno, hint="a question is one flat JSON object"))
+        first = first or record
+        yield record
+    if not parsed and first is not None:
+        error = first[1]
+        raise InputError(f"not a JSONL or JSON golden set: no line is valid JSON (line {first[0]}: "
+                         f"{error.reason})", path=path,
                          hint=f"a golden set has one JSON object per line, e.g. {EXAMPLE}")
-    return records
 
 
 def _json_hint(line: str, exc: json.JSONDecodeError) -> str:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
 from goldeval.fingerprint import fingerprint as content_fingerprint
+from goldeval.memory import gc_paused
 from goldeval.types import DocId, QuestionId
 
 Intent = Literal["answerable", "off_topic"]
@@ -36,7 +37,7 @@ def implied_intent(grades: Iterable[int]) -> Intent:
     `GoldenSet.fingerprint` adds the intent only when it differs from it (so 0.1 results stay comparable).
     TREC topics carry no intent and are all answerable (`goldeval.golden.trec`): never implied from grades.
     """
-    return "answerable" if any(g > 0 for g in grades) else "off_topic"
+    return "answerable" if max(grades, default=0) > 0 else "off_topic"  # some grade >= 1
 
 PROVENANCE_KINDS = ("hand", "synthetic", "log", "incident")
 """Who or what wrote a question: a person, a language model, a production search log, an incident."""
@@ -75,7 +76,7 @@ def headline_split(items: Iterable[S]) -> tuple[list[S], list[S]]:
     return headline, [q for q in answerable if q.source in BESIDE_KINDS]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Provenance:
     """Where a question came from: `kind` plus open details.
 
@@ -101,7 +102,7 @@ class Provenance:
 HAND = Provenance("hand")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Question:
     """A question as users ask it. Its answers are judgments, kept in the golden set's `Qrels`."""
 
@@ -125,7 +126,7 @@ class Question:
         return self.provenance.kind
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Judgment:
     """One verdict on one (question, document or chunk) pair, with who or what judged it and when."""
 
@@ -265,7 +266,8 @@ class GoldenSet:
         count. Comparisons refuse to compare results computed on golden sets with different
         fingerprints.
         """
-        return content_fingerprint(sorted(self._canonical(q) for q in self.questions))
+        with gc_paused():  # a list per question: at 100k the GC's passes over them cost twice the work
+            return content_fingerprint(sorted(self._canonical(q) for q in self.questions))
 
     def _canonical(self, q: Question) -> list[Any]:
         """A question as fingerprinted. Its intent is added only when it differs from `implied_intent` of

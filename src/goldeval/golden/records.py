@@ -117,10 +117,11 @@ def parse_record(obj: Any, path: Path, line: int) -> Parsed:
         problem(f"{label}`notes` must be a string, found {json_type(notes)}", notes, "write notes as text")
     if judgments is None:
         return Parsed(None, None, [], problems)
-    checkable = Question(qid or "", text if isinstance(text, str) else "", intent, line=line)
     if problems or qid is None or not isinstance(text, str):
+        checkable = Question(qid or "", text if isinstance(text, str) else "", intent, line=line)
         return Parsed(None, checkable, judgments, problems)
-    return Parsed(Question(qid, text, intent, tags, provenance, notes, line), checkable, judgments, problems)
+    question = Question(qid, text, intent, tags, provenance, notes, line)
+    return Parsed(question, question, judgments, problems)  # its id, text, intent and line are the ones checked
 
 
 def _check_keys(obj: dict[str, Any], fields: tuple[str, ...], aliases: dict[str, str], label: str,
@@ -246,6 +247,10 @@ def _judgment_list(value: Any, qid: str, label: str, problem: Report) -> list[Ju
 
 
 def _judgment(item: dict[str, Any], qid: str, where: str, problem: Report) -> Judgment | None:
+    if len(item) == 2 and not getattr(item, "repeated", None):  # {"doc": ..., "grade": ...}, the common item
+        doc, grade = item.get("doc"), item.get("grade")
+        if type(doc) is str and doc and type(grade) is int:  # what the checks below let through, nothing else
+            return Judgment(qid, doc, grade)
     count = _Counter(problem)
     _check_keys(item, JUDGMENT_FIELDS, JUDGMENT_ALIASES, where, count)
     doc = item.get("doc")

@@ -153,7 +153,8 @@ def frozen_version(golden: GoldenSet) -> int | None:
     edited since)."""
     if not golden.path:
         return None
-    return version_of(golden.path, golden.fingerprint())
+    versions = versions_by_fingerprint(golden.path)
+    return versions.get(golden.fingerprint()) if versions else None  # never frozen: no fingerprint to make
 
 
 def version_of(golden_path: str | Path, fingerprint: str) -> int | None:

@@ -137,11 +137,15 @@ class History:
         finally:
             conn.close()
 
-    def record(self, card: Scorecard) -> int:
-        """Record one run in a single transaction; returns its id."""
-        from goldeval.scorecard.io import dumps_strict
+    def record(self, card: Scorecard, *, written: Path | None = None) -> int:
+        """Record one run in a single transaction; returns its id. `written`: the results file just saved from
+        `card` (`Scorecard.save`), whose bytes are kept rather than written again."""
+        from goldeval.scorecard.writer import question_ranks, scorecard_chunks
 
-        blob = zlib.compress(dumps_strict(card.to_dict(), indent=None).encode("utf-8"), 6)  # read by goldeval only
+        packer, blob = zlib.compressobj(1), bytearray()  # the results file's bytes (level 1: 3x faster than 6)
+        for chunk in _read_back(written) if written else scorecard_chunks(card):  # streamed (issue 23)
+            blob += packer.compress(chunk)
+        blob += packer.flush()  # read by goldeval only
         identity = card.identity
         with self.connect(write=True) as conn:
             conn.execute("BEGIN IMMEDIATE")
@@ -157,11 +161,11 @@ class History:
                 for r in card.retrievers:
                     name = redact(r.name)  # the blob is redacted by dumps_strict; the columns the same way
                     conn.execute("INSERT INTO retrievers VALUES (?, ?, ?, ?, ?)",
-                                 (run_id, name, redact(json.dumps(r.config, default=str)), len(r.answerable), r.n_errors))
+                                 (run_id, name, redact(json.dumps(r.config, default=str)), r.n_answerable, r.n_errors))
                     conn.executemany("INSERT INTO metrics VALUES (?, ?, ?, ?, ?, ?)", [
                         (run_id, name, str(m), v, *(r.intervals.get(m) or (None, None))) for m, v in r.metrics.items()])
                     conn.executemany("INSERT INTO question_ranks VALUES (?, ?, ?, ?, ?, ?)", [
-                        (run_id, name, q.id, int(q.off_topic), q.rank, json.dumps(q.ranks)) for q in r.questions])
+                        (run_id, name, qid, int(off), rank, ranks) for qid, off, rank, ranks in question_ranks(r)])
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
@@ -243,15 +247,16 @@ class History:
                 "ORDER BY run_id, rowid", (metric, *run_ids))]
 
 
-def record_run(card: Scorecard, workspace: str | Path) -> int | None:
+def record_run(card: Scorecard, workspace: str | Path, *, written: Path | None = None) -> int | None:
     """What `goldeval eval` calls after an evaluation: record it, unless $GOLDEVAL_NO_HISTORY is set.
+    `written`: the results file the command just saved from `card` (its bytes are the history's blob).
 
     A history that cannot be written (a damaged file, a read-only workspace) is a warning, never a lost
     evaluation: the scorecard is still printed and saved."""
     if os.environ.get(ENV_OFF, "").strip() not in ("", "0"):
         return None
     try:
-        return History.of(workspace).record(card)
+        return History.of(workspace).record(card, written=written)
     except (InputError, OSError, sqlite3.Error) as exc:
         from goldeval.textsafe import warn
 
@@ -268,6 +273,12 @@ def load_results(ref: str, workspace: str | Path) -> tuple[Scorecard, str]:
         run_id = history.resolve(ref)
         return history.scorecard(run_id), f"{ref.lstrip('@')}" if not ref[1:].isdigit() else f"run{run_id}"
     return Scorecard.load(Path(ref)), Path(ref).stem
+
+
+def _read_back(path: Path) -> Iterator[bytes]:
+    """The bytes of a file just written, a MiB at a time."""
+    with path.open("rb") as handle:
+        yield from iter(lambda: handle.read(1 << 20), b"")
 
 
 def _stored_scorecard(blob: object, run_id: int, path: Path) -> Scorecard:

@@ -18,10 +18,8 @@ judged id must be compared with the run's own str for it, one cache miss each (m
 
 from __future__ import annotations
 
-import gc
 import math
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import chain, compress, islice, repeat
@@ -29,6 +27,7 @@ from itertools import chain, compress, islice, repeat
 import numpy as np
 
 from goldeval.errors import InputError
+from goldeval.memory import gc_paused
 from goldeval.metrics.ranks import above_and_tied, above_and_tied_padded, padded, pads_little
 from goldeval.types import QrelsDict, RunDict
 
@@ -74,19 +73,6 @@ class Judged:
         q, rank, _ = self.relevant()
         cut = k if np.isscalar(k) else np.asarray(k)[q]
         return np.bincount(q[rank <= cut], minlength=self.n)
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic GC while building many small objects: its full passes over large runs cost
-    more than the work itself. Restored on exit, so no global setting leaks."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 _EMPTY: dict[str, float] = {}

@@ -28,7 +28,7 @@ import numpy as np
 
 from goldeval.metrics.compute import compute
 from goldeval.metrics.definitions import Metric
-from goldeval.metrics.judge import locate_ranked
+from goldeval.metrics.judge import Located, locate_ranked
 
 Grades = Mapping[str, Mapping[str, int]]
 """Question id -> judged id -> grade (relevant and judged not relevant; absent means unjudged)."""
@@ -47,13 +47,29 @@ def judged_curve(
     """judged@k for k = 1..depth: mean over `qids` of the judged share of each top k."""
     if not qids or depth < 1:
         return []
-    judged = np.zeros((len(qids), depth))
-    returned = np.zeros((len(qids), depth))
+    lengths, t_q, t_rank = [], [], []
     for row, qid in enumerate(qids):
         known = grades.get(qid, {})
-        flags = [1.0 if (key in known or settled(key)) else 0.0 for key in list(rankings.get(qid, ()))[:depth]]
-        judged[row, : len(flags)] = flags
-        returned[row, : len(flags)] = 1.0
+        top = list(rankings.get(qid, ()))[:depth]
+        lengths.append(len(top))
+        for rank, key in enumerate(top, start=1):
+            if key in known or settled(key):
+                t_q.append(row)
+                t_rank.append(rank)
+    return judged_share(len(qids), np.asarray(lengths, dtype=np.int64), np.asarray(t_q, dtype=np.int64),
+                        np.asarray(t_rank, dtype=np.int64), depth)
+
+
+def judged_share(n: int, lengths: np.ndarray, q: np.ndarray, rank: np.ndarray, depth: int) -> list[float]:
+    """judged@k for k = 1..depth over n questions, question i having returned `lengths[i]` results, of which
+    the one at (question `q[j]`, 1-based rank `rank[j]`) is judged or settled: the mean over the questions of
+    the judged share of each top k (a top k shorter than k counts what was returned; an empty one is 1)."""
+    if not n or depth < 1:
+        return []
+    judged = np.zeros((n, depth))
+    near = rank <= depth
+    judged[q[near], rank[near] - 1] = 1.0
+    returned = (np.arange(depth) < np.minimum(lengths, depth)[:, None]).astype(np.float64)
     seen = np.cumsum(returned, axis=1)
     share = np.divide(np.cumsum(judged, axis=1), seen, out=np.ones_like(seen), where=seen > 0)
     return [round(float(v), 6) for v in share.mean(axis=0)]
@@ -83,22 +99,73 @@ def metric_ranges(
     searches of every list cost more than the rest of the scoring)."""
     if not qids:
         return {}
+    deepest = range_depth(metrics, pool_depth)
+    if deepest is None:
+        return {}
+    located = locate_ranked({q: grades.get(q, {}) for q in qids}, rankings, qids)  # no bpref here: all_judged off
+    q, rank = _unjudged(grades, rankings, qids, deepest, settled)
+    return ranges_from(located, q, rank, metrics, pool_depth)
+
+
+def _by_cut(metrics: Sequence[Metric], pool_depth: int) -> dict[int, list[Metric]]:
+    """The metrics that get a range (`has_range`), by the cut-off their range completes: their own k, or
+    the pool depth for a metric without one."""
     by_cut: dict[int, list[Metric]] = {}
     for m in (m for m in dict.fromkeys(metrics) if has_range(m)):
         by_cut.setdefault(m.k if m.k is not None else pool_depth, []).append(m)
-    if not by_cut:
-        return {}
-    located = locate_ranked({q: grades.get(q, {}) for q in qids}, rankings, qids)  # no bpref here: all_judged off
-    q, rank = _unjudged(grades, rankings, qids, max(by_cut), settled)
-    out: dict[Metric, tuple[float, float]] = {}
-    for cut, group in by_cut.items():
-        pick = rank <= cut
-        low = compute(located.adding(q[pick], rank[pick], 0), group)
-        high = compute(located.adding(q[pick], rank[pick], 1), group)
-        for m in group:
-            a, b = float(low[m].mean()), float(high[m].mean())
-            out[m] = (round(min(a, b), 6), round(max(a, b), 6))
+    return by_cut
+
+
+def range_depth(metrics: Sequence[Metric], pool_depth: int) -> int | None:
+    """The deepest rank a range completes judgments to (None: no metric gets a range)."""
+    return max(_by_cut(metrics, pool_depth), default=None)
+
+
+RANGE_BLOCK = 1 << 14
+"""Questions whose completed judgments are scored at once (`ranges_from`): the completions of 100k
+questions x 10 results held at once were 170 MB (issue 23)."""
+
+
+def ranges_from(located: Located, q: np.ndarray, rank: np.ndarray, metrics: Sequence[Metric],
+                pool_depth: int) -> dict[Metric, tuple[float, float]]:  # fmt: skip
+    """`metric_ranges` from the lists' judged keys already located (`located`, relevant ones, as
+    `locate_ranked` finds them) and the (question, first rank) of each unjudged, unsettled key down to
+    `range_depth`: each completion adds its judgments where those keys stand (`Located.adding`), a block
+    of questions at a time (the means are the blocks' sums over all the questions)."""
+    groups = _by_cut(metrics, pool_depth)
+    sums = {m: [0.0, 0.0] for group in groups.values() for m in group}
+    located, order = _by_question(located), np.argsort(q, kind="stable")
+    q, rank = q[order], rank[order]
+    for a in range(0, located.n, RANGE_BLOCK):
+        b = min(a + RANGE_BLOCK, located.n)
+        part, (lo, hi) = _block(located, a, b), np.searchsorted(q, [a, b])
+        part_q, part_rank = q[lo:hi] - a, rank[lo:hi]
+        for cut, group in groups.items():
+            pick = part_rank <= cut
+            for scenario, grade in enumerate((0, 1)):
+                values = compute(part.adding(part_q[pick], part_rank[pick], grade), group)
+                for m in group:
+                    sums[m][scenario] += float(values[m].sum())
+    out = {}
+    for m, (low, high) in sums.items():
+        x, y = low / located.n, high / located.n
+        out[m] = (round(min(x, y), 6), round(max(x, y), 6))
     return {m: out[m] for m in metrics if m in out}
+
+
+def _by_question(located: Located) -> Located:
+    """`located` with its judgments and located keys in question order (so a block of questions is a slice)."""
+    owner, found = np.argsort(located.owner, kind="stable"), np.argsort(located.t_q, kind="stable")
+    return Located(located.n, located.level, located.floor, located.num_ret, located.owner[owner],
+                   located.values[owner], located.t_q[found], located.t_rank[found], located.t_rel[found])
+
+
+def _block(located: Located, a: int, b: int) -> Located:
+    """The questions a..b-1 of `located` (in question order, `_by_question`), numbered from 0."""
+    i, j = np.searchsorted(located.owner, [a, b])
+    k, m = np.searchsorted(located.t_q, [a, b])
+    return Located(b - a, located.level, located.floor, located.num_ret[a:b], located.owner[i:j] - a,
+                   located.values[i:j], located.t_q[k:m] - a, located.t_rank[k:m], located.t_rel[k:m])
 
 
 def _unjudged(grades: Grades, rankings: Mapping[str, Sequence[str]], qids: Sequence[str], cut: int,
@@ -115,12 +182,3 @@ def _unjudged(grades: Grades, rankings: Mapping[str, Sequence[str]], qids: Seque
                 t_q.append(i)
                 t_rank.append(position)
     return np.asarray(t_q, dtype=np.int64), np.asarray(t_rank, dtype=np.int64)
-
-
-def judged_coverage(
-    grades: Grades, rankings: Mapping[str, Sequence[str]], qids: Sequence[str], metrics: Sequence[Metric],
-    pool_depth: int,
-) -> tuple[list[float], dict[Metric, tuple[float, float]]]:
-    """(judged@k for k = 1..pool_depth, each metric's range): what `goldeval.evaluate` stores per retriever."""
-    return (judged_curve(grades, rankings, qids, pool_depth),
-            metric_ranges(grades, rankings, qids, metrics, pool_depth))

@@ -42,7 +42,7 @@ def judge_tables(qrels: TrecTable, run: TrecTable, topics: Sequence[str], *, lev
     q_of_code = np.array([index.get(t, n) for t in run.topics], dtype=np.int64)  # n: not evaluated
     judged = np.flatnonzero(q_of_qrels >= 0)
     owner, values = q_of_qrels[judged], qrels.value[judged].astype(np.float64)
-    hits, match = _lookup(qrels, judged, owner, run, q_of_code, n)
+    hits, match = join_rows(qrels, judged, owner, run, q_of_code, n)
     per_code = np.bincount(run.topic, minlength=len(run.topics))
     num_ret = np.bincount(q_of_code, weights=per_code, minlength=n + 1)[:n].astype(np.int64)
     ranks = _ranks(run, hits, per_code)
@@ -53,10 +53,14 @@ def judge_tables(qrels: TrecTable, run: TrecTable, topics: Sequence[str], *, lev
 # --- the join ---------------------------------------------------------------------------------------
 
 
-def _lookup(qrels: TrecTable, judged: np.ndarray, owner: np.ndarray, run: TrecTable, q_of_code: np.ndarray,
-            n: int) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def join_rows(qrels: TrecTable, judged: np.ndarray, owner: np.ndarray, run: TrecTable, q_of_code: np.ndarray,
+              n: int) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """The run rows whose (topic, doc) the qrels judge, in file order, and the qrels row judging each;
-    by numba when installed. Every match is then checked byte for byte (a hash is only a shortcut)."""
+    by numba when installed. Every match is then checked byte for byte (a hash is only a shortcut).
+    The qrels rows `judged` belong to topics `owner` (< n); a run row's topic is `q_of_code[run.topic[row]]`
+    (n: not evaluated). A (topic, doc) pair must be once in each table (both readers refuse a repeat), and
+    a topic of the run must be one of the qrels' once. `goldeval eval` joins its run and golden set here too
+    (`goldeval.scorecard.placing`)."""
     join = jit.compiled(trec_kernels.hash_join, nbytes=0)  # numba if the reader loaded it
     if join is not None:
         hits, match = join(owner, qrels.doc_hash[judged], judged, n, q_of_code, run.topic, run.doc_hash)

@@ -78,7 +78,7 @@ class MetricGrid:
             table.add_column(escape(break_name(self.names[i], layout.widths[i])), justify="right", no_wrap=True,
                              min_width=layout.widths[i])
         if self.counts:
-            sizes = [r.synthetic.n if self.synthetic else len(r.headline_questions) for r in self.results]
+            sizes = [r.synthetic.n if self.synthetic else r.n_headline for r in self.results]
             table.add_row("questions", *[f"{sizes[i]}" for i in group], style="dim")
         several = self.mark_best and len(self.results) > 1
         for m in self.metrics:

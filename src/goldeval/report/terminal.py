@@ -56,15 +56,15 @@ def headline_line(card: Scorecard) -> str | None:
     if not card.retrievers:
         return None
     r = card.retrievers[0]
-    headline = r.headline_questions
-    kinds = sorted({q.source for q in headline})
+    sources = r.headline_sources()  # counted without a record per question (issue 23)
+    kinds = list(sources)
     if not r.synthetic.n and kinds != ["synthetic"]:
         return None
-    counts = ", ".join(f"{sum(1 for q in headline if q.source == k)} {KIND_WORDS.get(k, k)}" for k in kinds)
+    counts = ", ".join(f"{sources[k]} {KIND_WORDS.get(k, k)}" for k in kinds)
     if r.synthetic.n:
-        return (f"Headline and verdicts: the {len(headline)} non-synthetic answerable questions ({counts}); the "
+        return (f"Headline and verdicts: the {r.n_headline} non-synthetic answerable questions ({counts}); the "
                 f"{r.synthetic.n} synthetic ones are shown beside them, never pooled in (they flatter search).")
-    return (f"Headline: {len(headline)} synthetic questions, the set has no other: synthetic questions flatter "
+    return (f"Headline: {r.n_headline} synthetic questions, the set has no other: synthetic questions flatter "
             "search, so read these numbers as an upper bound.")
 
 
@@ -109,13 +109,13 @@ def table_notes(card: Scorecard) -> list[str]:
     if (line := headline_line(card)) is not None:
         notes.append(line)
     first = card.retrievers[0]
-    if first.off_topic:
-        notes.append(f"{len(first.off_topic)} off-topic question(s) (no expected answer) are counted apart, "
+    if first.n_off_topic:
+        notes.append(f"{first.n_off_topic} off-topic question(s) (no expected answer) are counted apart, "
                      "never averaged in as zeros.")
     stats = card.statistics
-    small = [r for r in card.retrievers if r.headline_questions and not r.intervals]
+    small = [r for r in card.retrievers if r.n_headline and not r.intervals]
     if stats is not None and stats.min_questions and small:
-        n = len(small[0].headline_questions)
+        n = small[0].n_headline
         notes.append(f"No intervals: {n} headline question(s) are too few for one (goldeval gives intervals "
                      f"from {stats.min_questions}); read the values as counts of questions, not estimates.")
     if any(r.intervals for r in card.retrievers):
@@ -146,7 +146,7 @@ def api_lines(card: Scorecard) -> list[str]:
 
 
 def _errors_line(r: RetrieverResult) -> str:
-    ids = ", ".join(q.id for q in r.questions if q.error)
+    ids = ", ".join(r.error_ids)
     return f"{r.name}: {r.n_errors} question(s) failed and score 0: {ids} (see the warnings above)"
 
 

@@ -16,8 +16,10 @@ file, a reranker, a `Retriever` object of the user's):
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from goldeval.errors import InputError
 from goldeval.ids import DocumentOf, doc_part, repeated_of
@@ -31,7 +33,14 @@ EXAMPLES = 3
 
 def refuse_bad_answers(run: Run, queries: Mapping[QuestionId, str] | None = None) -> None:
     """Move each question whose results hold a non-finite score or a repeated id into `run.errors`;
-    with `queries`, then report every error of the run (`report_errors`)."""
+    with `queries`, then report every error of the run (`report_errors`). A run file's columns are checked
+    in one pass (their ids are distinct per topic, as the reader refuses a repeat); the results are made
+    only to name a question that fails."""
+    columns = run.columns
+    if columns is not None and columns.unique and np.isfinite(columns.table.value).all():  # every row of the file
+        if queries is not None:
+            report_errors(run, queries)
+        return
     for qid, hits in list(run.results.items()):
         problem = _problem(hits)
         if problem is not None:
@@ -93,16 +102,35 @@ def foreign_ids(run: Run, document_of: DocumentOf, *, chunked: bool) -> ForeignI
     """Count the ids of `run` that the corpus does not have (call only with a corpus)."""
     found = ForeignIds(run.name, chunked)
     known = set(document_of.doc_of) | document_of.doc_ids
-    for qid, hits in run.results.items():
-        if not hits or known.issuperset(next(zip(*hits, strict=True))):
-            continue
-        for pid, _ in hits:
+    for qid, pids in _unknown_in(run, known):
+        for pid in pids:
             if pid in known or (repeated_of(pid) is not None and document_of(pid) in known):
                 continue  # a later chunk of a document named earlier in the list (goldeval.ids rule 4)
             found.questions.add(qid)
             bucket = found.chunk_like if doc_part(pid) != pid and document_of(pid) != pid else found.unknown
             bucket[pid] = bucket.get(pid, 0) + 1
     return found
+
+
+def _unknown_in(run: Run, known: set[str]) -> Iterator[tuple[QuestionId, list[str]]]:
+    """(question, its ids) for each question holding an id outside `known`. A run file's ids are looked up
+    once per distinct id, and only the questions holding one that is not known are decoded."""
+    columns = run.columns
+    if columns is None:
+        for qid, hits in run.results.items():
+            if hits and not known.issuperset(pids := [pid for pid, _ in hits]):
+                yield qid, pids
+        return
+    distinct = columns.table.doc_id_objects()
+    columns.table.drop_pages()
+    positions = columns.positions()
+    rows = columns.rows(positions)
+    outside = np.fromiter((i not in known for i in distinct[rows].tolist()), dtype=bool, count=len(rows))
+    if not outside.any():
+        return
+    owner = np.repeat(np.arange(len(columns.topics)), columns.lengths)
+    for span in np.unique(owner[outside]).tolist():
+        yield columns.topics[span], columns.ids(columns.positions(np.array([span])))
 
 
 def check_foreign(found: ForeignIds, *, strict: bool) -> str | None:

@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from operator import itemgetter
 from pathlib import Path
 
+import numpy as np
+
 from goldeval.errors import InputError
 from goldeval.fingerprint import file_fingerprint
 from goldeval.retrievers.base import BuildContext
@@ -42,17 +44,20 @@ class RunFileRetriever:
         }
 
     def search(self, queries: Mapping[QuestionId, str], *, top_k: int) -> Run:
-        missing = [q for q in queries if q not in self.run.results]
+        topics = self.run.columns.index if self.run.columns is not None else self.run.results
+        missing = [q for q in queries if q not in topics]
         if missing and len(missing) == len(queries) and len(queries) > 1:
             raise InputError(
                 f"run {self.name!r} has results for none of the {len(queries)} questions",
-                value=", ".join(list(self.run.results)[:3]),
-                hint=f"its topic ids (e.g. {', '.join(list(self.run.results)[:3])}) must be the golden set's "
+                value=", ".join(list(topics)[:3]),
+                hint=f"its topic ids (e.g. {', '.join(list(topics)[:3])}) must be the golden set's "
                 f"question ids (e.g. {', '.join(list(queries)[:3])})",
             )
         if missing:
             warn(f"run {self.name!r} has no results for {len(missing)} question(s), e.g. "
                  f"{', '.join(missing[:5])}; they count as misses")
+        if self.run.columns is not None:  # the file's columns, selected: no tuple per result (issue 23)
+            return Run(self.name, columns=self.run.columns.select(list(queries), top_k))
         out = Run(self.name)
         for qid in queries:
             out.results[qid] = self.run.results.get(qid, [])[:top_k]
@@ -61,11 +66,15 @@ class RunFileRetriever:
 
 def refuse_non_finite(run: Run, path: str | Path | None) -> None:
     """InputError naming the first (question, id) whose score is NaN or infinite, with its line."""
-    try:  # a sum is finite only if every score is: one C-level pass per question (issue 23)
-        if all(math.isfinite(math.fsum(map(itemgetter(1), hits))) for hits in run.results.values()):
+    if run.columns is not None:  # the file's scores in one pass; the tuples only to name a bad one
+        if np.isfinite(run.columns.table.value).all():
             return
-    except OverflowError:
-        pass  # finite scores whose sum overflows: look one by one
+    else:
+        try:  # a sum is finite only if every score is: one C-level pass per question (issue 23)
+            if all(math.isfinite(math.fsum(map(itemgetter(1), hits))) for hits in run.results.values()):
+                return
+        except OverflowError:
+            pass  # finite scores whose sum overflows: look one by one
     for qid, hits in run.results.items():
         for pid, score in hits:
             if not math.isfinite(score):

@@ -2,10 +2,10 @@
 
 hit@k, recall@k, precision@k and nDCG@k depend only on where the relevant answers landed and on
 their grades (trec_eval's definitions), and a QuestionResult keeps exactly that: each expected id's
-rank within the depth. So the curves are computed by the one metric engine
-(`goldeval.metrics.compute.evaluate_ranked`) from a ranking rebuilt with the relevant ids at their
-ranks, for new scorecards and for files read back alike. The page looks these values up; it has no
-formula of its own.
+rank within the depth. So the curves are computed by the one metric engine (`goldeval.metrics.compute`)
+from those ranks (`curves_of`: as a ranking holding the relevant ids at their ranks would be judged),
+for new scorecards (their columns) and for files read back (their questions) alike. The page looks these
+values up; it has no formula of its own.
 
 `summarise` is the one place a retriever's means and curves are made from its questions: over the
 headline questions (`goldeval.golden.model.headline_split`), with the synthetic ones beside, for new
@@ -19,34 +19,36 @@ from typing import Any
 
 import numpy as np
 
-from goldeval.metrics.compute import evaluate_ranked
+from goldeval.metrics.compute import RELEVANCE_LEVEL, assemble, curve_means
 from goldeval.metrics.definitions import Metric
 from goldeval.scorecard.model import CURVE_METRICS, Beside, QuestionResult, RetrieverResult
-
-_FILLER = "\x00unjudged:"
-
-
-def rebuilt_ranking(q: QuestionResult, depth: int) -> list[str]:
-    """A ranking with each expected id at its stored rank (within `depth`), one unjudged filler elsewhere,
-    as long as the deepest of them: the curve metrics (cut at k) read nothing past it (issue 23: `depth`
-    filler strings per question cost more than the engine)."""
-    placed = {rank: doc for doc, rank in q.ranks.items() if rank is not None and 1 <= rank <= depth}
-    ranking = [_FILLER] * max(placed, default=0)
-    for rank, doc in placed.items():
-        ranking[rank - 1] = doc
-    return ranking
 
 
 def metric_curves(questions: Sequence[QuestionResult], depth: int) -> dict[str, list[float]]:
     """Mean over the answerable `questions` of each curve metric at k = 1..depth; {} without any."""
     answerable = [q for q in questions if not q.off_topic]
-    if not answerable or depth < 1:
+    owner, grade, rank = [], [], []
+    for i, q in enumerate(answerable):
+        for doc, g in q.expected.items():
+            owner.append(i)
+            grade.append(g)
+            rank.append(q.ranks.get(doc) or 0)
+    return curves_of(len(answerable), np.asarray(owner, dtype=np.int64), np.asarray(grade, dtype=np.float64),
+                     np.asarray(rank, dtype=np.int64), depth)
+
+
+def curves_of(n: int, owner: np.ndarray, grade: np.ndarray, rank: np.ndarray, depth: int) -> dict[str, list[float]]:
+    """Mean over n answerable questions of each curve metric at k = 1..depth, from their expected answers
+    alone: answer j of question `owner[j]`, with `grade[j]`, stands at 1-based `rank[j]` (0: not within the
+    depth). The one metric engine scores them (`metrics.compute`) as a ranking holding each expected answer
+    at its rank and unjudged results elsewhere, as long as the deepest of them; {} without a question."""
+    if not n or depth < 1:
         return {}
-    qrels = {q.id: dict(q.expected) for q in answerable}
-    rankings = {q.id: rebuilt_ranking(q, depth) for q in answerable}
-    metrics = [Metric(name, k) for name in CURVE_METRICS for k in range(1, depth + 1)]
-    values = evaluate_ranked(qrels, rankings, metrics, qids=[q.id for q in answerable])
-    return {name: [float(values[Metric(name, k)].mean()) for k in range(1, depth + 1)] for name in CURVE_METRICS}
+    found = (rank >= 1) & (rank <= depth)
+    num_ret = np.zeros(n, dtype=np.int64)
+    np.maximum.at(num_ret, owner[found], rank[found])
+    judged = assemble(n, RELEVANCE_LEVEL, num_ret, owner, grade, owner[found], rank[found], grade[found])
+    return curve_means(judged, CURVE_METRICS, depth)
 
 
 def mean_values(questions: Sequence[QuestionResult], metrics: Sequence[Metric]) -> dict[Metric, float]:
@@ -57,11 +59,21 @@ def mean_values(questions: Sequence[QuestionResult], metrics: Sequence[Metric]) 
 
 
 def summarise(r: RetrieverResult, metrics: Sequence[Metric], depth: int) -> None:
-    """Set `r.metrics` and `r.curves` over its headline questions and `r.synthetic` over those beside."""
-    headline, beside = r.headline_questions, r.synthetic_questions
+    """Set `r.metrics` and `r.curves` over its headline questions and `r.synthetic` over those beside.
+    A new scorecard's questions are columns (`RetrieverResult.columns`): read there, not made one by one."""
+    if r.columns is not None:
+        columns = r.columns
+        r.metrics = columns.means(columns.headline, metrics)
+        r.curves = curves_of(*columns.expected_ranks(columns.headline), depth)
+        beside = columns.beside
+        r.synthetic = (Beside(len(beside), columns.means(beside, metrics), curves_of(*columns.expected_ranks(beside), depth))
+                       if len(beside) else Beside())  # fmt: skip
+        return
+    headline, beside_questions = r.headline_questions, r.synthetic_questions
     r.metrics = mean_values(headline, metrics)
     r.curves = metric_curves(headline, depth)
-    r.synthetic = Beside(len(beside), mean_values(beside, metrics), metric_curves(beside, depth)) if beside else Beside()
+    r.synthetic = (Beside(len(beside_questions), mean_values(beside_questions, metrics),
+                          metric_curves(beside_questions, depth)) if beside_questions else Beside())
 
 
 def differences(a: RetrieverResult, b: RetrieverResult) -> dict[str, Any]:
@@ -102,4 +114,7 @@ def flips(retrievers: Sequence[RetrieverResult], depth: int) -> dict[str, dict[s
 def _ranks(r: RetrieverResult) -> dict[str, int]:
     """Headline question -> rank of its first correct result (beyond any depth when missed)."""
     never = np.iinfo(np.int64).max
+    if r.columns is not None:
+        ids, ranks = r.columns.first_ranks(r.columns.headline)
+        return dict(zip(ids, np.where(ranks > 0, ranks, never).tolist(), strict=True))
     return {q.id: q.rank if q.rank is not None else never for q in r.headline_questions}

@@ -26,16 +26,16 @@ from goldeval.errors import InputError
 from goldeval.metrics.definitions import Metric, headline_metrics, parse_metric
 from goldeval.metrics.judged import has_range
 from goldeval.scorecard.checks import BadField, check_scorecard
-from goldeval.scorecard.curves import flips, mean_values, pair_differences, summarise
+from goldeval.scorecard.curves import flips, mean_values, summarise
 from goldeval.scorecard.depth import returned_from_dict
 from goldeval.scorecard.model import COUNTED, Hit, QuestionResult, RetrieverResult, RunIdentity, Scorecard
 from goldeval.scorecard.scoring import question_marks
 from goldeval.scorecard.statistics import Statistics
+from goldeval.scorecard.writer import SCHEMA_VERSION, TOOL, dumps_strict, scorecard_chunks, scorecard_to_dict
 from goldeval.store.atomic import write_atomic
-from goldeval.textsafe import redact
 
-SCHEMA_VERSION = 2
-TOOL = "goldeval"
+__all__ = ["SCHEMA_VERSION", "TOOL", "dumps_strict", "load_scorecard", "save_scorecard", "scorecard_from_dict",
+           "scorecard_to_dict"]
 STATS_KEYS_V1 = ("comparison", "breakdown", "off_topic", "diagnosis_counts")
 AGGREGATE_TOLERANCE = 1e-6
 T = TypeVar("T")
@@ -46,85 +46,12 @@ class _Bad(Exception):
         super().__init__(f"{where}: {message}")
 
 
-# --- writing -----------------------------------------------------------------------------------
-
-
-def scorecard_to_dict(card: Scorecard) -> dict[str, Any]:
-    return {
-        "schema": SCHEMA_VERSION,
-        "tool": TOOL,
-        "goldeval_version": card.identity.goldeval_version,
-        "created": card.identity.created,
-        "identity": card.identity.to_dict(),
-        "level": card.level,
-        "k": card.k,
-        "depth": card.depth,
-        "metric_names": [str(m) for m in card.metrics],
-        "headline": [str(m) for m in card.headline],
-        "headline_k": card.headline_k,
-        "golden": card.golden,
-        "corpus": card.corpus,
-        "retrievers": [_retriever_to_dict(r, card.level) for r in card.retrievers],
-        "flips": card.flips,
-        "differences": pair_differences(card.retrievers),
-        "snippets": card.snippets,
-        "statistics": card.statistics.to_dict() if card.statistics else None,
-        "notes": card.notes,
-    }
-
-
-def _retriever_to_dict(r: RetrieverResult, level: str) -> dict[str, Any]:
-    headline = r.headline_questions
-    in_headline = {q.id for q in headline}
-    return {
-        "name": r.name,
-        "config": r.config,
-        "n_answerable": len(r.answerable),
-        "n_headline": len(headline),
-        "headline_sources": sorted({q.source for q in headline}),
-        "n_off_topic": len(r.off_topic),
-        "n_errors": r.n_errors,
-        "metrics": {str(m): v for m, v in r.metrics.items()},
-        "intervals": {str(m): list(v) for m, v in r.intervals.items()},
-        "curves": r.curves,
-        "synthetic": {"n": r.synthetic.n, "metrics": {str(m): v for m, v in r.synthetic.metrics.items()},
-                      "curves": r.synthetic.curves},
-        "seconds": round(r.seconds, 3),
-        "judged": r.judged,
-        "ranges": {str(m): list(v) for m, v in r.ranges.items()},
-        "returned": r.returned.to_dict(r.metrics) if r.returned else None,
-        "questions": [_question_to_dict(q, q.id in in_headline, level) for q in r.questions],
-    }
-
-
-def _question_to_dict(q: QuestionResult, headline: bool, level: str) -> dict[str, Any]:
-    if all(h.counted for h in q.top):  # a new scorecard's hits say what they counted for: nothing to redo
-        marks = [(h.counted, h.grade) for h in q.top]
-    else:
-        marks = [(h.counted, h.grade) if h.counted else mark for h, mark in zip(q.top, question_marks(q, level), strict=True)]
-    return {
-        "id": q.id, "question": q.question, "expected": q.expected, "nonrelevant": q.nonrelevant,
-        "off_topic": q.off_topic, "headline": headline, "rank": q.rank, "ranks": q.ranks,
-        "top": [{"id": h.id, "doc": h.doc, "score": h.score, "counted": counted, "grade": grade}
-                for h, (counted, grade) in zip(q.top, marks, strict=True)],
-        "top1_score": q.top1_score,
-        "metrics": {str(m): v for m, v in q.metrics.items()},
-        "tags": q.tags, "source": q.source, "error": q.error, "diagnosis": q.diagnosis, "returned": q.returned,
-    }
-
-
-def dumps_strict(data: Any, *, indent: int | None = 1) -> str:
-    """JSON other parsers accept: a non-finite number is a bug upstream, refused here, never written; no
-    credential goldeval was given is in it (`textsafe.redact`). `indent=None` writes it compact, with the
-    json module's C encoder (an indent makes it use the pure-Python one, 10x slower on a 10k-question run)."""
-    try:
-        return redact(json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False)) + "\n"
-    except ValueError as exc:
-        raise ValueError(f"refusing to write a non-finite number into results JSON: {exc}") from None
+# --- writing (`goldeval.scorecard.writer`) -----------------------------------------------------
 
 
 def save_scorecard(card: Scorecard, path: Path) -> None:
-    write_atomic(path, dumps_strict(scorecard_to_dict(card), indent=None))  # the C encoder: 10x the indented one
+    """Write the results JSON atomically, as a stream (`writer.scorecard_chunks`: never the whole dict tree)."""
+    write_atomic(path, scorecard_chunks(card))
 
 
 # --- reading -----------------------------------------------------------------------------------

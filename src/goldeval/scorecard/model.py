@@ -10,12 +10,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goldeval.golden.model import headline_split
 from goldeval.metrics.definitions import Metric
 from goldeval.scorecard.depth import Returned, unmeasurable
 from goldeval.scorecard.statistics import Statistics
+
+if TYPE_CHECKING:
+    from goldeval.scorecard.columns import QuestionColumns
 
 CURVE_METRICS = ("hit", "recall", "precision", "ndcg")
 """The metrics written for every k from 1 to the depth (the page's k slider looks them up)."""
@@ -91,7 +94,9 @@ class RetrieverResult:
     """One retriever's scorecard: aggregates over answerable questions, and every question."""
 
     name: str
-    questions: list[QuestionResult]
+    _questions: list[QuestionResult] | None = field(default=None, init=False, repr=False, compare=False)
+    """`questions` once made (it is a property: see `columns`)."""
+    questions: list[QuestionResult]  # a property over `_questions` and `columns`, set after the class
     metrics: dict[Metric, float]
     """Mean over the headline questions (`headline_questions`: answerable, hand-written, log and incident;
     synthetic ones are `synthetic`, beside; off-topic ones are counted apart, never averaged in as zeros)."""
@@ -118,6 +123,45 @@ class RetrieverResult:
     """How many results came back per question against the depth asked (`goldeval.scorecard.depth`)."""
     synthetic: Beside = field(default_factory=Beside)
     """The synthetic questions' means and curves, beside the headline (`goldeval.golden.model.headline_split`)."""
+    columns: QuestionColumns | None = field(default=None, repr=False, compare=False)
+    """A new scorecard's questions as columns (`goldeval.scorecard.columns`), until `questions` is first read:
+    means, curves, flips, the results file and the history read them without a `QuestionResult` each.
+    Reading `questions` makes the list from them and lets them go, so a change to the list counts."""
+
+    @classmethod
+    def of_columns(cls, name: str, columns: QuestionColumns, **fields: Any) -> RetrieverResult:
+        """A result whose questions are `columns` (`questions` is made from them when first read)."""
+        result = cls(name, [], {}, scored=columns.scored, columns=columns, **fields)
+        result._questions = None
+        return result
+
+    @property
+    def n_answerable(self) -> int:
+        return len(self.columns.answerable) if self.columns is not None else len(self.answerable)
+
+    @property
+    def n_headline(self) -> int:
+        return len(self.columns.headline) if self.columns is not None else len(self.headline_questions)
+
+    @property
+    def n_off_topic(self) -> int:
+        if self.columns is not None:
+            return len(self.columns) - len(self.columns.answerable)
+        return len(self.off_topic)
+
+    def headline_sources(self) -> dict[str, int]:
+        """Provenance kind -> how many headline questions have it, kinds sorted."""
+        kinds = ([self.columns.questions[i].source for i in self.columns.headline.tolist()] if self.columns is not None
+                 else [q.source for q in self.headline_questions])  # fmt: skip
+        return {k: kinds.count(k) for k in sorted(set(kinds))}
+
+    @property
+    def error_ids(self) -> list[str]:
+        """The questions the retriever failed on, in order."""
+        if self.columns is not None:
+            failed = self.columns.errors
+            return [q.id for q in self.columns.questions if q.id in failed] if failed else []
+        return [q.id for q in self.questions if q.error]
 
     @property
     def unmeasurable(self) -> list[Metric]:
@@ -144,7 +188,22 @@ class RetrieverResult:
 
     @property
     def n_errors(self) -> int:
-        return sum(1 for q in self.questions if q.error)
+        return len(self.error_ids)
+
+
+def _questions(self: RetrieverResult) -> list[QuestionResult]:
+    if self._questions is None:
+        assert self.columns is not None
+        self._questions, self.columns = self.columns.results(), None
+    return self._questions
+
+
+def _set_questions(self: RetrieverResult, questions: list[QuestionResult]) -> None:
+    self._questions, self.columns = questions, None
+
+
+RetrieverResult.questions = property(_questions, _set_questions, doc="""Every question's outcome, in the golden
+set's order; made from `columns` when first read.""")  # type: ignore[assignment,method-assign]
 
 
 @dataclass(frozen=True)

@@ -6,21 +6,32 @@ hit, and later chunks of a document already seen count as non-relevant, so no do
 At `chunk` level an expected chunk id must itself be retrieved; an expected id without `#` (a whole
 document) is satisfied by any of its chunks, once. Off-topic questions keep their top results (their
 top-1 score is what separability reads) and no metrics. Each kept result says what it counted for
-(`hit_marks`), so no reader (the page included) needs a level rule of its own.
+(`hit_marks`, `marks_of`), so no reader (the page included) needs a level rule of its own.
+
+The rules are here (`_judged_at_level`, `_ranking_keys`, `marks_of`); `score_run` applies them to every
+question at once in columns (`scorecard.placing`, issue 23), and keeps the results as columns too
+(`scorecard.columns.QuestionColumns`): a question's record is made when something reads it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from itertools import chain
 from operator import itemgetter
+from typing import TYPE_CHECKING
 
-from goldeval.golden.model import GoldenSet, Question, headline_split
+import numpy as np
+
+from goldeval.golden.model import GoldenSet, headline_split
 from goldeval.ids import DocumentOf
-from goldeval.metrics.compute import evaluate_ranked
+from goldeval.metrics.compute import compute, needs_all_judged
 from goldeval.metrics.definitions import Metric
-from goldeval.metrics.judged import judged_coverage
+from goldeval.metrics.judged import judged_share, range_depth, ranges_from
 from goldeval.run import Run
-from goldeval.scorecard.model import Hit, QuestionResult, RetrieverResult
+from goldeval.scorecard.model import COUNTED, QuestionResult, RetrieverResult
+
+if TYPE_CHECKING:
+    from goldeval.scorecard.placing import Judgments, Placed
 
 REPEAT = "\x00repeat:"
 """Prefix of the ranking key of a result that counts for a key already seen: never relevant, unjudged."""
@@ -33,76 +44,49 @@ def score_run(
     """`run` scored on every question of `golden`; `keep` results per question are kept for the report.
 
     The means and curves are left to `goldeval.scorecard.curves.summarise` (over the headline questions)."""
-    rankings: dict[str, list[str]] = {}
-    qrels: dict[str, dict[str, int]] = {}
-    per_q: list[tuple[Question, dict[str, int], dict[str, int | None], list[str], list[tuple[str, str]]]] = []
-    for q in golden:
-        judged = _judged_at_level(golden.grades(q.id), level, document_of)
-        expected = {e: g for e, g in judged.items() if g > 0}
-        # each id's document once, the keys once: the kept results' marks are the keys' first `keep`
-        pids = list(map(itemgetter(0), run.results.get(q.id, [])))
-        pairs = list(zip(pids, document_of.many(pids), strict=True))
-        keys = _ranking_keys(pairs, expected, level)
-        rankings[q.id] = keys
-        qrels[q.id] = judged
-        ranks: dict[str, int | None] = dict.fromkeys(expected)
-        for e in expected:
-            if e in keys:  # a key is never repeated (a repeat becomes a placeholder): its one position
-                ranks[e] = keys.index(e) + 1
-        per_q.append((q, judged, ranks, keys, pairs))
-    answerable = [q.id for q in golden if not q.off_topic]
-    headline = [q.id for q in headline_split(golden)[0]]
-    values = evaluate_ranked(qrels, rankings, metrics, qids=answerable) if answerable else {}
-    scored = Scored(answerable, qrels, rankings, run.results)
-    row = {qid: i for i, qid in enumerate(answerable)}
-    columns = {m: values[m].tolist() for m in metrics} if answerable else {}
-    questions = []
-    for q, judged, ranks, keys, pairs in per_q:
-        found = [r for r in ranks.values() if r is not None]
-        hits = run.results.get(q.id, [])[:keep]
-        marks = _marks(keys[:keep], judged)
-        at = row.get(q.id)
-        questions.append(QuestionResult(
-            id=q.id,
-            question=q.question,
-            expected={e: g for e, g in judged.items() if g > 0},
-            nonrelevant=[e for e, g in judged.items() if g <= 0],
-            off_topic=q.off_topic,
-            rank=min(found) if found and not q.off_topic else None,
-            ranks=ranks,
-            top=[Hit(pid, float(score), doc, counted, grade)
-                 for (pid, score), (_, doc), (counted, grade) in zip(hits, pairs, marks, strict=False)],
-            metrics={} if q.off_topic or at is None else {m: columns[m][at] for m in metrics},
-            tags=list(q.tags),
-            source=q.source,
-            error=run.errors.get(q.id),
-            returned=None if q.id in run.errors else len(run.results.get(q.id, [])),
-        ))
-    # judged@k and the best/worst case, over the questions the headline is made of
-    judged_at, ranges = judged_coverage(qrels, rankings, headline, metrics, keep)
-    return RetrieverResult(name=name, questions=questions, metrics={}, seconds=seconds, judged=judged_at,
-                           ranges=ranges, scored=scored)
+    from goldeval.scorecard.columns import QuestionColumns
+    from goldeval.scorecard.placing import judgments_at, place
+
+    judgments = judgments_at(golden, level, document_of)
+    placed = place(run, golden, judgments, level, document_of, keep)
+    index = {q.id: i for i, q in enumerate(golden)}
+    answerable = np.array([i for i, q in enumerate(golden) if not q.off_topic], dtype=np.int64)
+    headline, beside = (np.array([index[q.id] for q in part], dtype=np.int64) for part in headline_split(golden))
+    floor = -np.inf if needs_all_judged(metrics) else 1
+    values = compute(placed.judged(judgments, answerable, floor), metrics) if len(answerable) else {}
+    columns = QuestionColumns(
+        golden.questions, level, document_of, judgments, placed, dict(run.errors), answerable, headline, beside,
+        list(metrics), np.array([values[m] for m in metrics]) if len(answerable) else np.zeros((len(metrics), 0)))
+    judged_at, ranges = _coverage(placed, judgments, headline, metrics, keep)
+    return RetrieverResult.of_columns(name, columns, seconds=seconds, judged=judged_at, ranges=ranges)
 
 
-class Scored(Mapping[str, tuple[dict[str, int], list[tuple[str, float]]]]):
-    """`RetrieverResult.scored`: answerable question -> (judged ids at the level, the ranking as the engine
-    scored it with TREC-writable ids, `_as_written`), each made when looked up (only the TREC export
-    reads them: a million tuples per 10k questions otherwise made for nothing, issue 23)."""
-
-    def __init__(self, qids: list[str], qrels: dict[str, dict[str, int]], rankings: dict[str, list[str]],
-                 results: Mapping[str, list[tuple[str, float]]]) -> None:  # fmt: skip
-        self.qids, self.qrels, self.rankings, self.results = dict.fromkeys(qids), qrels, rankings, results
-
-    def __getitem__(self, qid: str) -> tuple[dict[str, int], list[tuple[str, float]]]:
-        if qid not in self.qids:
-            raise KeyError(qid)
-        return self.qrels[qid], _as_written(self.rankings[qid], self.results.get(qid, []), self.qrels[qid])
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.qids)
-
-    def __len__(self) -> int:
-        return len(self.qids)
+def _coverage(placed: Placed, judgments: Judgments, headline: np.ndarray, metrics: Sequence[Metric],
+              pool_depth: int) -> tuple[list[float], dict[Metric, tuple[float, float]]]:  # fmt: skip
+    """judged@k for k = 1..pool_depth and each metric's range over the headline questions
+    (`goldeval.metrics.judged`): a result is settled when its key is judged or it is a repeat."""
+    if not len(headline):
+        return [], {}
+    row = np.full(len(placed.lengths), -1, dtype=np.int64)
+    row[headline] = np.arange(len(headline))
+    lengths = placed.lengths[headline]
+    q = np.concatenate((row[placed.q], row[placed.repeat_q]))
+    rank = np.concatenate((placed.rank, placed.repeat_rank))
+    mine = q >= 0
+    q, rank = q[mine], rank[mine]
+    share = judged_share(len(headline), lengths, q, rank, pool_depth)
+    deepest = range_depth(metrics, pool_depth)
+    if deepest is None:
+        return share, {}
+    depth = np.minimum(lengths, deepest)
+    every_q = np.repeat(np.arange(len(headline), dtype=np.int64), depth)
+    every_rank = np.arange(int(depth.sum()), dtype=np.int64) - np.repeat(np.cumsum(depth) - depth, depth) + 1
+    settled = np.zeros(len(every_q), dtype=bool)
+    first = np.cumsum(depth) - depth
+    inside = rank <= depth[q]
+    settled[first[q[inside]] + rank[inside] - 1] = True
+    located = placed.located(judgments, headline)
+    return share, ranges_from(located, every_q[~settled], every_rank[~settled], metrics, pool_depth)
 
 
 def hit_marks(hits: Sequence[tuple[str, str]], judged: Mapping[str, int], level: str) -> list[tuple[str, int | None]]:
@@ -113,17 +97,32 @@ def hit_marks(hits: Sequence[tuple[str, str]], judged: Mapping[str, int], level:
     return _marks(_ranking_keys(hits, expected, level), judged)
 
 
+def marks_of(repeat: np.ndarray, judged: np.ndarray, grade: np.ndarray) -> np.ndarray:
+    """What each result counted for, as an index into `COUNTED`, from its ranking key: a repeat of a key
+    already counted; else relevant when the key is judged with a grade above 0; else judged not relevant
+    when the key is judged at all; else unjudged. The one form of the rule, for many results at once."""
+    return np.select([repeat, judged & (grade > 0), judged], [1, 0, 2], 3).astype(np.uint8)
+
+
+def key_marks(lists: Sequence[Sequence[str]], judged: Sequence[Mapping[str, int]]) -> list[list[tuple[str, int | None]]]:
+    """What each ranking key of each list counted for (`marks_of`), list i's keys judged by `judged[i]`."""
+    flat = list(chain.from_iterable(lists))
+    owners = [j for j, keys in zip(judged, lists, strict=True) for _ in keys]
+    repeat = np.fromiter((k.startswith(REPEAT) for k in flat), dtype=bool, count=len(flat))
+    known = np.fromiter(map(Mapping.__contains__, owners, flat), dtype=bool, count=len(flat))
+    grade = np.fromiter(map(lambda j, k: j.get(k, 0), owners, flat), dtype=np.int64, count=len(flat))
+    marks = [(COUNTED[c], g if c == 0 else None) for c, g in zip(marks_of(repeat, known, grade).tolist(),
+                                                                 grade.tolist(), strict=True)]  # fmt: skip
+    out, at = [], 0
+    for keys in lists:
+        out.append(marks[at : at + len(keys)])
+        at += len(keys)
+    return out
+
+
 def _marks(keys: Sequence[str], judged: Mapping[str, int]) -> list[tuple[str, int | None]]:
     """What each ranking key counted for (`hit_marks`' rule, from keys already made)."""
-    out: list[tuple[str, int | None]] = []
-    for key in keys:
-        if key.startswith(REPEAT):
-            out.append(("repeat", None))
-        elif judged.get(key, 0) > 0:
-            out.append(("relevant", judged[key]))
-        else:
-            out.append(("nonrelevant" if key in judged else "unjudged", None))
-    return out
+    return key_marks([keys], [judged])[0]
 
 
 def question_marks(q: QuestionResult, level: str) -> list[tuple[str, int | None]]:

@@ -182,12 +182,17 @@ def refuse_special(path: Path) -> None:
 
 def _chunks(data: str | bytes | Iterable[bytes]) -> Iterable[bytes]:
     if isinstance(data, str):
-        # a lone surrogate (invalid Unicode that slipped through) is written as its `\\udXXX` escape:
-        # in JSON that is the same string again, in text it is visible, and never a crash at the end
-        return (data.encode("utf-8", "backslashreplace"),)
+        return (utf8(data),)
     if isinstance(data, bytes):
         return (data,)
     return data
+
+
+def utf8(text: str) -> bytes:
+    """`text` as the UTF-8 goldeval writes: a lone surrogate (invalid Unicode that slipped through) is written
+    as its `\\udXXX` escape: in JSON that is the same string again, in text it is visible, and never a crash
+    at the end. Streamed writers encode their pieces with it too (`scorecard.writer`)."""
+    return text.encode("utf-8", "backslashreplace")
 
 
 def fsync_dir(folder: Path) -> None:

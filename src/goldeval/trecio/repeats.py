@@ -52,7 +52,7 @@ def _candidates_numpy(table: TrecTable) -> tuple[np.ndarray, np.ndarray]:
 
 def _duplicate(table: TrecTable, first: int, later: int) -> InputError:
     doc = text(table.source, table.doc_start[later], table.doc_stop[later])
-    topic, line, again = table.topics[table.topic[later]], int(table.line[first]), int(table.line[later])
+    topic, line, again = table.topics[table.topic[later]], table.line_at(first), table.line_at(later)
     if table.kind == "qrels":
         a, b = int(table.value[first]), int(table.value[later])
         detail = f" with different grades ({a} and {b})" if a != b else f" (also on line {line})"

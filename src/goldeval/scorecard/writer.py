@@ -1,0 +1,322 @@
+"""Writing the results JSON (docs/results-json.md, schema 2): as a dict (`scorecard_to_dict`, the page and
+the statistics' key read it) and as a stream of text (`scorecard_chunks`, the file and the history).
+
+The stream is the same bytes as `dumps_strict(scorecard_to_dict(card), indent=None)` (tested), written
+piece by piece, so the whole dict tree never sits in memory (issue 23: 100k questions made 2 GB of dicts).
+The per-question records of a new scorecard are written from its columns (`scorecard.columns`), a block of
+questions at a time: each value is encoded as the json module encodes it (its C string encoder,
+`float.__repr__`), the keys in the order `QUESTION_KEYS` and `HIT_KEYS` give them, which `_question_to_dict`
+uses too. Every piece goes through `textsafe.redact`; a non-finite number is refused, never written.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from itertools import compress
+from json.encoder import encode_basestring, encode_basestring_ascii
+from typing import Any
+
+import numpy as np
+
+from goldeval.scorecard.columns import QuestionColumns
+from goldeval.scorecard.curves import pair_differences
+from goldeval.scorecard.hitbytes import top_texts
+from goldeval.scorecard.model import COUNTED, QuestionResult, RetrieverResult, Scorecard
+from goldeval.scorecard.scoring import question_marks
+from goldeval.store.atomic import utf8
+from goldeval.textsafe import redact
+
+SCHEMA_VERSION = 2
+TOOL = "goldeval"
+QUESTION_KEYS = ("id", "question", "expected", "nonrelevant", "off_topic", "headline", "rank", "ranks", "top",
+                 "top1_score", "metrics", "tags", "source", "error", "diagnosis", "returned")
+"""A question's record, in the order it is written."""
+HIT_KEYS = ("id", "doc", "score", "counted", "grade")
+"""A kept result's record (`top`), in the order it is written."""
+BLOCK = 4096
+"""Questions written at once from columns."""
+
+
+def scorecard_to_dict(card: Scorecard, *, questions: bool = True) -> dict[str, Any]:
+    """The results JSON as a dict; without `questions`, each retriever's `questions` is None (the stream
+    writes them)."""
+    return {
+        "schema": SCHEMA_VERSION,
+        "tool": TOOL,
+        "goldeval_version": card.identity.goldeval_version,
+        "created": card.identity.created,
+        "identity": card.identity.to_dict(),
+        "level": card.level,
+        "k": card.k,
+        "depth": card.depth,
+        "metric_names": [str(m) for m in card.metrics],
+        "headline": [str(m) for m in card.headline],
+        "headline_k": card.headline_k,
+        "golden": card.golden,
+        "corpus": card.corpus,
+        "retrievers": [_retriever_to_dict(r, card.level, questions=questions) for r in card.retrievers],
+        "flips": card.flips,
+        "differences": pair_differences(card.retrievers),
+        "snippets": card.snippets,
+        "statistics": card.statistics.to_dict() if card.statistics else None,
+        "notes": card.notes,
+    }
+
+
+def _retriever_to_dict(r: RetrieverResult, level: str, *, questions: bool = True) -> dict[str, Any]:
+    return {
+        "name": r.name,
+        "config": r.config,
+        "n_answerable": r.n_answerable,
+        "n_headline": r.n_headline,
+        "headline_sources": list(r.headline_sources()),
+        "n_off_topic": r.n_off_topic,
+        "n_errors": r.n_errors,
+        "metrics": {str(m): v for m, v in r.metrics.items()},
+        "intervals": {str(m): list(v) for m, v in r.intervals.items()},
+        "curves": r.curves,
+        "synthetic": {"n": r.synthetic.n, "metrics": {str(m): v for m, v in r.synthetic.metrics.items()},
+                      "curves": r.synthetic.curves},
+        "seconds": round(r.seconds, 3),
+        "judged": r.judged,
+        "ranges": {str(m): list(v) for m, v in r.ranges.items()},
+        "returned": r.returned.to_dict(r.metrics) if r.returned else None,
+        "questions": _question_dicts(r, level) if questions else None,
+    }
+
+
+def _question_dicts(r: RetrieverResult, level: str) -> list[dict[str, Any]]:
+    """Every question's record (from the columns one question at a time, when the scorecard has them)."""
+    columns = r.columns
+    if columns is not None:
+        headline = _headline_mask(columns)
+        return [_question_to_dict(columns.question(i), bool(headline[i]), level) for i in range(len(columns))]
+    in_headline = {q.id for q in r.headline_questions}
+    return [_question_to_dict(q, q.id in in_headline, level) for q in r.questions]
+
+
+def _question_to_dict(q: QuestionResult, headline: bool, level: str) -> dict[str, Any]:
+    if all(h.counted for h in q.top):  # a new scorecard's hits say what they counted for: nothing to redo
+        marks = [(h.counted, h.grade) for h in q.top]
+    else:
+        marks = [(h.counted, h.grade) if h.counted else mark for h, mark in zip(q.top, question_marks(q, level), strict=True)]
+    values = (q.id, q.question, q.expected, q.nonrelevant, q.off_topic, headline, q.rank, q.ranks,
+              [dict(zip(HIT_KEYS, (h.id, h.doc, h.score, counted, grade), strict=True))
+               for h, (counted, grade) in zip(q.top, marks, strict=True)],
+              q.top1_score, {str(m): v for m, v in q.metrics.items()}, q.tags, q.source, q.error, q.diagnosis,
+              q.returned)  # fmt: skip
+    return dict(zip(QUESTION_KEYS, values, strict=True))
+
+
+def dumps_strict(data: Any, *, indent: int | None = 1) -> str:
+    """JSON other parsers accept: a non-finite number is a bug upstream, refused here, never written; no
+    credential goldeval was given is in it (`textsafe.redact`). `indent=None` writes it compact, with the
+    json module's C encoder (an indent makes it use the pure-Python one, 10x slower on a 10k-question run)."""
+    try:
+        return redact(json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False)) + "\n"
+    except ValueError as exc:
+        raise ValueError(f"refusing to write a non-finite number into results JSON: {exc}") from None
+
+
+# --- the stream ------------------------------------------------------------------------------------
+
+
+def scorecard_chunks(card: Scorecard) -> Iterator[bytes]:
+    """The results JSON of `card` as UTF-8 pieces: `dumps_strict(scorecard_to_dict(card), indent=None)`."""
+    data = scorecard_to_dict(card, questions=False)
+    records = [_records(r, card.level) for r in card.retrievers]
+
+    def retrievers() -> Iterator[str]:
+        yield "["
+        for i, (r, questions) in enumerate(zip(data["retrievers"], records, strict=True)):
+            yield from _object(r, {"questions": questions}, first=i == 0)
+        yield "]"
+
+    for piece in _object(data, {"retrievers": retrievers}):
+        yield utf8(redact(piece))
+    yield b"\n"
+
+
+def _object(data: Mapping[str, Any], streamed: Mapping[str, Callable[[], Iterator[str]]], *,
+            first: bool = True) -> Iterator[str]:  # fmt: skip
+    """`json.dumps(data)` in pieces (`, ` before it unless `first`), the values of `streamed` keys from their
+    function."""
+    yield "{" if first else ", {"
+    for i, (key, value) in enumerate(data.items()):
+        head = ("" if i == 0 else ", ") + _dumps(key) + ": "
+        if key in streamed:
+            yield head
+            yield from streamed[key]()
+        else:
+            yield head + _dumps(value)
+    yield "}"
+
+
+def _dumps(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except ValueError as exc:
+        raise ValueError(f"refusing to write a non-finite number into results JSON: {exc}") from None
+
+
+def _records(r: RetrieverResult, level: str) -> Callable[[], Iterator[str]]:
+    """The retriever's `questions` list, written a block of questions at a time."""
+    columns = r.columns
+
+    def from_columns() -> Iterator[str]:
+        assert columns is not None
+        _refuse_non_finite(columns)
+        headline = _headline_mask(columns)
+        yield "["
+        for begin in range(0, len(columns), BLOCK):
+            yield ("" if begin == 0 else ", ") + ", ".join(_block(columns, begin, min(begin + BLOCK, len(columns)),
+                                                                  headline))
+        yield "]"
+
+    def from_list() -> Iterator[str]:
+        questions = r.questions
+        in_headline = {q.id for q in r.headline_questions}
+        yield "["
+        for begin in range(0, len(questions), BLOCK):
+            part = [_question_to_dict(q, q.id in in_headline, level) for q in questions[begin : begin + BLOCK]]
+            yield ("" if begin == 0 else ", ") + _dumps(part)[1:-1]
+        yield "]"
+
+    return from_columns if columns is not None else from_list
+
+
+def _headline_mask(columns: QuestionColumns) -> np.ndarray:
+    mask = np.zeros(len(columns), dtype=bool)
+    mask[columns.headline] = True
+    return mask
+
+
+def _refuse_non_finite(columns: QuestionColumns) -> None:
+    for what, values in (("a score", columns.placed.kept.scores), ("a metric", columns.values)):
+        if not np.isfinite(values).all():
+            raise ValueError(f"refusing to write a non-finite number into results JSON: {what} is "
+                             f"{values[~np.isfinite(values)].flat[0]!r}")
+
+
+_BOOL = ("false", "true")
+_HIT = '{{"id": {}, "doc": {}, "score": {}, {}'.format
+_MARK = '"counted": "{}", "grade": {}}}'.format
+_RECORD = ('{{"id": {}, "question": {}, "expected": {{{}}}, "nonrelevant": [{}], "off_topic": {}, "headline": {}, '
+           '"rank": {}, "ranks": {{{}}}, "top": [{}], "top1_score": {}, "metrics": {}, "tags": {}, "source": {}, '
+           '"error": {}, "diagnosis": null, "returned": {}}}').format
+_PAIR = "{}: {}".format
+
+
+def _block(c: QuestionColumns, a: int, b: int, headline: np.ndarray) -> list[str]:
+    """The records of questions a..b-1, as `json.dumps` writes `_question_to_dict` of each."""
+    questions = c.questions[a:b]
+    expected, nonrelevant, ranks = _judgment_texts(c, a, b)
+    top, top1 = _hit_texts(c, a, b)
+    first = c.first_rank[a:b]
+    errors = c.errors
+    returned = c.placed.lengths[a:b].tolist()
+    return list(map(
+        _RECORD, map(encode_basestring, [q.id for q in questions]),
+        map(encode_basestring, [q.question for q in questions]), expected, nonrelevant,
+        [_BOOL[q.off_topic] for q in questions], [_BOOL[h] for h in headline[a:b].tolist()],
+        _counts(first), ranks, top, top1, _metric_texts(c, a, b),
+        [_dumps(list(q.tags)) if q.tags else "[]" for q in questions], map(encode_basestring, [q.source for q in questions]),
+        [encode_basestring(errors[q.id]) if q.id in errors else "null" for q in questions] if errors else ["null"] * (b - a),
+        [("null" if q.id in errors else str(n)) for q, n in zip(questions, returned, strict=True)] if errors
+        else list(map(str, returned)),
+    ))  # fmt: skip
+
+
+def _judgment_texts(c: QuestionColumns, a: int, b: int) -> tuple[list[str], list[str], list[str]]:
+    """Per question, the insides of `expected` ({id: grade}), `nonrelevant` ([id]) and `ranks` ({id: rank})."""
+    bounds = c.judgments.bounds
+    ja, jb = int(bounds[a]), int(bounds[b])
+    keys = list(map(encode_basestring, c.judgments.keys[ja:jb]))
+    grades = c.judgments.grades[ja:jb]
+    relevant = grades > 0
+    owner = c.judgments.owner[ja:jb] - a
+    rank = c.key_rank[ja:jb][relevant]
+    good = list(compress(keys, relevant.tolist()))
+    exp = _grouped(list(map(_PAIR, good, map(str, grades[relevant].tolist()))), owner[relevant], b - a)
+    ranked = _grouped(list(map(_PAIR, good, _counts(rank))), owner[relevant], b - a)
+    bad = list(compress(keys, (~relevant).tolist()))
+    return exp, _grouped(bad, owner[~relevant], b - a), ranked
+
+
+def _counts(values: np.ndarray) -> list[str]:
+    """Each value (>= 0) as JSON writes it, 0 as `null` (a rank or count that is None): one text per value."""
+    texts = ["null", *map(str, range(1, int(values.max(initial=0)) + 1))]
+    return list(map(texts.__getitem__, values.tolist()))
+
+
+def question_ranks(r: RetrieverResult) -> list[tuple[str, bool, int | None, str]]:
+    """Per question: its id, whether it is off-topic, its rank, and `json.dumps` of its `ranks` (the history's
+    `question_ranks` rows), from the columns when the result has them."""
+    c = r.columns
+    if c is None:
+        return [(q.id, q.off_topic, q.rank, json.dumps(q.ranks)) for q in r.questions]
+    grades = c.judgments.grades
+    relevant = grades > 0
+    keys = [encode_basestring_ascii(k) for k, ok in zip(c.judgments.keys, relevant.tolist(), strict=True) if ok]
+    ranks = [str(x) if x else "null" for x in c.key_rank[relevant].tolist()]
+    inside = _grouped(list(map(_PAIR, keys, ranks)), c.judgments.owner[relevant], len(c))
+    first = c.first_rank.tolist()
+    return [(q.id, q.off_topic, first[i] or None, "{" + inside[i] + "}") for i, q in enumerate(c.questions)]
+
+
+def _grouped(texts: list[str], owner: np.ndarray, n: int) -> list[str]:
+    """`", ".join` of each question's texts (question `owner[i]` of n; in order)."""
+    bounds = np.concatenate(([0], np.cumsum(np.bincount(owner, minlength=n)))).tolist()
+    return [", ".join(texts[x:y]) for x, y in zip(bounds[:-1], bounds[1:], strict=True)]
+
+
+def _hit_texts(c: QuestionColumns, a: int, b: int) -> tuple[list[str], list[str]]:
+    """Per question, the inside of `top` and `top1_score`: put together from the run file's bytes where its
+    ids need no escaping (`scorecard.hitbytes`), else one result at a time."""
+    kept = c.placed.kept
+    ka, kb = int(kept.bounds[a]), int(kept.bounds[b])
+    scores = list(map(float.__repr__, kept.scores[ka:kb].tolist()))
+    marks, which = _marks_texts(kept.codes[ka:kb], kept.grades[ka:kb])
+    bounds = kept.bounds[a : b + 1] - ka
+    top = None if any(ka <= k < kb for k in kept.moved) else top_texts(kept.table, kept.rows[ka:kb], scores, marks,
+                                                                       which, bounds)  # fmt: skip
+    if top is None:
+        ids = kept.ids(ka, kb)
+        id_texts = list(map(encode_basestring, ids))
+        docs = kept.docs(ids, ka)
+        doc_texts = id_texts if docs is ids else [t if d is i else encode_basestring(d)
+                                                  for t, i, d in zip(id_texts, ids, docs, strict=True)]  # fmt: skip
+        hits = list(map(_HIT, id_texts, doc_texts, scores, map(marks.__getitem__, which.tolist())))
+        top = [", ".join(hits[x:y]) for x, y in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)]
+    top1 = [scores[x] if y > x else "null" for x, y in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)]
+    return top, top1
+
+
+def _marks_texts(codes: np.ndarray, grades: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """`"counted": ..., "grade": ...}` of each kept result: the texts, one per (mark, grade), and each result's."""
+    relevant = codes == 0
+    values, which = np.unique(grades[relevant], return_inverse=True)
+    key = codes.astype(np.int64)
+    key[relevant] = len(COUNTED) + which.ravel()  # a relevant result's text is its grade's
+    return [_MARK(counted, "null") for counted in COUNTED] + [_MARK("relevant", g) for g in values.tolist()], key
+
+
+def _metric_texts(c: QuestionColumns, a: int, b: int) -> list[str]:
+    """Per question, its `metrics` object ({} for an off-topic one)."""
+    rows = c.row[a:b]
+    mine = rows[rows >= 0]
+    if not len(c.metrics) or not len(mine):
+        return ["{}"] * (b - a)
+    names = [_dumps(str(m)).replace("{", "{{").replace("}", "}}") for m in c.metrics]
+    template = ("{{" + ", ".join(f"{name}: {{}}" for name in names) + "}}").format
+    written = iter(map(template, *(_float_texts(c.values[m, mine]) for m in range(len(c.metrics)))))
+    return [next(written) if row >= 0 else "{}" for row in rows.tolist()]
+
+
+def _float_texts(values: np.ndarray) -> Iterable[str]:
+    """`float.__repr__` of each value; each distinct value is written once (a metric takes few values)."""
+    if (values == 0).any() and np.signbit(values[values == 0]).any():  # -0.0 would be merged with 0.0
+        return list(map(float.__repr__, values.tolist()))
+    unique, inverse = np.unique(values, return_inverse=True)
+    return list(map(list(map(float.__repr__, unique.tolist())).__getitem__, inverse.ravel().tolist()))

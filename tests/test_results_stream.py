@@ -1,0 +1,150 @@
+"""The results JSON written as a stream from a new scorecard's columns (issue 23) is, byte for byte, the JSON
+the json module writes of the scorecard's dict, before and after its questions are made as objects and after
+the file is read back; a non-finite number is refused and a credential redacted as in every other writer;
+and `goldeval eval` on a run file writes its file, its history and its terminal table from the columns."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from golden_factory import make_golden
+from goldeval import evaluate
+from goldeval.cli import main
+from goldeval.scorecard import Scorecard, writer
+from goldeval.scorecard.columns import QuestionColumns
+from goldeval.scorecard.writer import dumps_strict, question_ranks, scorecard_chunks, scorecard_to_dict
+from goldeval.textsafe import keep_secret
+
+ROWS = [
+    ("q1", 'where is "a" \u00e9\u4e2d', {"a.md": 2, "b.md": 0}, ("x", "y\u00e9")),  # quotes, non-ASCII, a judged 0
+    ("q2", "where is c", {"c.md": 1}, (), "synthetic"),
+    ("q3", "tab\there and a newline\n", {"b.md": 1, "z.md": 3}),  # z.md is never retrieved
+    ("q4", "chunks of a document", {"a.md": 1}),  # the run returns two chunks of a.md: one hit, one repeat
+    ("q5", "not in the run", {"a.md": 1}),
+    ("off", "nothing about this", {}),
+    ("q6", "from a log", {"d.md": 1}, (), "log"),
+]
+RUN = """q1 Q0 b.md 1 0.9 t
+q1 Q0 a.md 2 0.5 t
+q1 Q0 c.md 3 0.5 t
+q2 Q0 c.md 1 -0.0 t
+q2 Q0 a.md 2 0.0 t
+q3 Q0 c.md 1 12.345678901234567 t
+q3 Q0 b.md 2 1e-07 t
+q4 Q0 a.md#1 1 3 t
+q4 Q0 a.md#2 2 2 t
+q4 Q0 e.md 3 1 t
+off Q0 a.md 1 7.25 t
+q6 Q0 e.md 1 2 t
+q6 Q0 d.md 2 1 t
+"""
+
+
+def card_from_columns(tmp_path: Path) -> Scorecard:
+    run = tmp_path / "run.trec"
+    run.write_text(RUN, encoding="utf-8")
+
+    def flaky(question: str, k: int) -> list[tuple[str, float]]:
+        if question == "where is c":
+            raise RuntimeError("down")
+        return [("d.md", 2.0), ("a.md", 1.5), ("a.md#3", 1.0)][:k]
+
+    golden = make_golden(ROWS, path=str(tmp_path / "g.jsonl"))
+    return evaluate({"file": f"run:{run}", "flaky": flaky}, golden, k=(1, 2), depth=3)
+
+
+def as_json(card: Scorecard) -> bytes:
+    return dumps_strict(scorecard_to_dict(card), indent=None).encode("utf-8")
+
+
+def test_the_stream_is_the_json_modules_text_of_the_dict_before_and_after_the_questions_are_made(tmp_path: Path) -> None:
+    card = card_from_columns(tmp_path)
+    assert all(r.columns is not None for r in card.retrievers)
+    streamed = b"".join(scorecard_chunks(card))
+    assert streamed == as_json(card)
+    data = json.loads(streamed)
+    q4 = data["retrievers"][0]["questions"][3]
+    assert [(h["id"], h["doc"], h["counted"]) for h in q4["top"]] == [  # the top max(k) = 2 kept
+        ("a.md#1", "a.md", "relevant"), ("a.md#2", "a.md", "repeat")]
+    assert data["retrievers"][1]["questions"][1]["error"] == "RuntimeError: down"
+    assert [q["top"][0]["score"] for q in data["retrievers"][0]["questions"][1:3]] == [0.0, 12.345678901234567]
+    assert str(data["retrievers"][0]["questions"][1]["top"][0]["score"]) == "-0.0"
+    ranks = [question_ranks(r) for r in card.retrievers]  # the history's rows
+    made = [r.questions for r in card.retrievers]  # the objects, made from the columns
+    assert all(r.columns is None for r in card.retrievers)
+    assert b"".join(scorecard_chunks(card)) == as_json(card) == streamed
+    assert [question_ranks(r) for r in card.retrievers] == ranks
+    assert ranks[0][0] == ("q1", False, 3, json.dumps({"a.md": 3}))  # tied at 0.5: c.md (id descending) first
+    card.save(tmp_path / "r.json")
+    loaded = Scorecard.load(tmp_path / "r.json")
+    assert [r.questions for r in loaded.retrievers] == made
+    assert b"".join(scorecard_chunks(loaded)) == streamed
+
+
+def test_a_non_finite_number_is_refused_not_written(tmp_path: Path) -> None:
+    card = card_from_columns(tmp_path)
+    columns = card.retrievers[0].columns
+    assert columns is not None
+    columns.values[0, 0] = np.nan
+    with pytest.raises(ValueError, match="non-finite number"):
+        card.save(tmp_path / "r.json")
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_a_registered_credential_is_redacted_in_the_stream(tmp_path: Path) -> None:
+    secret = "tok-5b1f0e77-stream-secret"
+    keep_secret(secret)
+    golden = make_golden([("q1", f"why does {secret} leak", {"a.md": 1})])
+    card = evaluate(lambda q, k: [("a.md", 1.0)], golden, k=1, depth=1)
+    assert card.retrievers[0].columns is not None
+    streamed = b"".join(scorecard_chunks(card)).decode("utf-8")
+    assert secret not in streamed and "why does *** leak" in streamed
+
+
+def test_eval_on_a_run_file_never_makes_a_record_per_question(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(self: QuestionColumns) -> None:
+        raise AssertionError("a QuestionResult per question was made")
+
+    monkeypatch.setattr(QuestionColumns, "results", refuse)
+    monkeypatch.setattr(QuestionColumns, "question", refuse)
+    (tmp_path / "g.jsonl").write_text("".join(json.dumps({"id": r[0], "question": r[1], "expected": r[2]}) + "\n"
+                                              for r in ROWS if r[2]), encoding="utf-8")  # fmt: skip
+    (tmp_path / "run.trec").write_text(RUN, encoding="utf-8")
+    code = main(["eval", "--golden", str(tmp_path / "g.jsonl"), "--retriever", f"run:{tmp_path / 'run.trec'}",
+                 "--no-stats", "--quiet", "--workspace", str(tmp_path / "ws"), "--json", str(tmp_path / "r.json")])
+    assert code == 0
+    assert json.loads((tmp_path / "r.json").read_text())["retrievers"][0]["n_answerable"] == 6
+    assert (tmp_path / "ws" / "history.sqlite").exists()
+
+
+def test_the_history_keeps_the_results_file_it_was_given_and_makes_the_same_bytes_without_it(tmp_path: Path) -> None:
+    from goldeval.history.db import History
+
+    card = card_from_columns(tmp_path)
+    card.save(tmp_path / "r.json")
+    history = History(tmp_path / "history.sqlite")
+    with_file, without = history.record(card, written=tmp_path / "r.json"), history.record(card)
+    kept = [history.scorecard(run) for run in (with_file, without)]
+    assert b"".join(scorecard_chunks(kept[0])) == b"".join(scorecard_chunks(kept[1]))
+    assert [q.id for q in kept[0].retrievers[0].questions] == [r[0] for r in ROWS]
+
+
+@pytest.mark.parametrize("block", [1, 2, 4096])
+def test_results_laid_out_as_bytes_or_one_by_one_are_the_json_modules_text(tmp_path: Path, block: int,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(writer, "BLOCK", block)
+    run = tmp_path / "run.trec"
+    run.write_text("a Q0 plain.md 1 3.5 t\na Q0 \u00e9t\u00e9.md 2 2.25 t\nb Q0 q\"uote.md 1 1 t\nb Q0 x.md 2 0.5 t\n"
+                   "c Q0 back\\\\slash.md 1 2 t\nd Q0 z.md 1 1e-300 t\nd Q0 y.md 2 -4 t\n", encoding="utf-8")
+    golden = make_golden([("a", "first", {"\u00e9t\u00e9.md": 2}), ("b", "second", {'q"uote.md': 1}),
+                          ("c", "third", {"x.md": 1}), ("e", "none returned", {"x.md": 1}), ("d", "fourth", {"y.md": 3})])
+    card = evaluate(f"run:{run}", golden, k=(1, 2), depth=2)
+    streamed = b"".join(scorecard_chunks(card))
+    assert streamed == as_json(card)
+    tops = [[(h["id"], h["counted"]) for h in q["top"]] for q in json.loads(streamed)["retrievers"][0]["questions"]]
+    assert tops == [[("plain.md", "unjudged"), ("\u00e9t\u00e9.md", "relevant")], [('q"uote.md', "relevant"), ("x.md", "unjudged")],
+                    [("back\\\\slash.md", "unjudged")], [], [("z.md", "unjudged"), ("y.md", "relevant")]]
