@@ -15,18 +15,23 @@ from __future__ import annotations
 
 import contextlib
 import json
+import subprocess
+import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 from hang_guard import HANG_GUARD
 from loopback import loopback
+from sweep_fixtures import write_inputs
 
 Script = tuple[str, Any]
 """("429", retry_after_seconds) | ("500", None) | ("slow", seconds) | ("malformed", None) | ("wrong_dim", None)
@@ -147,3 +152,27 @@ def standin(encoder: Any, **options: Any) -> Iterator[StandIn]:
     with loopback(_handler(state), release=state.release) as url:
         state.url = url
         yield state
+
+
+@pytest.fixture(scope="session")
+def minilm() -> Any:
+    """The stand-in server's model: goldeval's own `minilm`, loaded once a session (conftest.py makes it one
+    fixture for every API test module)."""
+    from goldeval.retrievers.encoders.registry import load_encoder
+
+    return load_encoder("minilm", progress=False)
+
+
+def eval_command(folder: Path, spec: str, workspace: Path, out: Path, *extra: str) -> list[str]:
+    """`goldeval eval` of `spec` on the sweep fixtures' small corpus and golden set (written under `folder`),
+    in a fresh process, no statistics."""
+    corpus, golden = write_inputs(folder / "inputs")
+    return [sys.executable, "-m", "goldeval", "eval", "--corpus", str(corpus), "--golden", str(golden),
+            "--retriever", spec, "--workspace", str(workspace), "--json", str(out), "--no-stats", *extra]
+
+
+def run_ok(command: list[str], env: Mapping[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run a goldeval command to its end (the hang guard's limit), asserting it succeeded."""
+    done = subprocess.run(command, env=dict(env), capture_output=True, text=True, timeout=HANG_GUARD)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done

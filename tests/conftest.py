@@ -5,6 +5,7 @@ where they are defined), so the PostgreSQL server and the model's vectors would 
 """
 
 # `pytest --core` and the markers of what a test needs beyond the core install (tests/needs.py)
+from api_standin import minilm  # noqa: F401
 from needs import (  # noqa: F401
     pytest_addoption,
     pytest_collection_modifyitems,

@@ -13,18 +13,12 @@ import goldeval
 from api_standin import standin
 from goldeval.errors import InputError
 from goldeval.retrievers.encoders.api import ApiEncoder, ApiSettings, plan_batches
-from goldeval.retrievers.encoders.registry import load_encoder
 from sweep_fixtures import tiny_corpus, tiny_golden
 
 pytestmark = [pytest.mark.api, pytest.mark.models]
 
 KEY = "sk-standin-9f8e7d6c5b4a39281706"
 
-
-@pytest.fixture(scope="module")
-def minilm(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    """The server's model: goldeval's own `minilm`, loaded once."""
-    return load_encoder("minilm", progress=False)
 
 
 def _eval(spec: str, workspace: Path, **options: object):  # type: ignore[no-untyped-def]

@@ -11,17 +11,12 @@ import pytest
 import goldeval
 from api_standin import standin
 from goldeval.errors import InputError
-from goldeval.retrievers.encoders.registry import load_encoder
 from sweep_fixtures import tiny_corpus, tiny_golden
 
 pytestmark = [pytest.mark.api, pytest.mark.models]
 
 KEY = "sk-rerank-standin-77aa66bb55cc"
 
-
-@pytest.fixture(scope="module")
-def minilm(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    return load_encoder("minilm", progress=False)
 
 
 def _eval(spec: str, workspace: Path):  # type: ignore[no-untyped-def]

@@ -16,8 +16,7 @@ from typing import Any
 
 import pytest
 
-from api_standin import StandIn, standin
-from goldeval.retrievers.encoders.registry import load_encoder
+from api_standin import StandIn, eval_command, run_ok, standin
 from hang_guard import HANG_GUARD, wait_until
 from sweep_fixtures import write_inputs
 
@@ -26,23 +25,14 @@ pytestmark = [pytest.mark.api, pytest.mark.models]
 KEY = "sk-standin-rerank-resume-9f8e7d6c5b4a"
 
 
-@pytest.fixture(scope="module")
-def minilm(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    return load_encoder("minilm", progress=False)
-
 
 def _command(folder: Path, url: str, workspace: Path, out: Path, *extra: str) -> list[str]:
-    corpus, golden = write_inputs(folder / "inputs")
     spec = f"rerank:bm25>api:standin-rerank?url={url}/v1/rerank&key_env=RERANK_KEY&concurrency=2&top=5"
-    return [sys.executable, "-m", "goldeval", "eval", "--corpus", str(corpus), "--golden", str(golden),
-            "--retriever", spec, "--workspace", str(workspace), "--json", str(out), "--no-stats", *extra]
+    return eval_command(folder, spec, workspace, out, *extra)
 
 
 def _run(command: list[str]) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(command, env={**os.environ, "RERANK_KEY": KEY}, capture_output=True, text=True,
-                          timeout=HANG_GUARD)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return done
+    return run_ok(command, {**os.environ, "RERANK_KEY": KEY})
 
 
 def _scores(path: Path) -> dict[str, list[tuple[str, str]]]:

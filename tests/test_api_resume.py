@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from api_standin import standin
-from goldeval.retrievers.encoders.registry import load_encoder
+from api_standin import eval_command, run_ok, standin
 from hang_guard import HANG_GUARD, wait_until
 from sweep_fixtures import write_inputs
 
@@ -23,16 +22,10 @@ pytestmark = [pytest.mark.api, pytest.mark.models]
 KEY = "sk-standin-resume-5a4b3c2d1e0f"
 
 
-@pytest.fixture(scope="module")
-def minilm(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    return load_encoder("minilm", progress=False)
-
 
 def _command(folder: Path, url: str, workspace: Path, out: Path, *extra: str) -> list[str]:
-    corpus, golden = write_inputs(folder / "inputs")
-    spec = f"dense:openai:minilm-standin?base_url={url}/v1&batch_size=2&concurrency=2"
-    return [sys.executable, "-m", "goldeval", "eval", "--corpus", str(corpus), "--golden", str(golden),
-            "--retriever", spec, "--workspace", str(workspace), "--json", str(out), "--no-stats", *extra]
+    return eval_command(folder, f"dense:openai:minilm-standin?base_url={url}/v1&batch_size=2&concurrency=2",
+                        workspace, out, *extra)
 
 
 def _env() -> dict[str, str]:
@@ -40,9 +33,7 @@ def _env() -> dict[str, str]:
 
 
 def _run(command: list[str]) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(command, env=_env(), capture_output=True, text=True, timeout=HANG_GUARD)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return done
+    return run_ok(command, _env())
 
 
 def _means(path: Path) -> dict[str, float]:

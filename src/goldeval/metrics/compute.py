@@ -181,34 +181,47 @@ CURVE_CELLS = 1 << 20
 reused from one block to the next rather than mapped afresh)."""
 
 
+def question_means(rows: np.ndarray) -> np.ndarray:
+    """The one mean over questions: each row of `rows` (one row per metric or per k, one column per question,
+    in question order) averaged by numpy's pairwise sum over a contiguous row. Every mean a scorecard shows
+    goes through here (`question_mean`), so the curve at k and the metric's own mean are the same number to
+    the last bit, whichever path made them (a sum in another order differs in its last bits)."""
+    return np.mean(np.ascontiguousarray(rows, dtype=np.float64), axis=1)
+
+
+def question_mean(values: np.ndarray | Sequence[float]) -> float:
+    """The mean of one metric's values over questions, by `question_means`' rule."""
+    return float(question_means(np.asarray(values, dtype=np.float64)[None, :])[0])
+
+
 def curve_means(j: Judged, names: Sequence[str], depth: int) -> dict[str, list[float]]:
     """The mean over the questions of each of `names` (`hit`, `recall`, `precision`, `ndcg`) at every k from 1
     to depth: the kernels' formulas above, on the counts and gains within the top k made for every k at once
     (a cumulative sum over the ranks, a block of questions at a time), where calling each kernel once per k
     passes over every question depth times (issue 23: 400 passes over 100k questions for a scorecard's
-    curves). Equal to the kernels' means (tested), to the last bits of a sum in another order."""
+    curves). Each k's values are laid out as a row and averaged by `question_means`, so the curve at k is the
+    kernel's mean at k, bit for bit (tested)."""
     if not j.n or depth < 1:
         return {}
     ks = np.arange(1, depth + 1, dtype=np.float64)
-    totals = {name: np.zeros(depth) for name in names}
     rel_q, rel_rank, _ = j.relevant()
     dcg_q, dcg_rank, disc = _dcg_terms(j)
     ideal_q, ideal_rank, ideal = _ideal_terms(j)
     step = max(1, CURVE_CELLS // depth)
-    for a in range(0, j.n, step):
-        b = min(a + step, j.n)
-        count = _within(rel_q, rel_rank, None, a, b, depth)
-        for name in names:
-            if name == "hit":
-                values = _hit(count)
-            elif name == "recall":
-                values = ratio(count, j.num_rel[a:b, None])
-            elif name == "precision":
-                values = _precision(count, ks)
-            else:  # ndcg
+    rows = np.empty((depth, j.n))  # one metric at a time: depth x questions float64, reused
+    out: dict[str, list[float]] = {}
+    for name in names:
+        for a in range(0, j.n, step):
+            b = min(a + step, j.n)
+            if name == "ndcg":
                 values = ratio(_within(dcg_q, dcg_rank, disc, a, b, depth), _within(ideal_q, ideal_rank, ideal, a, b, depth))
-            totals[name] += values.sum(axis=0)
-    return {name: (totals[name] / j.n).tolist() for name in names}
+            else:
+                count = _within(rel_q, rel_rank, None, a, b, depth)
+                values = (_hit(count) if name == "hit" else ratio(count, j.num_rel[a:b, None]) if name == "recall"
+                          else _precision(count, ks))
+            rows[:, a:b] = values.T
+        out[name] = question_means(rows).tolist()
+    return out
 
 
 def _within(q: np.ndarray, rank: np.ndarray, weights: np.ndarray | None, a: int, b: int, depth: int) -> np.ndarray:

@@ -17,6 +17,7 @@ import numpy as np
 
 from goldeval.golden.model import Question
 from goldeval.ids import DocumentOf
+from goldeval.metrics.compute import question_mean
 from goldeval.metrics.definitions import Metric
 from goldeval.scorecard.model import COUNTED, Hit, QuestionResult
 from goldeval.scorecard.placing import Judgments, Placed
@@ -88,7 +89,7 @@ class QuestionColumns:
             return {}
         at = {m: i for i, m in enumerate(self.metrics)}
         rows = self.row[which]
-        return {m: float(np.mean(self.values[at[m]][rows])) if m in at else 0.0 for m in metrics}
+        return {m: question_mean(self.values[at[m]][rows]) if m in at else 0.0 for m in metrics}
 
     def expected_ranks(self, which: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
         """(n, question, grade, rank) of each expected answer of the questions `which` (numbered 0..), the

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from goldeval.metrics.compute import RELEVANCE_LEVEL, assemble, curve_means
+from goldeval.metrics.compute import RELEVANCE_LEVEL, assemble, curve_means, question_mean
 from goldeval.metrics.definitions import Metric
 from goldeval.scorecard.model import CURVE_METRICS, Beside, QuestionResult, RetrieverResult
 
@@ -55,7 +55,7 @@ def mean_values(questions: Sequence[QuestionResult], metrics: Sequence[Metric]) 
     """Each metric's mean over `questions` ({} without any: nothing to average, never a zero)."""
     if not questions:
         return {}
-    return {m: float(np.mean([q.metrics.get(m, 0.0) for q in questions])) for m in metrics}
+    return {m: question_mean([q.metrics.get(m, 0.0) for q in questions]) for m in metrics}
 
 
 def summarise(r: RetrieverResult, metrics: Sequence[Metric], depth: int) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from goldeval.metrics.compute import question_mean
 from goldeval.metrics.definitions import Metric
 from goldeval.scorecard.model import RetrieverResult, Scorecard
 from goldeval.stats.bootstrap import MIN_INTERVAL_QUESTIONS, bootstrap_intervals, unpaired_diff_intervals
@@ -73,7 +74,7 @@ def synthetic_warnings(retrievers: Sequence[RetrieverResult], metrics: Sequence[
         for m_index, metric in enumerate(metrics):
             j = r_index * len(metrics) + m_index
             low, high = float(ci[0, j]), float(ci[1, j])
-            hand_mean, synthetic_mean = float(h[:, j].mean()), float(s[:, j].mean())
+            hand_mean, synthetic_mean = question_mean(h[:, j]), question_mean(s[:, j])
             diff = synthetic_mean - hand_mean
             if low <= 0 or metric in r.unmeasurable:  # past the list it cut short: no verdict (scorecard.depth)
                 continue

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from goldeval.errors import InputError
+from goldeval.metrics.compute import question_mean
 from goldeval.metrics.definitions import Metric
 from goldeval.scorecard.depth import not_compared_note
 from goldeval.scorecard.model import RetrieverResult, Scorecard
@@ -93,14 +94,14 @@ def _one(
 ) -> MetricComparison:
     wins = int(np.sum(d > TIE_TOLERANCE))
     losses = int(np.sum(d < -TIE_TOLERANCE))
-    diff = float(d.mean())
+    diff = question_mean(d)
     # The same non-zero difference on every question: there is no spread to size a test by, and a
     # detectable difference estimated from the systems' own spread would only mislead.
     same_everywhere = n > 1 and float(np.ptp(d)) <= TIE_TOLERANCE and abs(diff) > TIE_TOLERANCE
     mdd = None if same_everywhere else minimum_detectable_difference(sd, n, alpha=alpha, power=power)
     needed = None if same_everywhere else questions_needed(diff, sd, alpha=alpha, power=power)
     result = MetricComparison(
-        metric=metric, a=a, b=b, n=n, mean_a=float(av.mean()), mean_b=float(bv.mean()), diff=diff,
+        metric=metric, a=a, b=b, n=n, mean_a=question_mean(av), mean_b=question_mean(bv), diff=diff,
         ci=[float(ci[0]), float(ci[1])], wins=wins, losses=losses, ties=n - wins - losses, test=test,
         p=float(p), p_adjusted=float(p_adj), significant=bool(p_adj < alpha), mdd=mdd,
         questions_needed=needed, verdict="", detectable="",
