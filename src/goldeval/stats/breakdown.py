@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from goldeval.metrics.compute import question_mean
+from goldeval.metrics.compute import question_mean, question_means
 from goldeval.metrics.definitions import Metric
 from goldeval.scorecard.model import RetrieverResult, Scorecard
 from goldeval.stats.bootstrap import MIN_INTERVAL_QUESTIONS, bootstrap_intervals, unpaired_diff_intervals
@@ -41,7 +41,7 @@ def _groups(retrievers: Sequence[RetrieverResult], ids: Sequence[str], metrics: 
             seed: int, stream: int, confidence: float) -> dict[str, dict[str, Any]]:
     """One group (a tag or a source) for every retriever: n, means and intervals, resampled once."""
     values = _matrix(retrievers, ids, metrics)
-    means = values.mean(axis=0)
+    means = question_means(values.T)  # the one mean rule: a group of every question reads the headline
     shown = len(ids) >= MIN_INTERVAL_QUESTIONS  # too few questions for an interval: none, and none computed
     ci = bootstrap_intervals(values, resamples=resamples, seed=seed, confidence=confidence, stream=stream) if shown else None
     out = {}
