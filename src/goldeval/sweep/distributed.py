@@ -7,8 +7,8 @@ which every worker and this process read: on a cluster, put the workspace on a f
 mounts at the same path, or each node embeds for itself (correct, only slower).
 
 A local Ray (`--workers N`) starts with N CPUs, no dashboard, asked for 127.0.0.1 as its node address
-(Ray 2.60 replaces a loopback node address with the machine's own, so its ports may answer on that address
-too; nothing leaves the machine), with usage statistics off, and its logs in `<workspace>/ray/` (copied there at the end when the workspace path is
+(Ray 2.60 replaces a loopback node address with the machine's own, and its servers listen on every
+interface with its token authentication on; docs/sweep.md), with usage statistics off, and its logs in `<workspace>/ray/` (copied there at the end when the workspace path is
 too long for Ray's sockets, which then live in a short folder under the system temp dir).
 """
 
