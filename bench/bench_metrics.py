@@ -127,6 +127,15 @@ def run_ranx(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]])
     return {m: float(scores[m]) for m in METRICS}
 
 
+def run_ir_measures(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> dict[str, float]:
+    import ir_measures
+    from ir_measures import AP, RR, P, R, nDCG
+
+    measures = [nDCG @ 10, R @ 100, P @ 10, RR, AP]
+    scores = ir_measures.calc_aggregate(measures, qrels, run)
+    return {m: float(scores[measure]) for m, measure in zip(METRICS, measures, strict=True)}
+
+
 def walk(_: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> None:
     """A user's own minimal pass over the run: every (doc, score) pair, keys and values, and nothing else."""
     for docs in run.values():
@@ -222,15 +231,25 @@ def measure_fresh(n: int | str) -> dict[str, Any]:
     out: dict[str, Any] = {"goldeval_first_s": timed(run_goldeval, qrels, run)}
     out["goldeval_first_cpu_s"] = CPU.pop(run_goldeval.__name__)[0]
     chunks = floor_chunks(qrels, run)
+    # the peer tools on the same fresh dicts (the issue's row); ranx only where it runs in reasonable time
+    peers = [("pytrec_eval", run_pytrec), ("ir_measures", run_ir_measures)]
+    if int(n) in RANX_SIZES:
+        run_ranx(qrels, run)  # numba compiles here: not ranx's evaluation
+        peers.append(("ranx", run_ranx))
     times: dict[str, list[float]] = {"walk": [], "goldeval": [], "read_scores": [], "read_and_look_up": []}
     for _ in range(REPEATS):
         times["walk"].append(timed(walk, qrels, run))
         times["goldeval"].append(timed(run_goldeval, qrels, run))
         times["read_scores"].append(timed(read_scores, chunks))
         times["read_and_look_up"].append(timed(read_and_look_up, chunks))
+        for name, fn in peers:
+            times.setdefault(name, []).append(timed(fn, qrels, run))
     out.update({f"{k}_s": statistics.median(v) for k, v in times.items()})
     out.update(cpu_medians())
-    out["means"] = run_goldeval(qrels, run)
+    out["means"] = ours = run_goldeval(qrels, run)
+    for name, fn in peers:  # the same numbers, or the timing means nothing
+        theirs = fn(qrels, run)
+        out[f"max_abs_diff_vs_{name}"] = max(abs(ours[m] - theirs[m]) for m in METRICS)
     return out
 
 
@@ -319,6 +338,12 @@ def print_fresh(row: dict[str, Any]) -> None:
           f"same numbers as with shared ids: {'yes' if row['fresh_means'] == row['means'] else 'NO'}\n{'':>20}the floor of "
           f"reading the run's dicts so (judgments not counted): every score of the lists read {row['fresh_read_scores_cpu_s'] / walk_cpu:.2f}x the walk, with each "
           f"judged id looked up {row['fresh_read_and_look_up_cpu_s'] / walk_cpu:.2f}x", flush=True)  # fmt: skip
+    ours = row["fresh_run_goldeval_cpu_s"]
+    peers = [(name, row[f"fresh_run_{fn}_cpu_s"], row[f"fresh_max_abs_diff_vs_{name}"])
+             for name, fn in (("pytrec_eval", "pytrec"), ("ir_measures", "ir_measures"), ("ranx", "ranx"))
+             if f"fresh_run_{fn}_cpu_s" in row]
+    print(f"{'':>20}the peers on the same fresh dicts, CPU seconds: " + "; ".join(
+        f"{name} {t:.2f} s ({t / ours:.1f}x goldeval's, max|diff| {diff:.1e})" for name, t, diff in peers), flush=True)
 
 
 def trec_rows(full_precision: bool) -> dict[int, dict[str, Any]]:

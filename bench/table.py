@@ -184,17 +184,24 @@ def _unmeasured(real: list[Timing], easy: list[Timing], peers: tuple[str, ...]) 
 
 
 def _dicts_row(metrics: dict[str, Any] | None) -> Row:
-    work, inputs = "metrics from Python dicts, 100k questions x 100 results", "a new str per doc id, the qrels' others again (as read from files)"
-    if not metrics or not _size(metrics.get("dicts", {}), 100_000):
+    work, inputs = "metrics from Python dicts, 100k questions x 100 results (CPU seconds)", "a new str per doc id, the qrels' others again (as read from files)"
+    if not metrics or "fresh_walk_cpu_s" not in _size(metrics.get("dicts", {}), 100_000):
         return _not_run(work, inputs, "python -m bench metrics")
     d, small = _size(metrics["dicts"], 100_000), _size(metrics["dicts"], 10_000)
-    ours, real = _timings(d, "fresh_", smaller=small, at="at 10k")
-    easy_ours, easy = _timings(d, "", smaller=small, at="at 10k")
-    goldeval, peers, ratios = _against(ours, real)
-    _, _, easy_ratios = _against(easy_ours, easy)
-    peers += _unmeasured(real, easy, ("pytrec_eval", "ir_measures", "ranx"))
-    return (work, inputs, goldeval, peers, ratios,
-            f"one str per id, shared as a retriever returns them: goldeval {easy_ours or 0:.2f} s; {easy_ratios}")
+    ours, walk = d["fresh_run_goldeval_cpu_s"], d["fresh_walk_cpu_s"]
+    peers = [(name, d[f"fresh_run_{fn}_cpu_s"], ours) for name, fn in (("pytrec_eval", "pytrec"), ("ir_measures", "ir_measures"))
+             if f"fresh_run_{fn}_cpu_s" in d]
+    if "fresh_run_ranx_cpu_s" in small:
+        peers.append(("ranx at 10k", small["fresh_run_ranx_cpu_s"], small["fresh_run_goldeval_cpu_s"]))
+    theirs = "; ".join(f"{name} {t:.2f} s" + (f" (goldeval {g:.3f} s there)" if g != ours else "") for name, t, g in peers)
+    floor = d.get("fresh_read_and_look_up_cpu_s")
+    ratios = (f"{ours / walk:.2f}x the walk's time (the target 1.3x"
+              + (f"; reading every score and looking each judged id up alone costs {floor / walk:.2f}x" if floor else "")
+              + "); " + "; ".join(f"{t / g:.1f}x faster than {name}" for name, t, g in peers))
+    easy = f"one str per id, shared as a retriever returns them: goldeval {d['goldeval_s']:.2f} s; {d['goldeval_s'] / d['walk_s']:.2f}x the walk's time"
+    if "pytrec_eval_s" in d:
+        easy += f"; {d['pytrec_eval_s'] / d['goldeval_s']:.1f}x faster than pytrec_eval"
+    return (work, inputs, f"{ours:.2f} s", f"the walk {walk:.2f} s; {theirs or 'no peer measured'}", ratios, easy)
 
 
 def _trec_row(metrics: dict[str, Any] | None) -> Row:
