@@ -27,7 +27,6 @@ import numpy as np
 
 from goldeval.golden.model import GoldenSet
 from goldeval.ids import CHUNK_SEP, DocumentOf
-from goldeval.memory import gc_paused
 from goldeval.metrics.judge import RELEVANCE_LEVEL, Judged, Located, assemble
 from goldeval.metrics.trec_judge import join_rows
 from goldeval.run import Run
@@ -61,14 +60,13 @@ class Judgments:
 def judgments_at(golden: GoldenSet, level: str, document_of: DocumentOf) -> Judgments:
     """The golden set's judgments at `level`, question by question. At chunk level, and at doc level where
     every judged id is its own document (checked in bulk), they are the set's grades as they stand."""
-    with gc_paused():  # a dict per question: at 100k the GC's passes over them cost 3x making them
-        grades = [golden.grades(q.id) for q in golden]
+    grades = golden.qrels.graded(q.id for q in golden)
     keys = list(chain.from_iterable(grades))
     if level != "chunk" and not document_of.keeps(keys):
         grades = [_judged_at_level(g, level, document_of) for g in grades]
         keys = list(chain.from_iterable(grades))
     counts = np.fromiter(map(len, grades), dtype=np.int64, count=len(grades))
-    values = np.fromiter(chain.from_iterable(map(dict.values, grades)), dtype=np.int64, count=len(keys))
+    values = np.fromiter(chain.from_iterable(g.values() for g in grades), dtype=np.int64, count=len(keys))
     return Judgments(np.concatenate(([0], np.cumsum(counts))), keys, values)
 
 
