@@ -139,12 +139,15 @@ def test_results_laid_out_as_bytes_or_one_by_one_are_the_json_modules_text(tmp_p
     monkeypatch.setattr(writer, "BLOCK", block)
     run = tmp_path / "run.trec"
     run.write_text("a Q0 plain.md 1 3.5 t\na Q0 \u00e9t\u00e9.md 2 2.25 t\nb Q0 q\"uote.md 1 1 t\nb Q0 x.md 2 0.5 t\n"
-                   "c Q0 back\\\\slash.md 1 2 t\nd Q0 z.md 1 1e-300 t\nd Q0 y.md 2 -4 t\n", encoding="utf-8")
+                   "c Q0 back\\\\slash.md 1 2 t\nd Q0 z.md 1 1e-300 t\nd Q0 y.md 2 -4 t\n"
+                   "f Q0 nul\x00.md 1 1 t\nf Q0 w.md 2 0.5 t\ng Q0 ctl\x01.md 1 1 t\n", encoding="utf-8")  # control bytes
     golden = make_golden([("a", "first", {"\u00e9t\u00e9.md": 2}), ("b", "second", {'q"uote.md': 1}),
-                          ("c", "third", {"x.md": 1}), ("e", "none returned", {"x.md": 1}), ("d", "fourth", {"y.md": 3})])
+                          ("c", "third", {"x.md": 1}), ("e", "none returned", {"x.md": 1}), ("d", "fourth", {"y.md": 3}),
+                          ("f", "fifth", {"w.md": 1}), ("g", "sixth", {"ctl\x01.md": 1})])
     card = evaluate(f"run:{run}", golden, k=(1, 2), depth=2)
     streamed = b"".join(scorecard_chunks(card))
     assert streamed == as_json(card)
     tops = [[(h["id"], h["counted"]) for h in q["top"]] for q in json.loads(streamed)["retrievers"][0]["questions"]]
     assert tops == [[("plain.md", "unjudged"), ("\u00e9t\u00e9.md", "relevant")], [('q"uote.md', "relevant"), ("x.md", "unjudged")],
-                    [("back\\\\slash.md", "unjudged")], [], [("z.md", "unjudged"), ("y.md", "relevant")]]
+                    [("back\\\\slash.md", "unjudged")], [], [("z.md", "unjudged"), ("y.md", "relevant")],
+                    [("nul\x00.md", "unjudged"), ("w.md", "relevant")], [("ctl\x01.md", "relevant")]]
