@@ -133,7 +133,7 @@ def test_the_history_keeps_the_results_file_it_was_given_and_makes_the_same_byte
     assert [q.id for q in kept[0].retrievers[0].questions] == [r[0] for r in ROWS]
 
 
-@pytest.mark.parametrize("block", [1, 2, 4096])
+@pytest.mark.parametrize("block", [1, 2, writer.BLOCK])
 def test_results_laid_out_as_bytes_or_one_by_one_are_the_json_modules_text(tmp_path: Path, block: int,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(writer, "BLOCK", block)
