@@ -133,6 +133,32 @@ def test_the_history_keeps_the_results_file_it_was_given_and_makes_the_same_byte
     assert [q.id for q in kept[0].retrievers[0].questions] == [r[0] for r in ROWS]
 
 
+@pytest.mark.parametrize("isal", [False, pytest.param(True, marks=pytest.mark.fast)])
+def test_a_run_recorded_by_either_compressor_is_the_results_file_read_back_by_zlib(
+        tmp_path: Path, isal: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sqlite3
+    import sys
+    import zlib
+
+    from goldeval.history import db
+
+    if isal:  # the `fast` extra's ISA-L deflate, which history uses where it is installed
+        from isal import isal_zlib
+
+        assert type(db._packer()) is type(isal_zlib.compressobj(1))
+    else:
+        monkeypatch.setitem(sys.modules, "isal", None)  # as without the extra
+        assert type(db._packer()) is type(zlib.compressobj(1))
+    card = card_from_columns(tmp_path)
+    card.save(tmp_path / "r.json")
+    history = db.History(tmp_path / "history.sqlite")
+    run = history.record(card, written=tmp_path / "r.json")
+    with sqlite3.connect(tmp_path / "history.sqlite") as conn:
+        (blob,) = conn.execute("SELECT scorecard FROM runs WHERE id = ?", (run,)).fetchone()
+    assert zlib.decompress(blob) == (tmp_path / "r.json").read_bytes()
+    assert b"".join(scorecard_chunks(history.scorecard(run))) == (tmp_path / "r.json").read_bytes()
+
+
 @pytest.mark.parametrize("block", [1, 2, writer.BLOCK])
 def test_results_laid_out_as_bytes_or_one_by_one_are_the_json_modules_text(tmp_path: Path, block: int,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:

@@ -258,13 +258,12 @@ def question_ranks(r: RetrieverResult) -> list[tuple[str, bool, int | None, str]
     c = r.columns
     if c is None:
         return [(q.id, q.off_topic, q.rank, json.dumps(q.ranks)) for q in r.questions]
-    grades = c.judgments.grades
-    relevant = grades > 0
-    keys = [encode_basestring_ascii(k) for k, ok in zip(c.judgments.keys, relevant.tolist(), strict=True) if ok]
-    ranks = [str(x) if x else "null" for x in c.key_rank[relevant].tolist()]
-    inside = _grouped(list(map(_PAIR, keys, ranks)), c.judgments.owner[relevant], len(c))
-    first = c.first_rank.tolist()
-    return [(q.id, q.off_topic, first[i] or None, "{" + inside[i] + "}") for i, q in enumerate(c.questions)]
+    relevant = c.judgments.grades > 0
+    keys = map(encode_basestring_ascii, compress(c.judgments.keys, relevant.tolist()))
+    inside = _grouped(list(map(_PAIR, keys, _counts(c.key_rank[relevant]))), c.judgments.owner[relevant], len(c))
+    first = [n or None for n in c.first_rank.tolist()]
+    return list(zip([q.id for q in c.questions], [q.off_topic for q in c.questions], first,
+                    ["{" + text + "}" for text in inside], strict=True))
 
 
 def _grouped(texts: list[str], owner: np.ndarray, n: int) -> list[str]:
