@@ -101,7 +101,7 @@ def plan(golden: GoldenSet | str | Path, corpus: Corpus | None, settings: EvalSe
         options={"progress": settings.progress, **settings.options},  # encoders draw their bar only with progress
     )
     doc_of = {p.id: p.doc_id for p in passages}
-    document_of = DocumentOf(doc_of, None if passages else _judged_docs(golden_set))
+    document_of = DocumentOf(doc_of, None if passages else lambda: _judged_docs(golden_set))
     return Plan(settings, golden_set, corpus, ks, metric_list, chosen, depth, chunking, chunk_spec, passages,
                 fingerprint, ctx, document_of)
 
