@@ -19,6 +19,8 @@ seconds: the machine is shared) and writes bench/results/eval.json.
 
 from __future__ import annotations
 
+import compileall
+import importlib.util
 import json
 import os
 import statistics
@@ -147,7 +149,22 @@ def measure(n: int) -> dict[str, Any]:
     return row
 
 
+def compile_goldeval() -> Path:
+    """Compile goldeval's modules to bytecode where Python looks for it (their `__pycache__`), as pip does when it
+    installs a package: a user's first run reads bytecode. A source tree run under PYTHONDONTWRITEBYTECODE (as on
+    the shared machine) would compile every goldeval module again in every timed process, and `eval` imports
+    twice the modules `trec` does. Returns the package folder compiled."""
+    spec = importlib.util.find_spec("goldeval")
+    if spec is None or spec.origin is None:
+        raise SystemExit("goldeval is not importable")
+    folder = Path(spec.origin).parent
+    if not compileall.compile_dir(str(folder), quiet=1):
+        raise SystemExit(f"cannot compile {folder}")
+    return folder
+
+
 def main() -> None:
+    print(f"bytecode of {compile_goldeval()} compiled first, as an install does")
     print(f"`goldeval eval --retriever run:FILE --no-stats --json OUT` (history off, then on) beside `goldeval trec -q` "
           f"on the same judgments and run ({N_RESULTS} results per question, 17-digit scores); fresh processes "
           f"interleaved, medians of {REPEATS}.")
