@@ -38,6 +38,7 @@ read whole (whitespace around the value, or no JSON) goes the other way, which s
 _FIELDS = frozenset({"id", "question", "expected", "judgments", "tags", "source", "notes", "intent"})
 _JUDGMENT = frozenset({"doc", "grade"})
 _STR, _INT = frozenset({str}), frozenset({int})
+_ABSENT = object()
 
 
 def read_plain(line: str, number: int) -> Plain | None:
@@ -66,26 +67,30 @@ def plain_record(obj: Any, line: str, number: int) -> Plain | None:
     if type(text) is not str or question_text_problem(text) is not None:
         return None
     pairs = len(obj)
-    if "expected" in obj:
-        grades = _expected(obj["expected"])
+    expected, listed = obj.get("expected", _ABSENT), obj.get("judgments", _ABSENT)
+    if expected is not _ABSENT:
+        grades = _expected(expected)
         if grades is None:
             return None
-        pairs += len(grades) if type(obj["expected"]) is dict else 0
-    elif "judgments" not in obj:
+        if type(expected) is dict:
+            pairs += len(grades)
+    elif listed is _ABSENT:
         return None
     else:
         grades = {}
-    if "judgments" in obj:
-        listed = obj["judgments"]
+    if listed is not _ABSENT:
         if type(listed) is not list or (grades := _judged(listed, grades)) is None:
             return None
         pairs += 2 * len(listed)
     intent = implied_intent(grades.values())
-    if obj.get("intent", intent) != intent or not _once(obj, line, pairs):
-        return None  # an intent to check; a key maybe given twice
-    tags, provenance, notes = _tags(obj), _provenance(obj), obj.get("notes", "")
-    if tags is None or provenance is None or type(notes) is not str:
-        return None
+    if len(obj) > 2 + (expected is not _ABSENT) + (listed is not _ABSENT):  # fields beyond these: intent, tags...
+        tags, provenance, notes = _tags(obj), _provenance(obj), obj.get("notes", "")
+        if obj.get("intent", intent) != intent or tags is None or provenance is None or type(notes) is not str:
+            return None
+    else:
+        tags, provenance, notes = (), HAND, ""
+    if not _once(obj, line, pairs):
+        return None  # a key maybe given twice
     return Question(qid, text, intent, tags, provenance, notes, number), grades
 
 
