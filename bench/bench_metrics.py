@@ -42,7 +42,6 @@ import io
 import json
 import math
 import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -55,7 +54,7 @@ from typing import Any
 
 import numpy as np
 
-from bench import write_results
+from bench import own_peak_mb, write_results
 
 SIZES = (10_000, 100_000)
 RANX_SIZES = (10_000,)
@@ -280,8 +279,8 @@ def measure_trec(tool: str, qrels_path: str, run_path: str) -> dict[str, Any]:
 
 def in_process(kind: str, *args: str) -> dict[str, Any]:
     """Run one measurement in a fresh process; its result and its peak memory (MB)."""
-    code = (f"import json, resource, sys; from bench.bench_metrics import {kind}; r = {kind}(*sys.argv[1:]); "
-            "r['peak_mb'] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024; print(json.dumps(r))")
+    code = (f"import json, sys; from bench.bench_metrics import {kind}; r = {kind}(*sys.argv[1:]); "
+            "from bench import own_peak_mb; r['peak_mb'] = round(own_peak_mb()); print(json.dumps(r))")
     out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[1])  # fmt: skip
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
@@ -307,7 +306,7 @@ def main() -> None:
         print_fresh(row)
     for key, full in (("trec_files", False), ("trec_files_full_precision", True)):
         rows[key] = trec_rows(full)
-    rows["bench_process_peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    rows["bench_process_peak_mb"] = round(own_peak_mb())
     print(f"\nwrote {write_results('metrics', rows)}")
 
 

@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
 from typing import Any
 
 import numpy as np
+
+from bench import own_peak_mb
 
 BM25_SIZES = (10_000, 100_000, 300_000, 1_000_000)
 ANN_SIZES = (10_000, 100_000, 300_000, 1_000_000)
@@ -93,7 +94,7 @@ def bm25_one(n: int) -> dict[str, Any]:
     retriever.search(queries, top_k=10)
     search_s = time.perf_counter() - start
     return {"n": n, "index_s": index_s, "docs_per_s": n / index_s, "queries_per_s": QUERIES / search_s,
-            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+            "peak_rss_mb": own_peak_mb()}
 
 
 def mixture(n: int, rng: np.random.Generator, centres: np.ndarray) -> np.ndarray:
@@ -151,7 +152,7 @@ def ann_one(n: int) -> dict[str, Any]:
                                "vectors_per_s": n / build_s, "memory_mb": index.memory_usage / 2**20,
                                "curve": curve, "knee_expansion_search": knee})
         del index
-    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["peak_rss_mb"] = own_peak_mb()
     return out
 
 
