@@ -11,8 +11,8 @@ full precision (`f"{x}"`, 16 or 17 digits) and the same judgments as TREC qrels.
 and the run, scores every question (curves, judged@k, ranges, bpref, the per-question records) and writes
 the results JSON; `trec` reads qrels and run and prints the same measures per question (`-q`). Each
 command runs in a fresh process (`python -m goldeval ...`, through `CHILD`), so the times include imports
-and the peak memory is its own (VmHWM, which the child reports at exit: `timed_child` says why not
-ru_maxrss); medians of REPEATS, the three commands interleaved: `eval` with the history off (GOLDEVAL_NO_HISTORY=1, as `trec` has none), `eval` as a user runs it
+and the peak memory is its own (`bench.own_peak_mb`, which the child reports at exit: `timed_child` says why
+not ru_maxrss); medians of REPEATS, the three commands interleaved: `eval` with the history off (GOLDEVAL_NO_HISTORY=1, as `trec` has none), `eval` as a user runs it
 by default, recording its run in the workspace's history, and `trec`. Prints the ratios eval / trec (CPU
 seconds: the machine is shared) and writes bench/results/eval.json.
 """
@@ -75,43 +75,40 @@ def write_inputs(n: int, folder: Path, seed: int = 3) -> tuple[Path, Path, Path]
 PEAK_FILE = "GOLDEVAL_BENCH_PEAK"
 """Where the child writes its own peak resident memory (`CHILD`)."""
 CHILD = """
-import atexit, os, resource, runpy, sys
+import atexit, os, runpy, sys
 
-def peak():  # this process's own high-water mark: VmHWM, not ru_maxrss (see `timed_child`)
-    try:
-        with open("/proc/self/status") as status:
-            kb = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
-    except (OSError, StopIteration):
-        kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // (1024 if sys.platform == "darwin" else 1)
+from bench import own_peak_mb
+
+def peak():
     with open(os.environ["GOLDEVAL_BENCH_PEAK"], "w") as out:
-        out.write(str(kb))
+        out.write(repr(own_peak_mb()))
 
 atexit.register(peak)
 sys.argv = ["goldeval", *sys.argv[1:]]
 runpy.run_module("goldeval", run_name="__main__", alter_sys=True)
 """
-"""`python -m goldeval ARGS` that writes its own peak memory (kB) at exit to the file $GOLDEVAL_BENCH_PEAK."""
+"""`python -m goldeval ARGS` that writes its own peak memory (`bench.own_peak_mb`, MB) at exit to the file
+$GOLDEVAL_BENCH_PEAK."""
 
 
 def timed_child(args: list[str], *, history: bool = False) -> dict[str, float]:
     """Wall seconds, CPU seconds and peak memory (MB) of `python -m goldeval ARGS` in a fresh process. The CPU
-    is the child's own rusage (`os.wait4`); the peak is what the child itself reports at exit (`CHILD`: VmHWM),
-    because on Linux a child's `ru_maxrss` starts from its parent's peak (fork copies the parent's memory map
-    with its high-water mark, and exec keeps it), so it read the bench process's own peak whenever that was the
-    larger. The history is off unless `history`."""
+    is the child's own rusage (`os.wait4`); the peak is what the child itself reports at exit (`CHILD`:
+    `bench.own_peak_mb`), because on Linux a child's `ru_maxrss` starts from its parent's peak, so it read the
+    bench process's own peak whenever that was the larger. The history is off unless `history`."""
     with tempfile.TemporaryDirectory() as tmp:
         peak_file = Path(tmp) / "peak"
         env = {**os.environ, "GOLDEVAL_NO_HISTORY": "0" if history else "1", PEAK_FILE: str(peak_file)}
         start = time.perf_counter()
         child = subprocess.Popen([sys.executable, "-c", CHILD, *args], env=env, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL)  # fmt: skip
+                                 stderr=subprocess.DEVNULL, cwd=Path(__file__).resolve().parents[1])  # fmt: skip
         _, status, usage = os.wait4(child.pid, 0)
         wall = time.perf_counter() - start
         child.returncode = os.waitstatus_to_exitcode(status)
         if child.returncode != 0:
             raise SystemExit(f"goldeval {' '.join(args)} exited {child.returncode}")
-        peak_kb = int(peak_file.read_text())
-    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_mb": peak_kb / 1024,
+        peak_mb = float(peak_file.read_text())
+    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_mb": peak_mb,
             "parent_view_peak_mb": usage.ru_maxrss / 1024}
 
 
