@@ -12,7 +12,7 @@ uses too. Every piece goes through `textsafe.redact`; a non-finite number is ref
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from itertools import compress
 from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any
