@@ -10,15 +10,17 @@ two judged-not-relevant ones), a TREC run of 100 results per question with score
 full precision (`f"{x}"`, 16 or 17 digits) and the same judgments as TREC qrels. `eval` reads the golden set
 and the run, scores every question (curves, judged@k, ranges, bpref, the per-question records) and writes
 the results JSON; `trec` reads qrels and run and prints the same measures per question (`-q`). Each
-command runs in a fresh process (`python -m goldeval ...`), so the times include imports and the peak
-memory (the child's ru_maxrss, from `os.wait4`) is its own; medians of REPEATS, the three commands
-interleaved: `eval` with the history off (GOLDEVAL_NO_HISTORY=1, as `trec` has none), `eval` as a user runs it
+command runs in a fresh process (`python -m goldeval ...`, through `CHILD`), so the times include imports
+and the peak memory is its own (`bench.own_peak_mb`, which the child reports at exit: `timed_child` says why
+not ru_maxrss); medians of REPEATS, the three commands interleaved: `eval` with the history off (GOLDEVAL_NO_HISTORY=1, as `trec` has none), `eval` as a user runs it
 by default, recording its run in the workspace's history, and `trec`. Prints the ratios eval / trec (CPU
 seconds: the machine is shared) and writes bench/results/eval.json.
 """
 
 from __future__ import annotations
 
+import compileall
+import importlib.util
 import json
 import os
 import statistics
@@ -70,20 +72,44 @@ def write_inputs(n: int, folder: Path, seed: int = 3) -> tuple[Path, Path, Path]
     return golden, qrels, run
 
 
+PEAK_FILE = "GOLDEVAL_BENCH_PEAK"
+"""Where the child writes its own peak resident memory (`CHILD`)."""
+CHILD = """
+import atexit, os, runpy, sys
+
+from bench import own_peak_mb
+
+def peak():
+    with open(os.environ["GOLDEVAL_BENCH_PEAK"], "w") as out:
+        out.write(repr(own_peak_mb()))
+
+atexit.register(peak)
+sys.argv = ["goldeval", *sys.argv[1:]]
+runpy.run_module("goldeval", run_name="__main__", alter_sys=True)
+"""
+"""`python -m goldeval ARGS` that writes its own peak memory (`bench.own_peak_mb`, MB) at exit to the file
+$GOLDEVAL_BENCH_PEAK."""
+
+
 def timed_child(args: list[str], *, history: bool = False) -> dict[str, float]:
-    """Wall seconds, CPU seconds and peak memory (MB) of `python -m goldeval ARGS` in a fresh process: the
-    child's own rusage (`os.wait4`), so one command's peak is never another's. The history is off unless
-    `history`."""
-    start = time.perf_counter()
-    env = {**os.environ, "GOLDEVAL_NO_HISTORY": "0" if history else "1"}
-    child = subprocess.Popen([sys.executable, "-m", "goldeval", *args], env=env, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)  # fmt: skip
-    _, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
-    wall = time.perf_counter() - start
-    if child.returncode != 0:
-        raise SystemExit(f"goldeval {' '.join(args)} exited {child.returncode}")
-    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / 1024}
+    """Wall seconds, CPU seconds and peak memory (MB) of `python -m goldeval ARGS` in a fresh process. The CPU
+    is the child's own rusage (`os.wait4`); the peak is what the child itself reports at exit (`CHILD`:
+    `bench.own_peak_mb`), because on Linux a child's `ru_maxrss` starts from its parent's peak, so it read the
+    bench process's own peak whenever that was the larger. The history is off unless `history`."""
+    with tempfile.TemporaryDirectory() as tmp:
+        peak_file = Path(tmp) / "peak"
+        env = {**os.environ, "GOLDEVAL_NO_HISTORY": "0" if history else "1", PEAK_FILE: str(peak_file)}
+        start = time.perf_counter()
+        child = subprocess.Popen([sys.executable, "-c", CHILD, *args], env=env, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, cwd=Path(__file__).resolve().parents[1])  # fmt: skip
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        if child.returncode != 0:
+            raise SystemExit(f"goldeval {' '.join(args)} exited {child.returncode}")
+        peak_mb = float(peak_file.read_text())
+    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_mb": peak_mb,
+            "parent_view_peak_mb": usage.ru_maxrss / 1024}
 
 
 TOOLS = ("eval", "eval_history", "trec")
@@ -120,7 +146,22 @@ def measure(n: int) -> dict[str, Any]:
     return row
 
 
+def compile_goldeval() -> Path:
+    """Compile goldeval's modules to bytecode where Python looks for it (their `__pycache__`), as pip does when it
+    installs a package: a user's first run reads bytecode. A source tree run under PYTHONDONTWRITEBYTECODE (as on
+    the shared machine) would compile every goldeval module again in every timed process, and `eval` imports
+    twice the modules `trec` does. Returns the package folder compiled."""
+    spec = importlib.util.find_spec("goldeval")
+    if spec is None or spec.origin is None:
+        raise SystemExit("goldeval is not importable")
+    folder = Path(spec.origin).parent
+    if not compileall.compile_dir(str(folder), quiet=1):
+        raise SystemExit(f"cannot compile {folder}")
+    return folder
+
+
 def main() -> None:
+    print(f"bytecode of {compile_goldeval()} compiled first, as an install does")
     print(f"`goldeval eval --retriever run:FILE --no-stats --json OUT` (history off, then on) beside `goldeval trec -q` "
           f"on the same judgments and run ({N_RESULTS} results per question, 17-digit scores); fresh processes "
           f"interleaved, medians of {REPEATS}.")

@@ -101,3 +101,12 @@ def test_an_older_file_gets_its_marks_by_the_same_rule_and_an_edited_mark_is_ref
     path.write_text(json.dumps(data))
     with pytest.raises(InputError, match=r"top\[1\]\.counted: must be one of relevant, repeat, nonrelevant"):
         Scorecard.load(path)
+
+
+def test_the_known_documents_are_gathered_only_when_an_id_holding_a_chunk_mark_asks() -> None:
+    from goldeval.ids import DocumentOf
+
+    asked: list[int] = []
+    document_of = DocumentOf({}, lambda: asked.append(1) or {"a.md"})  # a golden set's judged ids, made on demand
+    assert [document_of(p) for p in ("a.md", "x.md", "b b")] == ["a.md", "x.md", "b b"] and not asked
+    assert [document_of(p) for p in ("a.md#2", "x.md#1", "a.md#3")] == ["a.md", "x.md#1", "a.md"] and asked == [1]

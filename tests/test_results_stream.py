@@ -133,18 +133,47 @@ def test_the_history_keeps_the_results_file_it_was_given_and_makes_the_same_byte
     assert [q.id for q in kept[0].retrievers[0].questions] == [r[0] for r in ROWS]
 
 
-@pytest.mark.parametrize("block", [1, 2, 4096])
+@pytest.mark.parametrize("isal", [False, pytest.param(True, marks=pytest.mark.fast)])
+def test_a_run_recorded_by_either_compressor_is_the_results_file_read_back_by_zlib(
+        tmp_path: Path, isal: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sqlite3
+    import sys
+    import zlib
+
+    from goldeval.history import db
+
+    if isal:  # the `fast` extra's ISA-L deflate, which history uses where it is installed
+        from isal import isal_zlib
+
+        assert type(db._packer()) is type(isal_zlib.compressobj(1))
+    else:
+        monkeypatch.setitem(sys.modules, "isal", None)  # as without the extra
+        assert type(db._packer()) is type(zlib.compressobj(1))
+    card = card_from_columns(tmp_path)
+    card.save(tmp_path / "r.json")
+    history = db.History(tmp_path / "history.sqlite")
+    run = history.record(card, written=tmp_path / "r.json")
+    with sqlite3.connect(tmp_path / "history.sqlite") as conn:
+        (blob,) = conn.execute("SELECT scorecard FROM runs WHERE id = ?", (run,)).fetchone()
+    assert zlib.decompress(blob) == (tmp_path / "r.json").read_bytes()
+    assert b"".join(scorecard_chunks(history.scorecard(run))) == (tmp_path / "r.json").read_bytes()
+
+
+@pytest.mark.parametrize("block", [1, 2, writer.BLOCK])
 def test_results_laid_out_as_bytes_or_one_by_one_are_the_json_modules_text(tmp_path: Path, block: int,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(writer, "BLOCK", block)
     run = tmp_path / "run.trec"
     run.write_text("a Q0 plain.md 1 3.5 t\na Q0 \u00e9t\u00e9.md 2 2.25 t\nb Q0 q\"uote.md 1 1 t\nb Q0 x.md 2 0.5 t\n"
-                   "c Q0 back\\\\slash.md 1 2 t\nd Q0 z.md 1 1e-300 t\nd Q0 y.md 2 -4 t\n", encoding="utf-8")
+                   "c Q0 back\\\\slash.md 1 2 t\nd Q0 z.md 1 1e-300 t\nd Q0 y.md 2 -4 t\n"
+                   "f Q0 nul\x00.md 1 1 t\nf Q0 w.md 2 0.5 t\ng Q0 ctl\x01.md 1 1 t\n", encoding="utf-8")  # control bytes
     golden = make_golden([("a", "first", {"\u00e9t\u00e9.md": 2}), ("b", "second", {'q"uote.md': 1}),
-                          ("c", "third", {"x.md": 1}), ("e", "none returned", {"x.md": 1}), ("d", "fourth", {"y.md": 3})])
+                          ("c", "third", {"x.md": 1}), ("e", "none returned", {"x.md": 1}), ("d", "fourth", {"y.md": 3}),
+                          ("f", "fifth", {"w.md": 1}), ("g", "sixth", {"ctl\x01.md": 1})])
     card = evaluate(f"run:{run}", golden, k=(1, 2), depth=2)
     streamed = b"".join(scorecard_chunks(card))
     assert streamed == as_json(card)
     tops = [[(h["id"], h["counted"]) for h in q["top"]] for q in json.loads(streamed)["retrievers"][0]["questions"]]
     assert tops == [[("plain.md", "unjudged"), ("\u00e9t\u00e9.md", "relevant")], [('q"uote.md', "relevant"), ("x.md", "unjudged")],
-                    [("back\\\\slash.md", "unjudged")], [], [("z.md", "unjudged"), ("y.md", "relevant")]]
+                    [("back\\\\slash.md", "unjudged")], [], [("z.md", "unjudged"), ("y.md", "relevant")],
+                    [("nul\x00.md", "unjudged"), ("w.md", "relevant")], [("ctl\x01.md", "relevant")]]

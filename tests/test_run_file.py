@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from goldeval.errors import InputError
@@ -52,6 +53,31 @@ def test_random_runs_with_many_ties_and_shared_ids_rank_as_the_rule(tmp_path: Pa
     assert run.results == by_the_rule(lines) and list(run.results) == list(by_the_rule(lines))
     ids = [d for hits in run.results.values() for d, _ in hits]
     assert len({id(d) for d in ids}) == len(set(ids))  # one str object per distinct id
+
+
+@pytest.mark.parametrize("rows_at_a_time", [1, 2, 3, 1 << 20])
+def test_a_run_written_in_rank_order_is_taken_as_it_is_and_one_out_of_order_row_anywhere_is_seen(
+        tmp_path: Path, rows_at_a_time: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    import goldeval.ranking as ranking
+
+    monkeypatch.setattr(ranking, "_SLICE", rows_at_a_time)  # the check goes in slices: a fault on any border is seen
+    rng = random.Random(rows_at_a_time)
+    lines = [(f"t{t}", f"d{rng.randrange(30)}", float(rng.randint(0, 3))) for t in range(6) for _ in range(8)]
+    lines = [(t, d, s) for (t, d), s in {(t, d): s for t, d, s in lines}.items()]
+    ranked_lines = [(t, d, s) for t, hits in by_the_rule(lines).items() for d, s in hits]
+    assert ranking.ranked_order(*_columns(ranked_lines)) is None
+    assert Run.read_trec(write(tmp_path / "run.txt", ranked_lines)).results == by_the_rule(lines)
+    for at in range(1, len(ranked_lines)):  # each pair of neighbours swapped in turn: a score, a tie or a topic
+        swapped = ranked_lines[: at - 1] + [ranked_lines[at], ranked_lines[at - 1]] + ranked_lines[at + 1 :]
+        if by_the_rule(swapped) == {t: [(d, s) for u, d, s in swapped if u == t] for t in dict.fromkeys(u for u, _, _ in swapped)}:
+            continue  # still in rank order (two topics' lists met)
+        assert ranking.ranked_order(*_columns(swapped)) is not None, at
+
+
+def _columns(lines: list[tuple[str, str, float]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    codes: dict[str, int] = {}
+    groups = np.array([codes.setdefault(t, len(codes)) for t, _, _ in lines], dtype=np.int32)
+    return groups, np.array([s for _, _, s in lines]), np.array([d for _, d, _ in lines], dtype=object)
 
 
 def test_a_doc_id_that_is_not_utf8_names_its_line(tmp_path: Path) -> None:

@@ -159,3 +159,16 @@ def test_missing_empty_and_folder(tmp_path: Path) -> None:
         read_qrels_table(tmp_path / "empty")
     with pytest.raises(InputError, match="is a folder, not a file"):
         read_run(tmp_path)
+
+
+def test_padded_rows_are_each_fields_bytes_then_zeros_near_the_end_of_the_bytes_too() -> None:
+    from goldeval.trecio.fields import padded
+
+    rng = np.random.default_rng(23)
+    for _ in range(2000):
+        data = rng.integers(1, 256, int(rng.integers(0, 40))).astype(np.uint8)
+        start = rng.integers(0, max(len(data), 1), int(rng.integers(0, 8)))
+        stop = np.minimum(start + rng.integers(0, 10, len(start)), len(data))
+        width = int(rng.integers(0, 12))
+        rows = [bytes(data[s:e])[:max(width, 1)].ljust(max(width, 1), b"\0") for s, e in zip(start, stop, strict=True)]
+        assert [bytes(row) for row in padded(data, start, stop, width)] == rows

@@ -13,7 +13,7 @@ function's `a.md#3` counts for an expected `a.md`, and `https://x/a#install` sta
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from functools import cached_property
 
 CHUNK_SEP = "#"
@@ -51,15 +51,23 @@ def doc_part(pid: str) -> str:
 class DocumentOf:
     """Resolves any id to its document under the rules above, for one corpus (or none)."""
 
-    def __init__(self, doc_of: Mapping[str, str], doc_ids: Collection[str] | None = None) -> None:
+    def __init__(self, doc_of: Mapping[str, str],
+                 doc_ids: Collection[str] | Callable[[], Collection[str]] | None = None) -> None:  # fmt: skip
+        """`doc_ids`: the known document ids (a corpus's documents by default), or a function giving them, called
+        the first time an id holding a `#` asks (a golden set's judged ids: half a million at 100k questions)."""
         self.doc_of = doc_of
-        self.doc_ids = set(doc_of.values()) if doc_ids is None else set(doc_ids)
+        self._doc_ids = doc_ids
+
+    @cached_property
+    def doc_ids(self) -> set[str]:
+        known = self._doc_ids() if callable(self._doc_ids) else self._doc_ids
+        return set(self.doc_of.values()) if known is None else set(known)
 
     def __call__(self, pid: str) -> str:
         known = self.doc_of.get(pid)
         if known is not None:
             return known
-        if pid in self.doc_ids or CHUNK_SEP not in pid:  # rules 3 and 4 need a `#`: most ids have none
+        if CHUNK_SEP not in pid or pid in self.doc_ids:  # rules 3 and 4 need a `#`: most ids have none
             return pid
         base = repeated_of(pid)
         if base is not None:

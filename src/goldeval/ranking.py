@@ -56,15 +56,24 @@ def ranked_order(groups: np.ndarray, scores: np.ndarray, ids: Ids) -> np.ndarray
     would cost more than reading them (issue 23). Rows that tie on score must then have ids descending."""
     if len(groups) < 2:
         return None
-    same = groups[1:] == groups[:-1]
-    if (groups[1:] < groups[:-1]).any() or (same & (scores[1:] > scores[:-1])).any() or np.isnan(scores).any():
-        return ranked_rows(groups, scores, ids)
-    tied = np.flatnonzero(same & (scores[1:] == scores[:-1]))
+    ties = []
+    for begin in range(0, len(groups) - 1, _SLICE):  # in slices: a few MB of temporaries, not 7 bools a row at once
+        end = min(begin + _SLICE, len(groups) - 1) + 1
+        g, s = groups[begin:end], scores[begin:end]
+        same = g[1:] == g[:-1]
+        if (g[1:] < g[:-1]).any() or (same & (s[1:] > s[:-1])).any() or np.isnan(s).any():
+            return ranked_rows(groups, scores, ids)
+        ties.append(begin + np.flatnonzero(same & (s[1:] == s[:-1])))
+    tied = np.concatenate(ties)
     if len(tied):
         first, second = _names(ids, tied), _names(ids, tied + 1)
         if any(a < b for a, b in zip(first, second, strict=True)):
             return ranked_rows(groups, scores, ids)
     return None
+
+
+_SLICE = 1 << 20
+"""Rows `ranked_order` checks at a time (a run of 100k questions x 100 is ten million)."""
 
 
 def _names(ids: Ids, rows: np.ndarray) -> list[str]:

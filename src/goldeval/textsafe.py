@@ -169,7 +169,9 @@ def may_hold_surrogate(text: str) -> bool:
     escape makes one (UTF-8 text decodes to none), so a file without such an escape needs no
     `lone_surrogate` walk per value (issue 23: that walk cost a third of loading a 10k-question set).
     A false alarm (an escaped backslash before `ud8`) only means the walk runs."""
-    return _SURROGATE.search(text) is not None or _SURROGATE_ESCAPE.search(text) is not None
+    if not text.isascii() and _SURROGATE.search(text) is not None:  # an ASCII text holds none (and says so at once)
+        return True
+    return "\\u" in text and _SURROGATE_ESCAPE.search(text) is not None  # no `\\u` at all: no escape (one pass)
 
 
 def lone_surrogate(value: Any, where: str = "") -> str | None:

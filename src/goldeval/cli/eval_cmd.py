@@ -120,7 +120,6 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_eval(args: argparse.Namespace) -> Scorecard:
     """Load inputs, evaluate, and return the Scorecard (shared by eval and serve)."""
-    from goldeval.corpus import load_corpus
     from goldeval.corpus.chunking import parse_chunk_spec
     from goldeval.evaluation import evaluate
     from goldeval.golden.io import load_golden
@@ -137,7 +136,11 @@ def run_eval(args: argparse.Namespace) -> Scorecard:
     options = _options(args)  # a bad option fails here, before the corpus is read or a model loaded
     if args.corpus is None and any(needs_corpus(s) for s in specs):
         raise InputError("no corpus given", hint="pass --corpus PATH (a folder, JSONL, BEIR or Cranfield)")
-    corpus = load_corpus(args.corpus, max_bytes=args.max_doc_size) if args.corpus is not None else None
+    corpus = None
+    if args.corpus is not None:  # the corpus readers (HTML, BEIR, folders) are imported only when one is given
+        from goldeval.corpus import load_corpus
+
+        corpus = load_corpus(args.corpus, max_bytes=args.max_doc_size)
     if corpus is not None and corpus.warnings:
         for warning in corpus.warnings[:10]:
             warn(warning)

@@ -77,7 +77,7 @@ def plan(golden: GoldenSet | str | Path, corpus: Corpus | None, settings: EvalSe
     if not len(golden_set):
         raise InputError("the golden set has no questions", hint="add questions: id, question, expected")
     metric_list = _metrics(settings.metrics, tuple(ks))
-    if any(not j.relevant for j in golden_set.qrels) and Metric("bpref") not in metric_list:
+    if golden_set.qrels.any_not_relevant() and Metric("bpref") not in metric_list:
         metric_list.append(Metric("bpref"))  # judged-not-relevant ids say judging is partial: bpref skips the unjudged
     chosen = parse_metric(settings.headline) if isinstance(settings.headline, str) else settings.headline
     if chosen is not None and chosen not in metric_list:
@@ -101,7 +101,7 @@ def plan(golden: GoldenSet | str | Path, corpus: Corpus | None, settings: EvalSe
         options={"progress": settings.progress, **settings.options},  # encoders draw their bar only with progress
     )
     doc_of = {p.id: p.doc_id for p in passages}
-    document_of = DocumentOf(doc_of, None if passages else _judged_docs(golden_set))
+    document_of = DocumentOf(doc_of, None if passages else lambda: _judged_docs(golden_set))
     return Plan(settings, golden_set, corpus, ks, metric_list, chosen, depth, chunking, chunk_spec, passages,
                 fingerprint, ctx, document_of)
 
@@ -116,8 +116,7 @@ def passages_fingerprint(passages: Sequence[Passage]) -> str:
 
 def _judged_docs(golden: GoldenSet) -> set[str]:
     """Without a corpus, the documents the golden set judges are the known ones (see goldeval.ids)."""
-    asked = {q.id for q in golden}
-    return {j.doc_id for j in golden.qrels if j.question_id in asked}
+    return golden.qrels.judged_ids(q.id for q in golden)
 
 
 def _check_chunk_ids(golden: GoldenSet, passages: Sequence[Passage], *, chunked: bool) -> None:

@@ -18,6 +18,7 @@ from goldeval.corpus.model import Corpus
 from goldeval.errors import InputError, InputErrors
 from goldeval.golden.changelog import golden_changes
 from goldeval.golden.model import GoldenSet, Judgment, Qrels, Question, implied_intent
+from goldeval.golden.plain import read_plain
 from goldeval.golden.records import EXAMPLE, clip, is_header, parse_header, parse_record
 from goldeval.golden.validate import (
     corpus_problems,
@@ -52,20 +53,22 @@ def load_golden(path: str | Path, *, corpus: Corpus | Collection[str] | None = N
                 raise InputErrors(found, summary=f"{path}: {len(found)} problem(s)")
         return collection
     text = read_input_text(path, "golden set", empty_hint=f"add one JSON object per line, e.g. {EXAMPLE}")
-    records = _parse_json_list(text, path) if text.lstrip().startswith("[") else _parse_jsonl(text, path)
+    surrogates = may_hold_surrogate(text)
+    records = (_parse_json_list(text, path) if text.lstrip().startswith("[")
+               else _parse_jsonl(text, path, plain=not surrogates))  # fmt: skip
     with gc_paused():  # 100k questions: the GC's passes over what is read cost more than reading it (issue 23)
-        notes, questions, judgments, checkable, problems = _read_records(records, path, may_hold_surrogate(text))
-        qrels = Qrels(judgments) if questions and not problems else None
+        notes, questions, judged, checkable, problems = _read_records(records, path, surrogates)
+        qrels = _qrels(judged) if questions and not problems else None
     if not questions and not problems:
         raise InputError("the golden set has no questions", path=path,
                          hint=f"add one JSON object per line, e.g. {EXAMPLE}")
     problems.extend(duplicate_problems([q for q, _ in checkable], str(path)))
     if corpus is not None:
-        problems.extend(corpus_problems([(q, [j.doc_id for j in js]) for q, js in checkable], corpus, str(path)))
+        problems.extend(corpus_problems(checkable, corpus, str(path)))
     if problems:
         count = f"{len(problems)} problem" + ("s" if len(problems) != 1 else "")
         raise InputErrors(sort_problems(problems), summary=f"{count} in golden set {path}")
-    qrels = qrels if qrels is not None else Qrels(judgments)
+    qrels = qrels if qrels is not None else _qrels(judged)
     warnings = nothing_relevant_warning(questions, qrels, str(path))
     golden = GoldenSet(questions, qrels, path=str(path), notes=notes, warnings=warnings)
     golden.version = frozen_version(golden)  # the frozen version it equals (golden.versions.jsonl), or None
@@ -73,18 +76,27 @@ def load_golden(path: str | Path, *, corpus: Corpus | Collection[str] | None = N
     return golden
 
 
+Judged = tuple[str, dict[str, int] | list[Judgment]]
+"""A question's judgments as read: its grades (a record `golden.plain` read) or its `Judgment`s."""
+
+
 def _read_records(records: Iterable[Record], path: Path, surrogates: bool = True) -> tuple[
-    str, list[Question], list[Judgment], list[tuple[Question, list[Judgment]]], list[InputError]
+    str, list[Question], list[Judged], list[tuple[Question, Collection[str]]], list[InputError]
 ]:
-    """(header notes, valid questions, their judgments, every record's id and judgments, problems).
+    """(header notes, valid questions, their judgments, every record's question and judged ids, problems).
     Without `surrogates` (the file's text holds no surrogate escape) no value is walked for one."""
     problems: list[InputError] = []
     notes = ""
     questions: list[Question] = []
-    judgments: list[Judgment] = []
-    checkable: list[tuple[Question, list[Judgment]]] = []
+    judged: list[Judged] = []
+    checkable: list[tuple[Question, Collection[str]]] = []
     for index, (line, obj) in enumerate(records):
-        if isinstance(obj, InputError):
+        if type(obj) is tuple:  # `golden.plain.read_plain`'s: a question and its grades, nothing to report
+            question, grades = obj
+            questions.append(question)
+            judged.append((question.id, grades))
+            checkable.append(obj)
+        elif isinstance(obj, InputError):
             problems.append(obj)
         elif surrogates and (surrogate := lone_surrogate(obj)) is not None:
             problems.append(InputError(f"{surrogate}: a lone surrogate escape, which is not text", path=path,
@@ -103,10 +115,22 @@ def _read_records(records: Iterable[Record], path: Path, surrogates: bool = True
             problems.extend(parsed.problems)
             if parsed.question is not None:
                 questions.append(parsed.question)
-                judgments.extend(parsed.judgments)
+                judged.append((parsed.question.id, parsed.judgments))
             if parsed.checkable is not None:
-                checkable.append((parsed.checkable, parsed.judgments))
-    return notes, questions, judgments, checkable, problems
+                checkable.append((parsed.checkable, [j.doc_id for j in parsed.judgments]))
+    return notes, questions, judged, checkable, problems
+
+
+def _qrels(judged: Iterable[Judged]) -> Qrels:
+    """The golden set's Qrels, question by question in file order."""
+    qrels = Qrels()
+    for qid, judgments in judged:
+        if isinstance(judgments, dict):
+            qrels.add_grades(qid, judgments)
+        else:
+            for j in judgments:
+                qrels.add(j)
+    return qrels
 
 
 def write_golden_jsonl(golden: GoldenSet, path: str | Path) -> None:
@@ -221,15 +245,20 @@ _DECODER = json.JSONDecoder(object_pairs_hook=_object)
 """One decoder for every line (`json.loads` makes one per call when given a hook)."""
 
 
-def _parse_jsonl(text: str, path: Path) -> Iterator[Record]:
+def _parse_jsonl(text: str, path: Path, *, plain: bool = False) -> Iterator[Record]:
     """One record per line, each parsed as it is read (the records never all exist at once); blank lines and
-    lines starting with `#` or `//` are skipped."""
+    lines starting with `#` or `//` are skipped. With `plain`, a record of the common shape is read by
+    `golden.plain.read_plain` (its question and grades, as a tuple), any other as below."""
     first: Record | None = None
     parsed = 0
     for lineno, raw in enumerate(text.split("\n"), start=1):
         line = raw.rstrip("\r")
         stripped = line.strip()
         if not stripped or stripped.startswith(("#", "//")):
+            continue
+        if plain and (read := read_plain(line, lineno)) is not None:
+            parsed += 1
+            yield lineno, read
             continue
         try:
             value = _DECODER.decode(line) if not line.startswith("\ufeff") else json.loads(line, object_pairs_hook=_object)

@@ -160,33 +160,81 @@ class Qrels:
 
     `grades(qid)` holds judged documents only (relevant and not); a document absent from it is unjudged.
     Adding a judgment for a pair already judged replaces it (the newest verdict counts).
+
+    Kept as each question's {doc: grade} (a plain dict of str -> int, which the cyclic GC does not track),
+    with the `Judgment` itself only where it says more than its grade (who judged, when, why): a golden set
+    of 100k questions holds half a million judgments, and a frozen object each cost more to make and to
+    keep than reading them (issue 23). `judgments()` and iteration give `Judgment`s equal to those added.
     """
 
     def __init__(self, judgments: Iterable[Judgment] = ()) -> None:
-        self._by_question: dict[QuestionId, dict[DocId, Judgment]] = {}
+        self._grades: dict[QuestionId, dict[DocId, int]] = {}
+        self._said: dict[QuestionId, dict[DocId, Judgment]] = {}
+        """The judgments that carry a judge, a time or a note, by question then document."""
         for j in judgments:
             self.add(j)
 
     @classmethod
     def from_grades(cls, grades: Mapping[QuestionId, Mapping[DocId, int]], *, judge: str = "") -> Qrels:
-        return cls(Judgment(q, d, g, judge) for q, docs in grades.items() for d, g in docs.items())
+        if judge:
+            return cls(Judgment(q, d, g, judge) for q, docs in grades.items() for d, g in docs.items())
+        qrels = cls()
+        for q, docs in grades.items():
+            qrels.add_grades(q, dict(docs))
+        return qrels
 
     def add(self, judgment: Judgment) -> None:
-        self._by_question.setdefault(judgment.question_id, {})[judgment.doc_id] = judgment
+        q, doc = judgment.question_id, judgment.doc_id
+        self._grades.setdefault(q, {})[doc] = judgment.grade
+        if judgment.judge or judgment.at or judgment.note:
+            self._said.setdefault(q, {})[doc] = judgment
+        elif q in self._said:
+            self._said[q].pop(doc, None)
+
+    def add_grades(self, qid: QuestionId, grades: dict[DocId, int]) -> None:
+        """Judgments of `qid` that say only their grade, {doc: grade} in order; the dict is kept as it is
+        (the caller gives it up) when the question has none yet."""
+        if not grades:
+            return
+        if qid in self._grades:
+            for doc, grade in grades.items():
+                self.add(Judgment(qid, doc, grade))
+        else:
+            self._grades[qid] = grades
 
     def judgments(self, qid: QuestionId) -> list[Judgment]:
-        return list(self._by_question.get(qid, {}).values())
+        said = self._said.get(qid)
+        if said:
+            return [said.get(d) or Judgment(qid, d, g) for d, g in self._grades[qid].items()]
+        return [Judgment(qid, d, g) for d, g in self._grades.get(qid, {}).items()]
 
     def grades(self, qid: QuestionId) -> dict[DocId, int]:
         """Judged documents of a question -> grade (relevant and judged not relevant)."""
-        return {d: j.grade for d, j in self._by_question.get(qid, {}).items()}
+        return dict(self._grades.get(qid, {}))
+
+    def graded(self, qids: Iterable[QuestionId]) -> list[Mapping[DocId, int]]:
+        """Each question's judged documents -> grade, as kept (read them, never change them): `grades` without
+        a copy per question, for a pass over every question of a large set."""
+        empty: Mapping[DocId, int] = {}
+        return [self._grades.get(qid, empty) for qid in qids]
 
     def relevant(self, qid: QuestionId) -> dict[DocId, int]:
         """The relevant documents of a question (grade >= 1) -> grade."""
-        return {d: j.grade for d, j in self._by_question.get(qid, {}).items() if j.grade > 0}
+        return {d: g for d, g in self._grades.get(qid, {}).items() if g > 0}
 
     def is_judged(self, qid: QuestionId, doc: DocId) -> bool:
-        return doc in self._by_question.get(qid, {})
+        return doc in self._grades.get(qid, {})
+
+    def judged_ids(self, qids: Iterable[QuestionId]) -> set[DocId]:
+        """Every id judged (relevant or not) for any of `qids`."""
+        out: set[DocId] = set()
+        for qid in qids:
+            out.update(self._grades.get(qid, ()))
+        return out
+
+    def any_not_relevant(self) -> bool:
+        """Whether some judgment says not relevant (grade 0 or less): judging was partial."""
+        return any(min(grades.values()) <= 0 for grades in self._grades.values())
 
     def subset(self, qids: Iterable[QuestionId]) -> Qrels:
         """The judgments of these questions only (a golden set with some questions dropped)."""
@@ -195,17 +243,17 @@ class Qrels:
 
     def to_dict(self) -> dict[QuestionId, dict[DocId, int]]:
         """Plain dicts, as pytrec_eval and ranx take them (judged documents only)."""
-        return {q: self.grades(q) for q in self._by_question}
+        return {q: dict(docs) for q, docs in self._grades.items()}
 
     def __iter__(self) -> Iterator[Judgment]:
-        for docs in self._by_question.values():
-            yield from docs.values()
+        for qid in self._grades:
+            yield from self.judgments(qid)
 
     def __len__(self) -> int:
-        return sum(len(d) for d in self._by_question.values())
+        return sum(map(len, self._grades.values()))
 
     def __contains__(self, qid: object) -> bool:
-        return qid in self._by_question
+        return qid in self._grades
 
 
 @dataclass
@@ -267,12 +315,13 @@ class GoldenSet:
         fingerprints.
         """
         with gc_paused():  # a list per question: at 100k the GC's passes over them cost twice the work
-            return content_fingerprint(sorted(self._canonical(q) for q in self.questions))
+            graded = self.qrels.graded(q.id for q in self.questions)
+            return content_fingerprint(sorted(map(self._canonical, self.questions, graded)))
 
-    def _canonical(self, q: Question) -> list[Any]:
+    @staticmethod
+    def _canonical(q: Question, grades: Mapping[DocId, int]) -> list[Any]:
         """A question as fingerprinted. Its intent is added only when it differs from `implied_intent` of
         its grades, so 0.1 results stay comparable."""
-        grades = self.qrels.grades(q.id)
         out: list[Any] = [q.id, q.question, sorted(grades.items())]
         if q.intent != implied_intent(grades.values()):
             out.append(q.intent)

@@ -105,7 +105,9 @@ def nothing_relevant_warning(questions: Iterable[Question], qrels: Qrels, where:
     They stay answerable (intent is never inferred from grades for an import): a retriever can
     find nothing right for them, which the evaluation reports rather than hides.
     """
-    ids = [q.id for q in questions if not q.off_topic and (grades := qrels.grades(q.id)) and max(grades.values()) <= 0]
+    answerable = [q.id for q in questions if not q.off_topic]
+    ids = [qid for qid, grades in zip(answerable, qrels.graded(answerable), strict=True)
+           if grades and max(grades.values()) <= 0]
     if not ids:
         return []
     shown = ", ".join(f"`{i}`" for i in ids[:10]) + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")

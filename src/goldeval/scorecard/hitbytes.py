@@ -14,56 +14,57 @@ from __future__ import annotations
 import numpy as np
 
 from goldeval.trecio import TrecTable
-from goldeval.trecio.ranked import spread
 
 
 def top_texts(table: TrecTable, rows: np.ndarray, scores: list[str], marks: list[str], which: np.ndarray,
               bounds: np.ndarray) -> list[str] | None:  # fmt: skip
     """Per question (its results `bounds[i]:bounds[i + 1]` of `rows`, the table rows kept), the inside of its
     `top` list: each result's id twice, its score text `scores[j]` and its mark text `marks[which[j]]`; None
-    when an id needs escaping in JSON or the ids are not a file's (`TrecTable.strings`)."""
+    when an id needs escaping in JSON or the ids are not a file's (`TrecTable.strings`).
+
+    Each result is laid out in a row of a matrix, its pieces in columns as wide as the widest of each, zero
+    bytes after a shorter one (an id, a score, a mark): the rows read in order without their zeros are the
+    texts, one pass over a few bytes a result (no offset per byte)."""
     if table.strings is not None or not len(rows):
         return None
     length = table.doc_stop[rows] - table.doc_start[rows]
     ids = table.doc_bytes(rows, int(length.max()))
     table.drop_pages()
-    inside = np.arange(ids.shape[1]) < length[:, None]
-    if ((ids < 0x20) & inside).any() or (ids == 0x22).any() or (ids == 0x5C).any():
+    if _ESCAPED[ids].any() or np.count_nonzero(ids) != int(length.sum()):
         return None  # a control byte, a quote or a backslash: the json module escapes it
-    id_bytes = ids[inside]
-    score_bytes = np.frombuffer("".join(scores).encode("ascii"), dtype=np.uint8)
-    score_length = np.fromiter(map(len, scores), dtype=np.int64, count=len(scores))
-    mark_bytes = [m.encode("ascii") for m in marks]
-    mark_pool = np.frombuffer(b"".join(mark_bytes), dtype=np.uint8)
-    mark_length = np.fromiter(map(len, mark_bytes), dtype=np.int64, count=len(marks))
+    score_bytes = _matrix(scores)
+    mark_bytes = _matrix(marks)[which]
     first = np.zeros(len(rows), dtype=bool)
     first[bounds[:-1][bounds[:-1] < bounds[1:]]] = True  # a question's first result has no separator before it
-    ids_at, scores_at = (id_bytes, _starts(length)), (score_bytes, _starts(score_length))
-    pieces: list[tuple[np.ndarray, bytes | tuple[np.ndarray, np.ndarray]]] = [
-        (np.where(first, 0, 2), b", "), (_size(8, rows), b'{"id": "'), (length, ids_at), (_size(11, rows), b'", "doc": "'),
-        (length, ids_at), (_size(12, rows), b'", "score": '), (score_length, scores_at), (_size(2, rows), b", "),
-        (mark_length[which], (mark_pool, _starts(mark_length)[which]))]  # fmt: skip
-    offset = np.concatenate(([0], np.cumsum(sum(size for size, _ in pieces))))
-    out = np.empty(int(offset[-1]), dtype=np.uint8)
-    at = offset[:-1].copy()
-    for sizes, source in pieces:
-        if isinstance(source, bytes):  # a constant piece (the separator only where there is one)
-            pick = sizes > 0
-            text = np.frombuffer(source, dtype=np.uint8)
-            out[(at[pick, None] + np.arange(len(text))).ravel()] = np.tile(text, int(pick.sum()))
-        else:
-            pool, starts = source
-            out[spread(at, sizes)] = pool[spread(starts, sizes)]
-        at += sizes
-    return _split(out, offset[bounds])
+    pieces = [_SEPARATOR, _ID, ids, _DOC, ids, _SCORE, score_bytes, _MARK, mark_bytes]
+    layout = np.empty((len(rows), sum(p.shape[-1] for p in pieces)), dtype=np.uint8)
+    at = 0
+    for piece in pieces:
+        layout[:, at : at + piece.shape[-1]] = piece
+        at += piece.shape[-1]
+    layout[first, : len(_SEPARATOR)] = 0
+    sizes = (2 * length + _FIXED + np.fromiter(map(len, scores), dtype=np.int64, count=len(scores))
+             + np.fromiter(map(len, marks), dtype=np.int64, count=len(marks))[which]
+             - np.where(first, len(_SEPARATOR), 0))  # fmt: skip
+    offset = np.concatenate(([0], np.cumsum(sizes)))
+    return _split(layout[layout != 0], offset[bounds])
 
 
-def _size(n: int, rows: np.ndarray) -> np.ndarray:
-    return np.full(len(rows), n, dtype=np.int64)
+def _constant(text: bytes) -> np.ndarray:
+    return np.frombuffer(text, dtype=np.uint8)
 
 
-def _starts(lengths: np.ndarray) -> np.ndarray:
-    return np.cumsum(lengths) - lengths
+_SEPARATOR, _ID, _DOC, _SCORE, _MARK = map(_constant, (b", ", b'{"id": "', b'", "doc": "', b'", "score": ', b", "))
+_FIXED = sum(map(len, (_SEPARATOR, _ID, _DOC, _SCORE, _MARK)))
+_ESCAPED = np.zeros(256, dtype=bool)
+_ESCAPED[1:0x20] = _ESCAPED[0x22] = _ESCAPED[0x5C] = True
+"""The bytes of an id that the json module writes as an escape (a zero byte inside an id is counted apart)."""
+
+
+def _matrix(texts: list[str]) -> np.ndarray:
+    """ASCII texts as rows of a uint8 matrix, zero after each text's end."""
+    fixed = np.array(texts, dtype="S")
+    return fixed.view(np.uint8).reshape(len(texts), fixed.dtype.itemsize)
 
 
 def _split(out: np.ndarray, edges: np.ndarray) -> list[str]:

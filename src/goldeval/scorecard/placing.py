@@ -27,7 +27,6 @@ import numpy as np
 
 from goldeval.golden.model import GoldenSet
 from goldeval.ids import CHUNK_SEP, DocumentOf
-from goldeval.memory import gc_paused
 from goldeval.metrics.judge import RELEVANCE_LEVEL, Judged, Located, assemble
 from goldeval.metrics.trec_judge import join_rows
 from goldeval.run import Run
@@ -61,14 +60,13 @@ class Judgments:
 def judgments_at(golden: GoldenSet, level: str, document_of: DocumentOf) -> Judgments:
     """The golden set's judgments at `level`, question by question. At chunk level, and at doc level where
     every judged id is its own document (checked in bulk), they are the set's grades as they stand."""
-    with gc_paused():  # a dict per question: at 100k the GC's passes over them cost 3x making them
-        grades = [golden.grades(q.id) for q in golden]
+    grades = golden.qrels.graded(q.id for q in golden)
     keys = list(chain.from_iterable(grades))
     if level != "chunk" and not document_of.keeps(keys):
         grades = [_judged_at_level(g, level, document_of) for g in grades]
         keys = list(chain.from_iterable(grades))
     counts = np.fromiter(map(len, grades), dtype=np.int64, count=len(grades))
-    values = np.fromiter(chain.from_iterable(map(dict.values, grades)), dtype=np.int64, count=len(keys))
+    values = np.fromiter(chain.from_iterable(g.values() for g in grades), dtype=np.int64, count=len(keys))
     return Judgments(np.concatenate(([0], np.cumsum(counts))), keys, values)
 
 
@@ -154,8 +152,9 @@ def place(run: Run, golden: GoldenSet, judgments: Judgments, level: str, documen
     """Where `run`'s results landed for each question of `golden` (see the module docstring)."""
     qids = [q.id for q in golden]
     columns = _aligned(run, qids)
-    by_rule = _moving(columns, qids, document_of)
-    q, rank, j = _joined(columns, qids, judgments, by_rule)
+    q_of_code = _q_of_code(columns, qids)
+    by_rule = _moving(columns, q_of_code, document_of)
+    q, rank, j = _joined(columns, qids, q_of_code, judgments, by_rule)
     ruled = _by_the_rule(columns, judgments, np.flatnonzero(by_rule), level, document_of)
     q, rank, j = np.concatenate((q, ruled.q)), np.concatenate((rank, ruled.rank)), np.concatenate((j, ruled.j))
     kept = _kept(columns, judgments, keep, q, rank, j, ruled)
@@ -183,12 +182,11 @@ def _q_of_code(columns: RankedTable, qids: list[QuestionId]) -> np.ndarray:
                        dtype=np.int64, count=len(columns.table.topics))
 
 
-def _moving(columns: RankedTable, qids: list[QuestionId], document_of: DocumentOf) -> np.ndarray:
+def _moving(columns: RankedTable, q_of_code: np.ndarray, document_of: DocumentOf) -> np.ndarray:
     """Per question, whether its results need the rule one by one: an id that is not its own document, or
     an id listed twice (only a Run's can be: a file's reader refuses a repeat). Rows beyond the depth or of
     other topics may mark a question too: it then takes the slower path to the same keys."""
-    table, n = columns.table, len(qids)
-    q_of_code = _q_of_code(columns, qids)
+    table, n = columns.table, len(columns)
     marked = np.zeros(n + 1, dtype=bool)
     rows = table.rows_holding(CHUNK_SEP)
     if len(rows):
@@ -207,15 +205,14 @@ def _moving(columns: RankedTable, qids: list[QuestionId], document_of: DocumentO
     return marked[:n]
 
 
-def _joined(columns: RankedTable, qids: list[QuestionId], judgments: Judgments,
+def _joined(columns: RankedTable, qids: list[QuestionId], q_of_code: np.ndarray, judgments: Judgments,
             by_rule: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     """(question, rank, judgment) of each result whose id is a judged key, for the questions not `by_rule`."""
     n, table = len(qids), columns.table
     empty = np.zeros(0, dtype=np.int64)
     if not len(table) or not len(judgments.keys):
         return empty, empty, empty
-    q_of_code = _q_of_code(columns, qids)
-    q_of_code[np.append(by_rule, False)[q_of_code]] = n  # those go by the rule instead
+    q_of_code = np.where(np.append(by_rule, False)[q_of_code], n, q_of_code)  # those go by the rule instead
     owner = judgments.owner
     rows = np.flatnonzero(~by_rule[owner])
     keys = TrecTable.of_ids("qrels", list(qids), owner, judgments.keys, judgments.grades)

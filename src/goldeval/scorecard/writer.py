@@ -12,7 +12,7 @@ uses too. Every piece goes through `textsafe.redact`; a non-finite number is ref
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from itertools import compress
 from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any
@@ -34,8 +34,10 @@ QUESTION_KEYS = ("id", "question", "expected", "nonrelevant", "off_topic", "head
 """A question's record, in the order it is written."""
 HIT_KEYS = ("id", "doc", "score", "counted", "grade")
 """A kept result's record (`top`), in the order it is written."""
-BLOCK = 4096
-"""Questions written at once from columns."""
+BLOCK = 1024
+"""Questions written at once from columns: their texts (about 2 MB) stay in memory the allocator reuses, where
+4096 questions' 9 MB went back to the OS and came again each block (issue 23: 0.8 CPU s of page faults at 100k
+questions)."""
 
 
 def scorecard_to_dict(card: Scorecard, *, questions: bool = True) -> dict[str, Any]:
@@ -202,9 +204,10 @@ def _refuse_non_finite(columns: QuestionColumns) -> None:
 _BOOL = ("false", "true")
 _HIT = '{{"id": {}, "doc": {}, "score": {}, {}'.format
 _MARK = '"counted": "{}", "grade": {}}}'.format
-_RECORD = ('{{"id": {}, "question": {}, "expected": {{{}}}, "nonrelevant": [{}], "off_topic": {}, "headline": {}, '
-           '"rank": {}, "ranks": {{{}}}, "top": [{}], "top1_score": {}, "metrics": {}, "tags": {}, "source": {}, '
-           '"error": {}, "diagnosis": null, "returned": {}}}').format
+_RECORD = ('{"id": %s, "question": %s, "expected": {%s}, "nonrelevant": [%s], "off_topic": %s, "headline": %s, '
+           '"rank": %s, "ranks": {%s}, "top": [%s], "top1_score": %s, "metrics": %s, "tags": %s, "source": %s, '
+           '"error": %s, "diagnosis": null, "returned": %s}').__mod__
+"""A question's record (`QUESTION_KEYS`), filled with its texts (%-formatting: 30% less time than str.format)."""
 _PAIR = "{}: {}".format
 
 
@@ -216,16 +219,16 @@ def _block(c: QuestionColumns, a: int, b: int, headline: np.ndarray) -> list[str
     first = c.first_rank[a:b]
     errors = c.errors
     returned = c.placed.lengths[a:b].tolist()
-    return list(map(
-        _RECORD, map(encode_basestring, [q.id for q in questions]),
+    return list(map(_RECORD, zip(
+        map(encode_basestring, [q.id for q in questions]),
         map(encode_basestring, [q.question for q in questions]), expected, nonrelevant,
         [_BOOL[q.off_topic] for q in questions], [_BOOL[h] for h in headline[a:b].tolist()],
         _counts(first), ranks, top, top1, _metric_texts(c, a, b),
         [_dumps(list(q.tags)) if q.tags else "[]" for q in questions], map(encode_basestring, [q.source for q in questions]),
         [encode_basestring(errors[q.id]) if q.id in errors else "null" for q in questions] if errors else ["null"] * (b - a),
         [("null" if q.id in errors else str(n)) for q, n in zip(questions, returned, strict=True)] if errors
-        else list(map(str, returned)),
-    ))  # fmt: skip
+        else list(map(str, returned)), strict=True,
+    )))  # fmt: skip
 
 
 def _judgment_texts(c: QuestionColumns, a: int, b: int) -> tuple[list[str], list[str], list[str]]:
@@ -256,13 +259,12 @@ def question_ranks(r: RetrieverResult) -> list[tuple[str, bool, int | None, str]
     c = r.columns
     if c is None:
         return [(q.id, q.off_topic, q.rank, json.dumps(q.ranks)) for q in r.questions]
-    grades = c.judgments.grades
-    relevant = grades > 0
-    keys = [encode_basestring_ascii(k) for k, ok in zip(c.judgments.keys, relevant.tolist(), strict=True) if ok]
-    ranks = [str(x) if x else "null" for x in c.key_rank[relevant].tolist()]
-    inside = _grouped(list(map(_PAIR, keys, ranks)), c.judgments.owner[relevant], len(c))
-    first = c.first_rank.tolist()
-    return [(q.id, q.off_topic, first[i] or None, "{" + inside[i] + "}") for i, q in enumerate(c.questions)]
+    relevant = c.judgments.grades > 0
+    keys = map(encode_basestring_ascii, compress(c.judgments.keys, relevant.tolist()))
+    inside = _grouped(list(map(_PAIR, keys, _counts(c.key_rank[relevant]))), c.judgments.owner[relevant], len(c))
+    first = [n or None for n in c.first_rank.tolist()]
+    return list(zip([q.id for q in c.questions], [q.off_topic for q in c.questions], first,
+                    ["{" + text + "}" for text in inside], strict=True))
 
 
 def _grouped(texts: list[str], owner: np.ndarray, n: int) -> list[str]:
@@ -308,13 +310,15 @@ def _metric_texts(c: QuestionColumns, a: int, b: int) -> list[str]:
     mine = rows[rows >= 0]
     if not len(c.metrics) or not len(mine):
         return ["{}"] * (b - a)
-    names = [_dumps(str(m)).replace("{", "{{").replace("}", "}}") for m in c.metrics]
-    template = ("{{" + ", ".join(f"{name}: {{}}" for name in names) + "}}").format
-    written = iter(map(template, *(_float_texts(c.values[m, mine]) for m in range(len(c.metrics)))))
+    names = [_dumps(str(m)).replace("%", "%%") for m in c.metrics]
+    template = ("{" + ", ".join(f"{name}: %s" for name in names) + "}").__mod__
+    texts = _float_texts(c.values[:, mine].T.ravel())  # every metric of every question at once, question by question
+    n = len(c.metrics)
+    written = iter(map(template, map(tuple, (texts[i : i + n] for i in range(0, len(texts), n)))))
     return [next(written) if row >= 0 else "{}" for row in rows.tolist()]
 
 
-def _float_texts(values: np.ndarray) -> Iterable[str]:
+def _float_texts(values: np.ndarray) -> list[str]:
     """`float.__repr__` of each value; each distinct value is written once (a metric takes few values)."""
     if (values == 0).any() and np.signbit(values[values == 0]).any():  # -0.0 would be merged with 0.0
         return list(map(float.__repr__, values.tolist()))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 _SEED = np.uint64(0xCBF29CE484222325)
@@ -43,12 +44,21 @@ def text(a: np.ndarray, start: int, stop: int) -> str:
 
 
 def padded(a: np.ndarray, start: np.ndarray, stop: np.ndarray, width: int) -> np.ndarray:
-    """Bytes a[start:stop] of each row in a (rows, width) uint8 matrix, zero after each row's end."""
+    """Bytes a[start:stop] of each row in a (rows, width) uint8 matrix, zero after each row's end. Each row is
+    copied whole from a window of `a` (no offset per byte), but a row starting less than `width` bytes from
+    the end of `a`, which is read byte by byte."""
     width = max(width, 1)
     if not len(a):
         return np.zeros((len(start), width), dtype=np.uint8)
     cols = np.arange(width)
-    out = a[np.minimum(start[:, None] + cols, len(a) - 1)]
+    last = len(a) - width
+    if last < 0:
+        out = a[np.minimum(start[:, None] + cols, len(a) - 1)]
+    else:
+        out = sliding_window_view(a, width)[np.minimum(start, last)]
+        late = np.flatnonzero(start > last)
+        if len(late):
+            out[late] = a[np.minimum(start[late, None] + cols, len(a) - 1)]
     out[cols >= (stop - start)[:, None]] = 0
     return out
 
