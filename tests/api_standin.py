@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import signal
 import subprocess
 import sys
 import threading
@@ -29,7 +30,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hang_guard import HANG_GUARD
+from hang_guard import HANG_GUARD, wait_until
 from loopback import loopback
 from sweep_fixtures import write_inputs
 
@@ -176,3 +177,20 @@ def run_ok(command: list[str], env: Mapping[str, str]) -> subprocess.CompletedPr
     done = subprocess.run(command, env=dict(env), capture_output=True, text=True, timeout=HANG_GUARD)
     assert done.returncode == 0, done.stderr[-3000:]
     return done
+
+
+def kill_at_request(server: StandIn, command: list[str], env: Mapping[str, str], answered: int) -> int:
+    """Run `command` against `server`, holding every request after `answered` answered ones, and SIGKILL it
+    once the next request is held; then let the server answer again. The server's request count at the kill
+    (`answered` more than before the run): what a resumed run is measured from."""
+    before = server.requests
+    server.answered, server.hold_after = 0, answered
+    proc = subprocess.Popen(command, env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_until(lambda: server.requests > before + answered, f"request {answered + 1} (held by the server)", proc=proc)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate(timeout=HANG_GUARD)
+    server.hold_after = None
+    server.release.set()
+    return server.requests

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -16,8 +15,7 @@ from typing import Any
 
 import pytest
 
-from api_standin import StandIn, eval_command, run_ok, standin
-from hang_guard import HANG_GUARD, wait_until
+from api_standin import StandIn, eval_command, kill_at_request, run_ok, standin
 from sweep_fixtures import write_inputs
 
 pytestmark = [pytest.mark.api, pytest.mark.models]
@@ -69,19 +67,9 @@ def test_a_killed_run_resumes_paying_only_for_the_rest(minilm, tmp_path: Path) -
     with standin(minilm, key=KEY) as server:
         _run(_command(tmp_path / "full", server.url, tmp_path / "full-ws", tmp_path / "full.json"))
         full = server.requests
-        server.answered, server.hold_after = 0, 4
         command = _command(tmp_path / "cut", server.url, tmp_path / "ws", tmp_path / "cut.json")
-        proc = subprocess.Popen(command, env={**os.environ, "RERANK_KEY": KEY}, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
-        try:
-            wait_until(lambda: server.requests > full + 4, "the fifth request (held by the server)", proc=proc)
-        finally:
-            proc.send_signal(signal.SIGKILL)
-            proc.communicate(timeout=HANG_GUARD)
+        killed = kill_at_request(server, command, {**os.environ, "RERANK_KEY": KEY}, 4)
         assert not (tmp_path / "cut.json").exists()
-        server.hold_after = None
-        server.release.set()
-        killed = server.requests
         _run(_command(tmp_path / "cut", server.url, tmp_path / "ws", tmp_path / "resumed.json"))
         assert server.requests - killed == full - 4  # the 4 questions the killed run stored are not paid again
     assert _scores(tmp_path / "resumed.json") == _scores(tmp_path / "full.json")  # bit for bit

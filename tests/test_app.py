@@ -92,6 +92,21 @@ DATA = ["/api/results.json", "/api/version", "/api/lifecycle.json", "/api/pool/i
 PAGES = SCAFFOLDING + DATA
 
 
+def assert_refused_without_the_token(server: AppServer, path: str, private: tuple[bytes, ...]) -> None:
+    """`path` answers 403 (the refusal's headers, a JSON error, none of the `private` words) to GET and HEAD
+    without the session token, with a wrong one, or with the token from another Origin or Host."""
+    good = page_headers(server)
+    refused = [{}, {TOKEN_HEADER: "guess"}, {TOKEN_HEADER: token(server)[:-1]}, {TOKEN_HEADER: "t\u00e9"},
+               {**good, "Origin": "http://evil.example"}, {**good, "Origin": "null"}, {**good, "Host": "evil.example"}]
+    for method in ("GET", "HEAD"):
+        for headers in refused:
+            status, answer, text = call(server, method, path, headers=headers)
+            assert (path, method, status) == (path, method, 403), headers
+            assert_headers(path, answer)
+            assert method == "HEAD" or set(json.loads(text)) == {"error"}
+            assert not any(word in text for word in private), (path, text)
+
+
 def test_every_page_is_on_one_port_of_127_0_0_1(app: tuple[AppServer, Path, Path]) -> None:
     server, _, _ = app
     port = server.server_address[1]
@@ -148,16 +163,8 @@ def test_items_answered_without_the_session_token_are_refused(app: tuple[AppServ
     is read as it is written: token, Host and Origin, whatever the method."""
     server, _, _ = app
     good = page_headers(server)
-    refused = [{}, {TOKEN_HEADER: "guess"}, {TOKEN_HEADER: token(server)[:-1]}, {TOKEN_HEADER: "t\u00e9"},
-               {**good, "Origin": "http://evil.example"}, {**good, "Origin": "null"}, {**good, "Host": "evil.example"}]
     for path in ("/api/pool/items", "/api/review/items"):
-        for method in ("GET", "HEAD"):
-            for headers in refused:
-                status, answer, text = call(server, method, path, headers=headers)
-                assert (path, method, status) == (path, method, 403), headers
-                assert_headers(path, answer)
-                assert method == "HEAD" or set(json.loads(text)) == {"error"}
-                assert b"items" not in text and b"question" not in text  # nothing of the items leaks
+        assert_refused_without_the_token(server, path, (b"items", b"question"))  # nothing of the items leaks
         status, answer, text = call(server, "GET", path, headers={**good, "Origin": f"http://127.0.0.1:{server.server_address[1]}"})
         assert status == 200 and json.loads(text)["items"], path  # the page itself: its token, its origin
     # whether an API path exists is said only to the page: another site learns nothing from a 404
@@ -176,16 +183,8 @@ def test_scorecard_data_answered_without_the_session_token_are_refused(app: tupl
     server, _, _ = app
     good = page_headers(server)
     port = server.server_address[1]
-    refused = [{}, {TOKEN_HEADER: "guess"}, {TOKEN_HEADER: token(server)[:-1]}, {TOKEN_HEADER: "t\u00e9"},
-               {**good, "Origin": "http://evil.example"}, {**good, "Origin": "null"}, {**good, "Host": "evil.example"}]
     for path in ("/api/results.json", "/api/version", "/api/lifecycle.json"):
-        for method in ("GET", "HEAD"):
-            for headers in refused:
-                status, answer, text = call(server, method, path, headers=headers)
-                assert (path, method, status) == (path, method, 403), headers
-                assert_headers(path, answer)
-                assert method == "HEAD" or set(json.loads(text)) == {"error"}
-                assert b"retrievers" not in text and b"version" not in text and b"fixes" not in text
+        assert_refused_without_the_token(server, path, (b"retrievers", b"version", b"fixes"))
         status, answer, text = call(server, "GET", path, headers={**good, "Origin": f"http://127.0.0.1:{port}"})
         assert status == 200 and answer["content-type"].startswith("application/json"), path
         assert {"/api/results.json": "files", "/api/version": "lifecycle", "/api/lifecycle.json": "fixes"}[path] in json.loads(text)
