@@ -72,6 +72,32 @@ def test_random_files_equal_a_line_by_line_reader(tmp_path: Path, block_bytes: i
     assert read_run(tmp_path / "run") == _reference_run(text)
 
 
+@pytest.mark.parametrize("mapped_from", [0, 1 << 40], ids=["every-column-mapped", "numpy-arrays"])
+def test_columns_in_memory_maps_of_their_own_read_as_numpy_arrays_do(tmp_path: Path, mapped_from: int,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Large columns live in anonymous memory maps (`scan.SMALL_PAGES_FROM`), small ones in numpy's arrays; with
+    blocks of a few lines the columns grow many times, each growth copying what was read into the new map."""
+    monkeypatch.setattr(scan_module, "SMALL_PAGES_FROM", mapped_from)
+    monkeypatch.setattr(scan_module, "BLOCK_BYTES", 300)
+    mapped: list[int] = []
+    small_pages = scan_module._small_pages
+
+    def spy(n: int, dtype: np.dtype) -> np.ndarray:
+        mapped.append(n)
+        return small_pages(n, dtype)
+
+    monkeypatch.setattr(scan_module, "_small_pages", spy)
+    rng = random.Random(11)
+    lines = [f"t{i // 7} Q0 doc-{i} {i} {rng.uniform(-1, 1)!r} run" for i in range(500)]
+    lines += [f"t{i} Q0 d {i} 1.5 run" for i in range(200)]  # shorter rows at the end: the columns grow again
+    text = "\n".join(lines) + "\n"
+    (tmp_path / "run").write_text(text)
+    assert read_run(tmp_path / "run") == _reference_run(text)
+    table = read_run_table(tmp_path / "run")
+    assert len(table.value) == 700 and table.line is not None and table.line.tolist() == list(range(1, 701))
+    assert (len(mapped) > 10) == (mapped_from == 0)  # every growth of every column mapped, or none
+
+
 def _random_trec_files(folder: Path, seed: int) -> tuple[Path, Path]:
     """Qrels and a run with many tied scores, graded and negative judgments, topics out of order,
     topics only in one file, ids that are prefixes of others and non-ASCII ids."""

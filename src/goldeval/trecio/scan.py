@@ -120,7 +120,8 @@ class _Columns:
 
     def _resize(self, capacity: int, pieces: dict[str, np.ndarray]) -> None:
         for key, piece in pieces.items():
-            grown = _small_pages(capacity, piece.dtype)
+            grown = _small_pages(capacity, piece.dtype) if capacity * piece.dtype.itemsize >= SMALL_PAGES_FROM \
+                else np.empty(capacity, dtype=piece.dtype)
             if key in self.arrays:
                 grown[: self.size] = self.arrays[key][: self.size]
             self.arrays[key] = grown
@@ -132,6 +133,13 @@ class _Columns:
             array = self.arrays.pop(key)
             out[key] = array[: self.size].copy() if self.size < 0.8 * len(array) else array[: self.size]
         return out
+
+
+SMALL_PAGES_FROM = 32 << 20
+"""Bytes from which a column gets a memory map of its own (`_small_pages`). A smaller one is numpy's array, whose
+memory the allocator hands back to the next read in the same process without faulting it in again: with every
+column mapped, `goldeval trec` on a 10k-question run took twice the system time when called again in a process
+(0.035 -> 0.075 CPU s); huge-page compaction costs where the columns are hundreds of MB."""
 
 
 def _small_pages(n: int, dtype: np.dtype) -> np.ndarray:
