@@ -51,3 +51,22 @@ def test_every_api_record_of_a_configuration_is_found_parts_base_and_reranker() 
               "reranker": {"kind": "rerank-api", "api": rerank}}
     assert api_records(config) == [{**embed, "role": "embedding"}, {**rerank, "role": "rerank"}]
     assert api_records({"kind": "bm25", "parts": "not a list", "reranker": None}) == []
+
+
+def test_a_part_evaluated_on_its_own_too_is_marked_as_the_same_requests() -> None:
+    """A hybrid's dense part evaluated on its own too: its requests were sent once, listed under both."""
+    from goldeval.retrievers.usage import run_api_records, shared_note
+
+    embed = {"model": "openai:a", "requests": 2}
+    dense = {"spec": "dense:openai:a", "kind": "dense", "api": embed}
+    hybrid = {"spec": "hybrid:bm25+dense:openai:a", "kind": "hybrid", "parts": [{"spec": "bm25", "kind": "bm25"}, dense]}
+    reranked = {"spec": "rerank:hybrid:bm25+dense:openai:a>api:r", "kind": "rerank", "base": hybrid,
+                "reranker": {"kind": "rerank-api", "api": {"model": "api:r", "requests": 5}}}
+    found = run_api_records({"bm25": {"spec": "bm25"}, "dense:openai:a": dense, hybrid["spec"]: hybrid, reranked["spec"]: reranked})
+    assert list(found) == ["dense:openai:a", hybrid["spec"], reranked["spec"]]  # bm25 called no API
+    assert found["dense:openai:a"] == [{**embed, "role": "embedding"}]  # its own: not marked
+    assert found[hybrid["spec"]] == [{**embed, "role": "embedding", "part": "dense:openai:a", "same_as": "dense:openai:a"}]
+    assert [r.get("same_as") for r in found[reranked["spec"]]] == ["dense:openai:a", None]  # the innermost part
+    assert shared_note(found[hybrid["spec"]][0]) == " (the same requests as dense:openai:a: sent once)"
+    alone = run_api_records({hybrid["spec"]: hybrid})  # the part not evaluated on its own: its requests are the hybrid's
+    assert "same_as" not in alone[hybrid["spec"]][0] and shared_note(alone[hybrid["spec"]][0]) == ""

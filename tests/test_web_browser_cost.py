@@ -69,6 +69,9 @@ def test_the_page_lists_each_api_models_usage_and_dollars_as_the_results_record_
     assert [r["role"] for r in by_run[names[1]]] == ["rerank"]
     assert [r["role"] for r in by_run[DENSE]] == ["embedding"]
     assert [r["role"] for r in by_run[HYBRID]] == ["embedding"]  # its dense part's record
+    assert by_run[HYBRID][0]["cells"][1] == f"openai:minilm-standin (embedding) (the same requests as {DENSE}: sent once)"
+    assert by_run[HYBRID][0]["cells"][2] == by_run[DENSE][0]["cells"][2]
+    assert by_run[DENSE][0]["cells"][1] == "openai:minilm-standin (embedding)"
     cells = by_run[names[1]][0]["cells"]
     assert cells[1] == "api:rerank-v3.5 (rerank)" and cells[2] == f"{reranker['requests']:,}"
     assert cells[3] == f"0 (+{reranker['tokens_estimated']:,} estimated)"
@@ -115,3 +118,5 @@ def test_the_markdown_report_says_what_the_terminal_says(evaluated: tuple[dict[s
     reranker = evaluated[0]["retrievers"][1]["config"]["reranker"]["api"]
     assert f"${reranker['dollars']:,.4f} at list price" in text
     assert text.count("API request(s)") == 3 and "no price in the table" in text
+    assert [line.endswith(f"(the same requests as {DENSE}: sent once)") for line in lines] == [False, False, True]
+    assert f"(the same requests as {DENSE}: sent once)" in text

@@ -54,9 +54,8 @@ def words_view(card: Scorecard) -> dict[str, Any]:
 
 def api_view(card: Scorecard) -> dict[str, Any]:
     """`{"retrievers": {name: [record, ...]}}`: each retriever's API usage records (requests, retries, tokens,
-    tokens_estimated, seconds, model, dollars: None where the price table has no price; role), only for
-    retrievers that called an API."""
-    from goldeval.retrievers.usage import api_records
+    tokens_estimated, seconds, model, dollars: None where the price table has no price; role; a part's spec
+    and `same_as` where those are the requests of another retriever of the run), only for retrievers that called an API."""
+    from goldeval.retrievers.usage import run_api_records
 
-    found = {r.name: api_records(r.config) for r in card.retrievers}
-    return {"retrievers": {name: records for name, records in found.items() if records}}
+    return {"retrievers": run_api_records({r.name: r.config for r in card.retrievers})}

@@ -130,18 +130,19 @@ def table_notes(card: Scorecard) -> list[str]:
 
 
 def api_lines(card: Scorecard) -> list[str]:
-    """What each API model of the run used and cost, as its config records it (`retrievers.usage.api_records`:
-    a dense retriever's, a hybrid's parts', a reranker's)."""
-    from goldeval.retrievers.usage import api_records
+    """What each API model of the run used and cost, as its config records it (`retrievers.usage.run_api_records`:
+    a dense retriever's, a hybrid's parts', a reranker's; a part's requests listed under another retriever too
+    say so)."""
+    from goldeval.retrievers.usage import run_api_records, shared_note
 
     lines = []
-    for r in card.retrievers:
-        for used in api_records(r.config):
+    for name, records in run_api_records({r.name: r.config for r in card.retrievers}).items():
+        for used in records:
             retried = f" ({used.get('retries')} retried)" if used.get("retries") else ""
             guessed = f" (+{used.get('tokens_estimated'):,} estimated)" if used.get("tokens_estimated") else ""
             cost = "no price in the table" if used.get("dollars") is None else f"${used['dollars']:,.4f} at list price"
-            lines.append(f"{r.name}: {used.get('model')}: {used.get('requests', 0):,} API request(s){retried}, "
-                         f"{used.get('tokens', 0):,} tokens{guessed}, {used.get('seconds', 0):g} s, {cost}")
+            lines.append(f"{name}: {used.get('model')}: {used.get('requests', 0):,} API request(s){retried}, "
+                         f"{used.get('tokens', 0):,} tokens{guessed}, {used.get('seconds', 0):g} s, {cost}{shared_note(used)}")
     return lines
 
 

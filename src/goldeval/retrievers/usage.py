@@ -113,7 +113,8 @@ class ApiUsage:
 def api_records(config: Mapping[str, object]) -> list[dict[str, object]]:
     """Every usage record (`ApiUsage.to_dict`) a retriever's resolved configuration holds, each with its
     `role` (`embedding` or `rerank`): its own `api`, those of its parts (a rerank's `base`, a hybrid's
-    `parts`), then its reranker's. The one walk the terminal, the Markdown report and the page go through."""
+    `parts`: each with the `part` whose model it is, the innermost spec), then its reranker's. The one walk
+    the terminal, the Markdown report and the page go through (`run_api_records`)."""
     out: list[dict[str, object]] = []
     own = config.get("api")
     if isinstance(own, Mapping):
@@ -121,12 +122,35 @@ def api_records(config: Mapping[str, object]) -> list[dict[str, object]]:
     parts = config.get("parts")
     for part in [config.get("base"), *(parts if isinstance(parts, list) else [])]:
         if isinstance(part, Mapping):
-            out.extend(api_records(part))
+            spec = part.get("spec")
+            out.extend(record if "part" in record or not isinstance(spec, str) else {**record, "part": spec}
+                       for record in api_records(part))
     reranker = config.get("reranker")
     used = reranker.get("api") if isinstance(reranker, Mapping) else None
     if isinstance(used, Mapping):
         out.append({**used, "role": "rerank"})
     return out
+
+
+def run_api_records(configs: Mapping[str, Mapping[str, object]]) -> dict[str, list[dict[str, object]]]:
+    """`api_records` of each retriever of one run (name -> its resolved configuration), for those that called an
+    API. A record of a part that is itself one of the run's retrievers (a hybrid's `dense:openai:...` evaluated on
+    its own too) says so in `same_as`: the part's requests were sent once, listed under both, so the rows of
+    a run's cost table add up to more than it paid. The one rule the terminal, the Markdown report and the page
+    show it by."""
+    out = {}
+    for name, config in configs.items():
+        records = [{**r, "same_as": r["part"]} if r.get("part") in configs and r.get("part") != name else r
+                   for r in api_records(config)]
+        if records:
+            out[name] = records
+    return out
+
+
+def shared_note(record: Mapping[str, object]) -> str:
+    """` (the same requests as NAME: sent once)` for a record `run_api_records` marked as another
+    retriever of the run; empty otherwise."""
+    return f" (the same requests as {record['same_as']}: sent once)" if record.get("same_as") else ""
 
 
 def price_table(path: str | Path | None = None) -> dict[str, Price]:

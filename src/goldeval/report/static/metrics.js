@@ -45,7 +45,7 @@
     const box = clear($('api-cost'));
     const rows = state.runs.flatMap((run) => G.apiUsageOf(run).map((used) => el('tr', { dataset: { run: run.index, role: used.role } },
       el('td', {}, G.dot(run.color), ` ${run.label}`),
-      el('td', { text: `${used.model} (${used.role})` }),
+      el('td', { text: `${used.model} (${used.role})${used.same_as ? ` (the same requests as ${used.same_as}: sent once)` : ''}` }),
       el('td', { class: 'num', dataset: { field: 'requests' }, text: `${count(used.requests)}${used.retries ? ` (${count(used.retries)} retried)` : ''}` }),
       el('td', { class: 'num', dataset: { field: 'tokens' }, text: `${count(used.tokens)}${used.tokens_estimated ? ` (+${count(used.tokens_estimated)} estimated)` : ''}` }),
       el('td', { class: 'num', dataset: { field: 'seconds' }, text: `${used.seconds ?? 0} s` }),
@@ -56,7 +56,8 @@
     box.append(el('h3', { class: 'sec-title', text: 'What the API calls cost' }),
       el('table', { class: 'cmp-table api-table' },
         el('thead', {}, el('tr', {}, heads.map((h, i) => el('th', { class: i > 1 ? 'num' : null, text: h })))), el('tbody', {}, rows)),
-      el('p', { class: 'note', text: 'Requests sent by this run (retries included; a pair or text read from the workspace\'s caches costs none), ' +
+      el('p', { class: 'note', text: 'Requests sent by this run (retries included; a pair or text read from the workspace\'s caches costs none; ' +
+        'a hybrid\'s part evaluated on its own too lists the same requests under both, sent once), ' +
         'tokens as the server counted them (estimated at 4 bytes a token where it did not), dollars at the list prices of goldeval/data/prices.toml ' +
         '(or your own table): recorded by goldeval in the results, looked up here.' }));
   }
