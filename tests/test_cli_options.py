@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from goldeval.cli import build_parser, main
-from goldeval.cli.options import OPTIONS, Renamed
+from goldeval.cli.options import OPTIONS, Renamed, Unused
 
 OLD = {  # (command, old spelling) -> the new spelling: the migration in CHANGELOG.md
     ("eval", "--backend"): "--index", ("serve", "--backend"): "--index",
@@ -45,7 +45,8 @@ def walk(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> Iterato
 
 
 ACTIONS = list(walk(build_parser()))
-LIVE = [(command, action) for command, action in ACTIONS if not isinstance(action, Renamed)]
+LIVE = [(command, action) for command, action in ACTIONS if not isinstance(action, (Renamed, Unused))]
+"""Every flag that means something: not an old spelling (`Renamed`) nor a retired flag (`Unused`), both hidden."""
 
 
 def signature(action: argparse.Action) -> tuple[object, ...]:

@@ -90,8 +90,10 @@ def test_golden_suggest_writes_candidates_for_a_person(tmp_path: Path, capsys: p
     log = _write_log(tmp_path / "queries.jsonl")
     out = tmp_path / "candidates.jsonl"
     assert main(["golden", "suggest", "--from-log", str(log), "--golden", str(GOLDEN), "--out", str(out),
-                 "--workspace", str(tmp_path / "ws")]) == 0
+                 "--workspace", str(tmp_path / "ws")]) == 0  # no longer used: one warning, and the run goes on
     captured = capsys.readouterr()
+    assert captured.err.count("--workspace is not used: golden suggest keeps nothing in a workspace") == 1
+    assert not (tmp_path / "ws").exists()
     assert f"{len(LOG)} searches" in captured.err and "masked 2 <email>, 2 <key>" in captured.err
     text = out.read_text()
     for secret in SECRETS:

@@ -9,7 +9,6 @@ from pathlib import Path
 from goldeval.cli import options as flags
 from goldeval.errors import InputError
 from goldeval.limits import number_type
-from goldeval.store.workspace import default_workspace
 from goldeval.textsafe import clean
 
 FREEZE_EPILOG = """\
@@ -64,7 +63,9 @@ def register_lifecycle(actions: argparse._SubParsersAction) -> None:
     suggest.add_argument("--cluster", type=float, default=0.7, help="cosine to join a cluster")
     suggest.add_argument("--covered", type=float, default=0.75,
                          help="cosine to the nearest golden question above which a cluster counts as covered")
-    flags.add(suggest, "workspace", default=default_workspace())
+    suggest.add_argument("--workspace", action=flags.Unused, help=argparse.SUPPRESS,
+                         reason="golden suggest keeps nothing in a workspace: its model lives in the per-user cache "
+                                "(GOLDEVAL_CACHE, ~/.cache/goldeval)")
     flags.add(suggest, "force")
     suggest.set_defaults(func=run_suggest)
 

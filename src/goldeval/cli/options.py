@@ -6,7 +6,8 @@ declared here once (its spelling, what it means, its type and default) and added
   default (`default`, `shown`), how many values it takes (`action`, `nargs`, `metavar`: a sweep's dial takes
   a list of the values eval takes one of) and `required`, never the spelling, the dest, the type or the choices.
 - `old` spellings keep working for one release: each prints one line on stderr naming the new spelling
-  (`Renamed`), and is hidden from `--help`. CHANGELOG.md lists them.
+  (`Renamed`), and is hidden from `--help`. CHANGELOG.md lists them. A flag a command no longer uses is
+  taken the same way for one release, with one line saying why it does nothing (`Unused`).
 - Defaults are printed by the parser (`HelpFormatter`), from the declaration: no help text writes its
   own "(default: ...)"; an option whose parser default is not the value used (an environment variable, a
   value resolved later) says it in words (`shown`).
@@ -190,6 +191,21 @@ class Renamed(argparse.Action):
         new = self.target.option_strings[0]
         warn(f"{option_string} is renamed {new}; the old spelling goes in the next release (CHANGELOG.md)")
         self.target(parser, namespace, values, new)
+
+
+class Unused(argparse.Action):
+    """A flag a command no longer uses: hidden from `--help`, taken with its value for one release so older
+    scripts run, with one warning saying why it does nothing."""
+
+    def __init__(self, option_strings: list[str], dest: str, *, reason: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, **kwargs)
+        self.reason = reason
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        from goldeval.textsafe import warn
+
+        warn(f"{option_string} is not used: {self.reason}; the flag goes in the next release (CHANGELOG.md)")
 
 
 def bare_json(value: object) -> bool:
