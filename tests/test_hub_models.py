@@ -56,32 +56,40 @@ def bundled_mpnet() -> Path:
 
 OWN_CODE = "someone/own-code-embedder"
 """A repository with Python code of its own (as nomic-embed-text has): MiniLM whose model class adds 0.5."""
-MODELING = '''from transformers import BertConfig, BertModel
+MODELING = '''from transformers import BertConfig, {base}
 
 
 class MarkedConfig(BertConfig):
-    model_type = "marked-bert"
+    model_type = "{model_type}"
 
 
-class MarkedModel(BertModel):
+class {cls}({base}):
     config_class = MarkedConfig
 
     def forward(self, *args, **kwargs):
         out = super().forward(*args, **kwargs)
-        out["last_hidden_state"] = out["last_hidden_state"] + 0.5
+        out["{output}"] = out["{output}"] + 0.5
         return out
 '''
+"""A model class of a repository's own: `base` (a transformers BERT class) whose `output` is moved by 0.5."""
+
+
+def marked_copy(source: Path, folder: Path, *, base: str, cls: str, auto: str, output: str, model_type: str) -> Path:
+    """A copy of the model folder `source` whose config.json's auto_map names a model class of its own
+    (`MODELING`: `cls`, a subclass of `base` loaded as `auto`), as a hub repository with code names it."""
+    shutil.copytree(source, folder)
+    (folder / "modeling_marked.py").write_text(MODELING.format(base=base, cls=cls, output=output, model_type=model_type))
+    config = json.loads((folder / "config.json").read_text())
+    config.update(model_type=model_type, architectures=[cls],
+                  auto_map={"AutoConfig": "modeling_marked.MarkedConfig", auto: f"modeling_marked.{cls}"})
+    (folder / "config.json").write_text(json.dumps(config))
+    return folder
 
 
 def own_code_model(folder: Path) -> Path:
-    """The bundled MiniLM with its own model class, named in config.json's auto_map as a hub repo names it."""
-    shutil.copytree(bundled_minilm(), folder)
-    (folder / "modeling_marked.py").write_text(MODELING)
-    config = json.loads((folder / "config.json").read_text())
-    config.update(model_type="marked-bert", architectures=["MarkedModel"],
-                  auto_map={"AutoConfig": "modeling_marked.MarkedConfig", "AutoModel": "modeling_marked.MarkedModel"})
-    (folder / "config.json").write_text(json.dumps(config))
-    return folder
+    """The bundled MiniLM with its own model class (its hidden states moved by 0.5)."""
+    return marked_copy(bundled_minilm(), folder, base="BertModel", cls="MarkedModel", auto="AutoModel",
+                       output="last_hidden_state", model_type="marked-bert")
 
 
 def cache_model(cache: Path, repo: str, source: Path, commit: str, *, main: bool = True) -> Path:

@@ -8,8 +8,6 @@ defines its model class in its own code (as some hub rerankers do): it runs only
 
 from __future__ import annotations
 
-import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -19,40 +17,29 @@ from goldeval.corpus.model import Passage
 from goldeval.errors import InputError
 from goldeval.retrievers.base import BuildContext, build_retriever
 from network_guard import refuse_network
-from test_hub_models import CROSS, EXAMPLES, MAIN, OLD, TEXTS, bundled_minilm, cache_model, offline_snapshot
+from test_hub_models import (
+    CROSS,
+    EXAMPLES,
+    MAIN,
+    OLD,
+    TEXTS,
+    bundled_minilm,
+    cache_model,
+    marked_copy,
+    offline_snapshot,
+)
 
 pytestmark = pytest.mark.models
 
 OWN_CODE = "someone/own-code-reranker"
 """A cross-encoder repository with Python code of its own: its classification head adds 0.5 to every logit."""
-MODELING = '''from transformers import BertConfig, BertForSequenceClassification
-
-
-class MarkedConfig(BertConfig):
-    model_type = "marked-ce"
-
-
-class MarkedForSequenceClassification(BertForSequenceClassification):
-    config_class = MarkedConfig
-
-    def forward(self, *args, **kwargs):
-        out = super().forward(*args, **kwargs)
-        out["logits"] = out["logits"] + 0.5
-        return out
-'''
 QUERY = "flat plate boundary layer"
 
 
 def own_code_cross_encoder(plain: Path, folder: Path) -> Path:
-    """The plain cross-encoder with its own model class, named in config.json's auto_map as a hub repo names it."""
-    shutil.copytree(plain, folder)
-    (folder / "modeling_marked.py").write_text(MODELING)
-    config = json.loads((folder / "config.json").read_text())
-    config.update(model_type="marked-ce", architectures=["MarkedForSequenceClassification"],
-                  auto_map={"AutoConfig": "modeling_marked.MarkedConfig",
-                            "AutoModelForSequenceClassification": "modeling_marked.MarkedForSequenceClassification"})
-    (folder / "config.json").write_text(json.dumps(config))
-    return folder
+    """The plain cross-encoder with its own model class (its logits moved by 0.5)."""
+    return marked_copy(plain, folder, base="BertForSequenceClassification", cls="MarkedForSequenceClassification",
+                       auto="AutoModelForSequenceClassification", output="logits", model_type="marked-ce")
 
 
 @pytest.fixture(scope="module")
