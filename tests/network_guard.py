@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -49,3 +50,11 @@ def refuse_network(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(socket.socket, "connect", guarded)
     monkeypatch.setattr(socket.socket, "connect_ex", guarded_ex)
     return attempts
+
+
+def hub_offline(cache: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """A test's Hugging Face hub: HF_HUB_CACHE at the `cache` folder it built, HF_HUB_OFFLINE=1 set here (goldeval
+    never sets it for a user), and no network (`refuse_network`'s list of refused addresses)."""
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    return refuse_network(monkeypatch)

@@ -26,7 +26,7 @@ from goldeval.errors import InputError
 from goldeval.retrievers.base import BuildContext, build_retriever
 from goldeval.retrievers.encoders import load_encoder
 from goldeval.retrievers.encoders.hub import family
-from network_guard import refuse_network
+from network_guard import hub_offline, refuse_network
 
 pytestmark = pytest.mark.models
 
@@ -133,10 +133,7 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def offline(cache: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """HF_HUB_CACHE at the built cache, HF_HUB_OFFLINE=1 set here (goldeval never sets it), no network."""
-    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    return refuse_network(monkeypatch)
+    return hub_offline(cache, monkeypatch)
 
 
 def test_a_hub_name_gives_exactly_the_vectors_of_minilm_st(offline: list[str], tmp_path: Path,

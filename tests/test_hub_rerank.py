@@ -16,7 +16,7 @@ from goldeval.cli import main
 from goldeval.corpus.model import Passage
 from goldeval.errors import InputError
 from goldeval.retrievers.base import BuildContext, build_retriever
-from network_guard import refuse_network
+from network_guard import hub_offline
 from test_hub_models import (
     CROSS,
     EXAMPLES,
@@ -63,10 +63,7 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def offline(cache: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """HF_HUB_CACHE at the built cache, HF_HUB_OFFLINE=1 set here (goldeval never sets it), no network."""
-    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    return refuse_network(monkeypatch)
+    return hub_offline(cache, monkeypatch)
 
 
 def _ctx(tmp_path: Path) -> BuildContext:
