@@ -15,9 +15,9 @@ DATA = Path(__file__).resolve().parents[1] / "examples" / "data"
 
 
 @pytest.fixture(scope="module")
-def card() -> goldeval.Scorecard:
+def card(tmp_path_factory: pytest.TempPathFactory) -> goldeval.Scorecard:
     return goldeval.evaluate("bm25", DATA / "golden_example.jsonl", corpus=goldeval.Corpus.load(DATA / "corpus"),
-                             k=(1, 5))
+                             k=(1, 5), workspace=tmp_path_factory.mktemp("ws"))
 
 
 def test_assert_no_regression_result_still_reads_as_the_old_list_of_checks(card: goldeval.Scorecard) -> None:
