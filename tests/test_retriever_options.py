@@ -276,9 +276,38 @@ def test_an_option_no_retriever_of_the_run_declares_names_them_and_their_keys() 
     with pytest.raises(InputError, match="--option typo=1: no retriever in this run declares it") as info:
         check_run_options(specs, {"typo": "1"}, ["typo"])
     assert info.value.hint is not None and info.value.hint.startswith(
-        f"bm25 takes stem, stopwords, k1, b; dense:minilm takes backend, batch_size, threads, long, precision, "
-        f"query_prefix, passage_prefix, trust_remote_code, base_url, dimensions, key_env, timeout, concurrency, max_batch_tokens, "
-        f"prices; {__name__}:search_fn takes timeout")
+        f"bm25 takes stem, stopwords, k1, b; dense:minilm takes backend, batch_size, threads, long, precision; "
+        f"{__name__}:search_fn takes timeout")  # not an API model's nor a hub model's
+
+
+def test_an_option_no_model_of_the_run_takes_is_refused_naming_who_takes_it() -> None:
+    """`--option precision=fp32` with only e5-small (one precision), `--option base_url=...` with only local
+    models: refused before anything loads, as an option of another backend is; taken where one model uses it."""
+    with pytest.raises(InputError, match="--option precision=fp32: precision is for models with int8 and float32 "
+                                         r"variants \(minilm.*\), and dense:e5-small is not one"):
+        check_run_options(["dense:e5-small", "bm25"], {"precision": "fp32"}, ["precision"])
+    with pytest.raises(InputError, match=r"--option base_url=http://x/v1: base_url is for API models \(openai:, ollama:\), "
+                                         "and dense:minilm, dense:e5-small are not"):
+        check_run_options(["dense:minilm", "hybrid:bm25+dense:e5-small"], {"base_url": "http://x/v1"}, ["base_url"])
+    check_run_options(["dense:minilm", "dense:e5-small"], {"precision": "fp32"}, ["precision"])  # minilm takes it
+    check_run_options(["dense:openai:text-embedding-3-small", "dense:minilm"], {"base_url": "http://x/v1"}, ["base_url"])
+    check_run_options(["dense:e5-small?precision=fp32"], {}, [])  # in the spec: the model itself refuses it, in one line
+
+
+def test_a_model_is_given_only_the_run_wide_options_it_takes() -> None:
+    from goldeval.retrievers.dense import api_values, left_out, precision_value
+
+    values = {"precision": "fp32", "base_url": "http://x/v1", "timeout": 5.0}
+    assert precision_value(values, "minilm") == "fp32" and precision_value(values, "e5-small") is None
+    assert precision_value(values, "e5-small?precision=fp32") == "fp32"  # its own: passed on, and refused there
+    assert api_values(values, "minilm") is None
+    assert api_values(values, "openai:text-embedding-3-small") == {"base_url": "http://x/v1", "timeout": 5.0}
+    assert "precision" in left_out("openai:text-embedding-3-small") and "precision" not in left_out("minilm")
+    assert "query_prefix" in left_out("minilm") and "query_prefix" not in left_out("hf:BAAI/bge-small-en-v1.5")
+    assert "query_prefix" not in left_out("minilm?query_prefix=x")  # its own: given, and the model refuses it
+    with pytest.raises(InputError, match="--option trust_remote_code=true: trust_remote_code is for hub models"):
+        check_run_options(["dense:minilm"], {"trust_remote_code": "true"}, ["trust_remote_code"])
+    check_run_options(["dense:minilm", "dense:hf:BAAI/bge-small-en-v1.5"], {"query_prefix": "q:"}, ["query_prefix"])
 
 
 def test_an_option_for_another_backend_or_method_is_refused() -> None:

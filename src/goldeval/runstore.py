@@ -148,8 +148,8 @@ def _identity(spec: str, values: Mapping[str, object]) -> dict[str, Any]:
     elif prefix == "dense":
         from goldeval.retrievers.dense import precision_value
 
-        model, own = split_spec(spec[len("dense:"):])
-        out["model"] = model_key(model, precision_value(values, own, model))  # precision=auto: the one it chose
+        rest = spec[len("dense:"):]
+        out["model"] = model_key(split_spec(rest)[0], precision_value(values, rest))  # precision=auto: the one it chose
     elif prefix == "rerank":
         from goldeval.retrievers.rerank import parse
 

@@ -120,6 +120,9 @@ class Declared:
     spec: str
     options: OptionSet
     values: dict[str, object]
+    left_out: Mapping[str, str] = field(default_factory=dict)
+    """Run-wide options its model leaves out, each with who takes it (a kind's `left_out(rest)`: dense's API
+    options for a local model, `precision` for a model of one precision)."""
 
 
 def declared_options(spec: str, shared: Mapping[str, object]) -> list[Declared]:
@@ -134,7 +137,8 @@ def declared_options(spec: str, shared: Mapping[str, object]) -> list[Declared]:
         return []
     split: Callable[[str], tuple[dict[str, str], list[str]]] | None = getattr(module, "split", None)
     own, parts = split(rest) if split else (split_spec(rest)[1], [])
-    found = [Declared(spec, options, options.resolve(own, shared, spec=spec))]
+    left_out: Callable[[str], dict[str, str]] | None = getattr(module, "left_out", None)
+    found = [Declared(spec, options, options.resolve(own, shared, spec=spec), left_out(rest) if left_out else {})]
     for part in parts:
         found += declared_options(part, shared)
     return found
@@ -145,14 +149,17 @@ def check_run_options(specs: Sequence[str], shared: Mapping[str, object], keys: 
     least one retriever of the run, before anything is built (a model can take minutes to load)."""
     found = [d for spec in specs for d in declared_options(spec, shared)]
     for key in keys:
-        if not any(key in d.options and d.options[key].applies(d.values) for d in found):
+        if not any(key in d.options and d.options[key].applies(d.values) and key not in d.left_out for d in found):
             raise _not_taken(key, shared.get(key), found)
 
 
 def _not_taken(key: str, value: object, found: list[Declared]) -> InputError:
     """`--option typo=1`: name the retrievers of the run and the keys each one takes."""
     declaring = [d for d in found if key in d.options]
-    if declaring:
+    if declaring and all(key in d.left_out for d in declaring):
+        problem = f"{key} is for {declaring[0].left_out[key]}, and " + ", ".join(
+            dict.fromkeys(d.spec for d in declaring)) + (" is not one" if len(declaring) == 1 else " are not")
+    elif declaring:
         other, wanted = declaring[0].options[key].when or ("", "")
         uses = ", ".join(f"{d.spec} has {other}={d.values.get(other)}" for d in declaring)
         problem = f"{key} is for {other}={wanted}, and {uses}"
@@ -167,7 +174,7 @@ def _not_taken(key: str, value: object, found: list[Declared]) -> InputError:
 
 
 def _applicable(declared: Declared) -> list[str]:
-    return [o.name for o in declared.options.options if o.applies(declared.values)]
+    return [o.name for o in declared.options.options if o.applies(declared.values) and o.name not in declared.left_out]
 
 
 def option_tables() -> str:

@@ -39,6 +39,8 @@ from goldeval.store.workspace import Workspace
 from goldeval.textsafe import warn
 from goldeval.types import QuestionId
 
+HUB_OPTIONS = ("query_prefix", "passage_prefix", "trust_remote_code")
+"""The dense options that only hub models (`hf:ORG/NAME`) take."""
 PRECISIONS = ("int8", "fp32", "auto")
 """What `precision=` takes: a variant by name (models.toml's `precision` and `variants`), or the faster here."""
 
@@ -240,31 +242,45 @@ def encoder_identity(encoder: Encoder) -> dict[str, object]:
     return out
 
 
-def api_values(values: Mapping[str, object], own: Mapping[str, str], model: str) -> dict[str, object] | None:
-    """The API options given (base_url, dimensions, ...), None when none is: what an API model is built with.
-    For another model, those of `--option` (and `--timeout`) are left out, as `Option.when` leaves out an
-    option of another backend; one in its own spec stays, and `load_encoder` refuses it in one line."""
+def left_out(rest: str) -> dict[str, str]:
+    """The run-wide options (`--option KEY=VALUE`, `--timeout`) the model of `dense:REST` leaves out, each with
+    who takes it: the API options (`API_OPTIONS`) unless the model is an API model (`openai:`, `ollama:`), the
+    prefixes and `trust_remote_code` unless it is a hub model (`hf:`), and `precision` unless it has int8 and
+    float32 variants. One given in the spec itself is not left out: the model
+    refuses it in one line. The one rule the build (`api_values`, `precision_value`) and the run's check that each
+    `--option` is taken by a retriever (`base.check_run_options`) go by."""
     from goldeval.retrievers.encoders.api import API_OPTIONS, is_api_name
+    from goldeval.retrievers.encoders.registry import registry
 
-    given = {k: values[k] for k in API_OPTIONS if values.get(k) is not None}
+    model, own = split_spec(rest)
+    out: dict[str, str] = {}
     if not is_api_name(model):
-        given = {k: v for k, v in given.items() if k in own}
+        out.update(dict.fromkeys(API_OPTIONS, "API models (openai:, ollama:)"))
+    if not model.startswith("hf:"):
+        out.update(dict.fromkeys(HUB_OPTIONS, "hub models (hf:ORG/NAME)"))
+    spec = registry().get(model)
+    if spec is None or not spec.precisions:
+        out["precision"] = "models with int8 and float32 variants (" + ", ".join(
+            s.name for s in registry().values() if s.precisions) + ")"
+    return {key: who for key, who in out.items() if key not in own}
+
+
+def api_values(values: Mapping[str, object], rest: str) -> dict[str, object] | None:
+    """The API options given (base_url, dimensions, ...) to `dense:REST`, None when none is: what an API model
+    is built with. Those its model leaves out (`left_out`: another model's, from `--option` or `--timeout`)
+    are not given to it, as `Option.when` leaves out an option of another backend."""
+    from goldeval.retrievers.encoders.api import API_OPTIONS
+
+    skipped = left_out(rest)
+    given = {k: values[k] for k in API_OPTIONS if values.get(k) is not None and k not in skipped}
     return given or None
 
 
-def precision_value(values: Mapping[str, object], own: Mapping[str, str], model: str) -> str | None:
-    """The precision asked of `model`, None for its default. An `--option precision=` (for every retriever of
-    the run) is left out for a model without variants, as `api_values` leaves out API options; one in the
-    model's own spec stays, and `load_encoder` refuses it in one line."""
-    from goldeval.retrievers.encoders.registry import registry
-
+def precision_value(values: Mapping[str, object], rest: str) -> str | None:
+    """The precision asked of the model of `dense:REST`, None for its default or where its model leaves
+    `precision` out (`left_out`)."""
     asked = values.get("precision")
-    if asked is None:
-        return None
-    spec = registry().get(model)
-    if "precision" not in own and (spec is None or not spec.precisions):
-        return None
-    return str(asked)
+    return None if asked is None or "precision" in left_out(rest) else str(asked)
 
 
 def prefix_value(raw: str | None) -> str | None:
@@ -287,16 +303,17 @@ def build(rest: str, ctx: BuildContext) -> DenseRetriever:
     if not model:
         raise InputError(f"{spec!r} names no model", value=spec, hint="e.g. dense:minilm; `goldeval models` lists them")
     workspace = Workspace.at(ctx.workspace)
+    skip = left_out(rest)  # run-wide options for other models: not given to this one
     encoder = shared_encoder(
         model,
         batch_size=values.whole("batch_size"),
         threads=values.whole("threads"),
         progress=bool(ctx.options.get("progress", True)),
-        query_prefix=prefix_value(values.text("query_prefix")),
-        passage_prefix=prefix_value(values.text("passage_prefix")),
-        api=api_values(values, own, model),
-        trust_remote_code=values.flag("trust_remote_code"),
-        precision=precision_value(values, own, model),
+        query_prefix=prefix_value(None if "query_prefix" in skip else values.text("query_prefix")),
+        passage_prefix=prefix_value(None if "passage_prefix" in skip else values.text("passage_prefix")),
+        api=api_values(values, rest),
+        trust_remote_code="trust_remote_code" not in skip and values.flag("trust_remote_code"),
+        precision=precision_value(values, rest),
     )
     backend = values.text("backend") or "exact"
     retriever = DenseRetriever(ctx.passages, encoder, workspace=workspace, backend=backend, options=values,

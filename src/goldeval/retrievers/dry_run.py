@@ -61,10 +61,11 @@ def _dense(spec: str, values: Mapping[str, object], passages: Sequence[Passage],
     from goldeval.retrievers.dense import api_values, passage_text
     from goldeval.retrievers.encoders.api import ApiEncoder, ApiSettings, is_api_name, plan_batches
 
-    model, own = split_spec(spec.removeprefix("dense:"))
+    rest = spec.removeprefix("dense:")
+    model, _ = split_spec(rest)
     if not is_api_name(model):
         return None
-    encoder = ApiEncoder(model, ApiSettings.of(api_values(values, own, model) or {}))
+    encoder = ApiEncoder(model, ApiSettings.of(api_values(values, rest) or {}))
     if values.get("batch_size"):
         encoder.batch_size = int(values["batch_size"])  # type: ignore[call-overload]
     cache = EmbeddingCache(Workspace.at(workspace), encoder.key, slug=encoder.name)

@@ -59,7 +59,7 @@ def encoder_options(plan: Plan, model: str) -> dict[str, Any]:
     from goldeval.retrievers.dense import api_values, precision_value
 
     values = declared_options(f"dense:{model}", plan.settings.options)[0].values
-    return {"api": api_values(values, {}, model), "precision": precision_value(values, {}, model)}
+    return {"api": api_values(values, model), "precision": precision_value(values, model)}
 
 
 def embed_stage(plan: Plan, jobs: Sequence[Job]) -> None:
