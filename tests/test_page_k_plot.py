@@ -23,6 +23,7 @@ from browser_fixtures import (  # noqa: F401 - fixtures
     serving,
     set_k,
     shown_metrics,
+    wait_until,
 )
 
 pytestmark = pytest.mark.browser
@@ -272,7 +273,8 @@ def test_copy_link_gives_an_address_that_reopens_the_view(browser: Any, short_ur
         pg.click('.chip[data-run="1"]')
         set_k(pg, 7)
         pg.click('#tabs [data-tab="compare"]')
-        pg.click("#copy-link")
+        pg.click("#copy-link")  # the clipboard's write is a promise: the status is set when it resolves
+        wait_until(pg, "document.querySelector('#copy-status').textContent !== ''")
         assert pg.locator("#copy-status").inner_text() == "link copied"
         link = pg.evaluate("navigator.clipboard.readText()")
         assert link.startswith(short_url) and link == pg.url
