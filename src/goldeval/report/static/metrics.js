@@ -45,7 +45,8 @@
     const box = clear($('api-cost'));
     const rows = state.runs.flatMap((run) => G.apiUsageOf(run).map((used) => el('tr', { dataset: { run: run.index, role: used.role } },
       el('td', {}, G.dot(run.color), ` ${run.label}`),
-      el('td', { text: `${used.model} (${used.role})${used.same_as ? ` (the same requests as ${used.same_as}: sent once)` : ''}` }),
+      el('td', {}, `${used.model} (${used.role})`,
+        used.same_as ? el('span', { class: 'api-shared', text: ` (the same requests as ${used.same_as}: sent once)` }) : null),
       el('td', { class: 'num', dataset: { field: 'requests' }, text: `${count(used.requests)}${used.retries ? ` (${count(used.retries)} retried)` : ''}` }),
       el('td', { class: 'num', dataset: { field: 'tokens' }, text: `${count(used.tokens)}${used.tokens_estimated ? ` (+${count(used.tokens_estimated)} estimated)` : ''}` }),
       el('td', { class: 'num', dataset: { field: 'seconds' }, text: `${used.seconds ?? 0} s` }),
