@@ -258,29 +258,31 @@ def left_out(rest: str) -> dict[str, str]:
         out.update(dict.fromkeys(API_OPTIONS, "API models (openai:, ollama:)"))
     if not model.startswith("hf:"):
         out.update(dict.fromkeys(HUB_OPTIONS, "hub models (hf:ORG/NAME)"))
-    spec = registry().get(model)
+    models = registry()  # read from models.toml: once
+    spec = models.get(model)
     if spec is None or not spec.precisions:
         out["precision"] = "models with int8 and float32 variants (" + ", ".join(
-            s.name for s in registry().values() if s.precisions) + ")"
+            s.name for s in models.values() if s.precisions) + ")"
     return {key: who for key, who in out.items() if key not in own}
 
 
-def api_values(values: Mapping[str, object], rest: str) -> dict[str, object] | None:
+def api_values(values: Mapping[str, object], rest: str, skip: Mapping[str, str] | None = None) -> dict[str, object] | None:
     """The API options given (base_url, dimensions, ...) to `dense:REST`, None when none is: what an API model
     is built with. Those its model leaves out (`left_out`: another model's, from `--option` or `--timeout`)
-    are not given to it, as `Option.when` leaves out an option of another backend."""
+    are not given to it, as `Option.when` leaves out an option of another backend. `skip`: `left_out(rest)`,
+    where the caller has it already."""
     from goldeval.retrievers.encoders.api import API_OPTIONS
 
-    skipped = left_out(rest)
+    skipped = left_out(rest) if skip is None else skip
     given = {k: values[k] for k in API_OPTIONS if values.get(k) is not None and k not in skipped}
     return given or None
 
 
-def precision_value(values: Mapping[str, object], rest: str) -> str | None:
+def precision_value(values: Mapping[str, object], rest: str, skip: Mapping[str, str] | None = None) -> str | None:
     """The precision asked of the model of `dense:REST`, None for its default or where its model leaves
-    `precision` out (`left_out`)."""
+    `precision` out (`left_out`; `skip`, where the caller has it already)."""
     asked = values.get("precision")
-    return None if asked is None or "precision" in left_out(rest) else str(asked)
+    return None if asked is None or "precision" in (left_out(rest) if skip is None else skip) else str(asked)
 
 
 def prefix_value(raw: str | None) -> str | None:
@@ -311,9 +313,9 @@ def build(rest: str, ctx: BuildContext) -> DenseRetriever:
         progress=bool(ctx.options.get("progress", True)),
         query_prefix=prefix_value(None if "query_prefix" in skip else values.text("query_prefix")),
         passage_prefix=prefix_value(None if "passage_prefix" in skip else values.text("passage_prefix")),
-        api=api_values(values, rest),
+        api=api_values(values, rest, skip),
         trust_remote_code="trust_remote_code" not in skip and values.flag("trust_remote_code"),
-        precision=precision_value(values, rest),
+        precision=precision_value(values, rest, skip),
     )
     backend = values.text("backend") or "exact"
     retriever = DenseRetriever(ctx.passages, encoder, workspace=workspace, backend=backend, options=values,
