@@ -1,7 +1,7 @@
 """`metrics.compute.curve_means` (every k at once, issue 23) gives the mean of each kernel at each k, as
 calling the kernel once per k does, on random rankings with graded, judged-not-relevant and unjudged
 documents, empty lists, questions with nothing relevant and lists longer than the depth; whatever the
-block of questions it sums at once. The ranges of `metrics.judged` too, scored a block at a time."""
+block of questions it sums at once, in numpy and by numba's twin (`curve_kernels`). The ranges of `metrics.judged` too, scored a block at a time."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ import pytest
 
 import goldeval.metrics.compute as engine
 import goldeval.metrics.judged as judged_module
+from goldeval import jit
+from goldeval.metrics import curve_kernels
 from goldeval.metrics.compute import Judged, compute, curve_means, judge_ranked
 from goldeval.metrics.definitions import Metric
 from goldeval.metrics.judged import metric_ranges
@@ -31,9 +33,11 @@ def random_judged(seed: int, n: int = 60) -> Judged:
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-@pytest.mark.parametrize("cells", [7, 1 << 20])  # many blocks of a few questions, and one block
-def test_curve_means_equal_each_kernels_mean_at_every_k(seed: int, cells: int, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("cells", "numba"), [(7, "0"), (1 << 20, "0"), (1 << 20, "1")])  # numpy: many blocks of
+def test_curve_means_equal_each_kernels_mean_at_every_k(seed: int, cells: int, numba: str,  # a few questions, one
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:  # block; numba
     monkeypatch.setattr(engine, "CURVE_CELLS", cells)
+    monkeypatch.setenv("GOLDEVAL_NUMBA", numba)
     judged = random_judged(seed, n=700)  # enough questions that a sum in another order changes last bits
     depth = 30  # shorter than some lists, longer than others
     curves = curve_means(judged, NAMES, depth)
@@ -43,6 +47,15 @@ def test_curve_means_equal_each_kernels_mean_at_every_k(seed: int, cells: int, m
         one_by_one = [float(np.mean(compute(judged, [Metric(name, k)])[Metric(name, k)])) for k in range(1, depth + 1)]
         assert curves[name] == one_by_one, name
     assert 0 < curves["hit"][-1] < 1 and max(curves["precision"]) > 0 and curves["hit"] == sorted(curves["hit"])
+
+
+def test_numbas_curve_rows_equal_numpys_bit_for_bit_past_a_block_of_questions(monkeypatch: pytest.MonkeyPatch) -> None:
+    judged = random_judged(4, n=3 * curve_kernels.BLOCK + 17)  # several of the kernel's blocks, the last one short
+    monkeypatch.setenv("GOLDEVAL_NUMBA", "0")
+    in_numpy = curve_means(judged, NAMES, 45)
+    monkeypatch.setenv("GOLDEVAL_NUMBA", "1")
+    assert jit.compiled(curve_kernels.curve_rows, nbytes=0) is not None
+    assert curve_means(judged, NAMES, 45) == in_numpy
 
 
 def test_curve_means_of_nothing_is_nothing() -> None:

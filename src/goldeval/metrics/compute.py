@@ -3,7 +3,8 @@
 How it works. All our metrics depend only on *where the judged documents landed*; `goldeval.metrics.judge`
 locates them (`Judged`: flat arrays sorted by question and rank). Each metric is then a few numpy
 operations over those arrays (`np.bincount` per question), with no per-question numpy call and no
-JIT, so the first call costs what the later ones do.
+JIT, so the first call costs what the later ones do (only the curves at every k use numba's twin,
+`curve_kernels`, when the process has loaded numba already).
 
 Semantics equal trec_eval 10.0 (`m_*.c` in usnistgov/trec_eval) and are tested against its test
 vectors and against pytrec_eval:
@@ -19,6 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from goldeval import jit
+from goldeval.metrics import curve_kernels
 from goldeval.metrics.definitions import Metric
 from goldeval.metrics.judge import RELEVANCE_LEVEL, Judged, assemble, gc_paused, judge_ranked, judge_scores
 from goldeval.types import QrelsDict, RunDict
@@ -176,6 +179,9 @@ def evaluate_scores(
     return compute(judge_scores(qrels, run, qids, all_judged=needs_all_judged(metrics)), metrics)
 
 
+CURVES = {"hit": curve_kernels.HIT, "recall": curve_kernels.RECALL, "precision": curve_kernels.PRECISION,
+          "ndcg": curve_kernels.NDCG}
+"""The metrics `curve_means` draws at every k, and their code in `curve_kernels`."""
 CURVE_CELLS = 1 << 20
 """(question, k) cells summed at once by `curve_means`: 8 MiB of float64 per array (small enough to be
 reused from one block to the next rather than mapped afresh)."""
@@ -200,16 +206,26 @@ def curve_means(j: Judged, names: Sequence[str], depth: int) -> dict[str, list[f
     (a cumulative sum over the ranks, a block of questions at a time), where calling each kernel once per k
     passes over every question depth times (issue 23: 400 passes over 100k questions for a scorecard's
     curves). Each k's values are laid out as a row and averaged by `question_means`, so the curve at k is the
-    kernel's mean at k, bit for bit (tested)."""
+    kernel's mean at k, bit for bit (tested). When the process has numba loaded (the TREC reader loads it for
+    a large run), `curve_kernels.curve_rows` makes each row instead, the same numbers (tested)."""
     if not j.n or depth < 1:
         return {}
-    ks = np.arange(1, depth + 1, dtype=np.float64)
     rel_q, rel_rank, _ = j.relevant()
     dcg_q, dcg_rank, disc = _dcg_terms(j)
     ideal_q, ideal_rank, ideal = _ideal_terms(j)
+    kernel = jit.compiled(curve_kernels.curve_rows, nbytes=0)  # numba if the process has it loaded already
+    if kernel is not None:
+        rows = np.empty((depth, j.n))
+        out: dict[str, list[float]] = {}
+        for name in names:
+            terms = (dcg_q, dcg_rank, disc) if name == "ndcg" else (rel_q, rel_rank, disc[:0])
+            kernel(CURVES[name], *terms, ideal_q, ideal_rank, ideal, j.num_rel, rows)
+            out[name] = question_means(rows).tolist()
+        return out
+    ks = np.arange(1, depth + 1, dtype=np.float64)
     step = max(1, CURVE_CELLS // depth)
     rows = np.empty((depth, j.n))  # one metric at a time: depth x questions float64, reused
-    out: dict[str, list[float]] = {}
+    out = {}
     for name in names:
         for a in range(0, j.n, step):
             b = min(a + step, j.n)
