@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from goldeval import memory
 from goldeval.errors import InputError, InputErrors
 from goldeval.metrics.trec import evaluate_trec, evaluate_trec_files, parse_measures
 from goldeval.trecio import read_qrels, read_qrels_table, read_run, read_run_table
@@ -75,18 +76,18 @@ def test_random_files_equal_a_line_by_line_reader(tmp_path: Path, block_bytes: i
 @pytest.mark.parametrize("mapped_from", [0, 1 << 40], ids=["every-column-mapped", "numpy-arrays"])
 def test_columns_in_memory_maps_of_their_own_read_as_numpy_arrays_do(tmp_path: Path, mapped_from: int,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """Large columns live in anonymous memory maps (`scan.SMALL_PAGES_FROM`), small ones in numpy's arrays; with
+    """Large columns live in anonymous memory maps (`memory.SMALL_PAGES_FROM`), small ones in numpy's arrays; with
     blocks of a few lines the columns grow many times, each growth copying what was read into the new map."""
-    monkeypatch.setattr(scan_module, "SMALL_PAGES_FROM", mapped_from)
+    monkeypatch.setattr(memory, "SMALL_PAGES_FROM", mapped_from)
     monkeypatch.setattr(scan_module, "BLOCK_BYTES", 300)
     mapped: list[int] = []
-    small_pages = scan_module._small_pages
+    small_pages = memory.small_pages
 
     def spy(n: int, dtype: np.dtype) -> np.ndarray:
         mapped.append(n)
         return small_pages(n, dtype)
 
-    monkeypatch.setattr(scan_module, "_small_pages", spy)
+    monkeypatch.setattr(memory, "small_pages", spy)
     rng = random.Random(11)
     lines = [f"t{i // 7} Q0 doc-{i} {i} {rng.uniform(-1, 1)!r} run" for i in range(500)]
     lines += [f"t{i} Q0 d {i} 1.5 run" for i in range(200)]  # shorter rows at the end: the columns grow again

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from goldeval import jit
+from goldeval import jit, memory
 from goldeval.errors import InputError, InputErrors
 from goldeval.trecio.fields import field_hash, padded, split_fields, words, words_view
 from goldeval.trecio.fields import text as _text
@@ -120,8 +120,7 @@ class _Columns:
 
     def _resize(self, capacity: int, pieces: dict[str, np.ndarray]) -> None:
         for key, piece in pieces.items():
-            grown = _small_pages(capacity, piece.dtype) if capacity * piece.dtype.itemsize >= SMALL_PAGES_FROM \
-                else np.empty(capacity, dtype=piece.dtype)
+            grown = memory.empty(capacity, piece.dtype)
             if key in self.arrays:
                 grown[: self.size] = self.arrays[key][: self.size]
             self.arrays[key] = grown
@@ -133,22 +132,6 @@ class _Columns:
             array = self.arrays.pop(key)
             out[key] = array[: self.size].copy() if self.size < 0.8 * len(array) else array[: self.size]
         return out
-
-
-SMALL_PAGES_FROM = 32 << 20
-"""Bytes from which a column gets a memory map of its own (`_small_pages`). A smaller one is numpy's array, whose
-memory the allocator hands back to the next read in the same process without faulting it in again: with every
-column mapped, `goldeval trec` on a 10k-question run took twice the system time when called again in a process
-(0.035 -> 0.075 CPU s); huge-page compaction costs where the columns are hundreds of MB."""
-
-
-def _small_pages(n: int, dtype: np.dtype) -> np.ndarray:
-    """An uninitialised array of `n` items in an anonymous memory map of its own, which the kernel fills with
-    ordinary 4 KiB pages as the scan writes it. numpy asks for transparent huge pages for any array of 4 MB or
-    more (MADV_HUGEPAGE); where the kernel then compacts memory to make them (`defrag` on `madvise`, the Debian
-    and Ubuntu default), faulting in the 400 MB of columns of a 100k-question run cost `goldeval eval` 2-3 CPU s
-    of system time on a VM, against 0.4 s in small pages (issue 23). The columns are written once, in order."""
-    return np.frombuffer(mmap.mmap(-1, max(n * np.dtype(dtype).itemsize, 1)), dtype=dtype, count=n)
 
 
 def _ordered(work: Callable[[tuple[np.ndarray, int, int]], _Block],
