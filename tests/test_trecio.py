@@ -4,6 +4,7 @@ and messages that name the file, the line and the fix."""
 
 from __future__ import annotations
 
+import hashlib
 import random
 from pathlib import Path
 
@@ -199,3 +200,18 @@ def test_padded_rows_are_each_fields_bytes_then_zeros_near_the_end_of_the_bytes_
         width = int(rng.integers(0, 12))
         rows = [bytes(data[s:e])[:max(width, 1)].ljust(max(width, 1), b"\0") for s, e in zip(start, stop, strict=True)]
         assert [bytes(row) for row in padded(data, start, stop, width)] == rows
+
+
+@pytest.mark.parametrize("block_bytes", [97, 1 << 20])  # many blocks (each hashed as the scan passes it), or one
+@pytest.mark.parametrize("shape", ["plain", "bom", "no-final-newline", "crlf"])
+def test_the_sha256_taken_as_a_run_is_read_is_sha256sums(tmp_path: Path, block_bytes: int, shape: str,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scan_module, "BLOCK_BYTES", block_bytes)
+    rng = random.Random(5)
+    text = "".join(f"t{i // 9} Q0 doc-{i} {i % 9 + 1} {rng.uniform(-5, 5)!r} run\n" for i in range(400))
+    data = {"plain": text.encode(), "bom": b"\xef\xbb\xbf" + text.encode(), "no-final-newline": text.encode()[:-1],
+            "crlf": text.replace("\n", "\r\n").encode()}[shape]
+    (tmp_path / "run").write_bytes(data)
+    table = read_run_table(tmp_path / "run", sha256=True)
+    assert table.sha256 == hashlib.sha256(data).hexdigest() and len(table) == 400
+    assert read_run_table(tmp_path / "run").sha256 is None  # not asked: not taken

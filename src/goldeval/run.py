@@ -171,15 +171,16 @@ class Run:
         write_atomic(path, text)
 
     @classmethod
-    def read_trec(cls, path: str | Path, name: str | None = None) -> Run:
+    def read_trec(cls, path: str | Path, name: str | None = None, *, sha256: bool = False) -> Run:
         """Read a TREC run file (`qid Q0 docno rank score tag`), as trec_eval reads it: the rank
         column is ignored, and a bad line is an InputError naming the file and the line. The run keeps
-        the file's columns in rank order (`columns`); `results` is made from them when asked for."""
+        the file's columns in rank order (`columns`); `results` is made from them when asked for. With
+        `sha256`, the columns' table carries the file's SHA-256, taken as it was read."""
         from goldeval.trecio import read_run_table
         from goldeval.trecio.ranked import RankedTable
 
         with gc_paused():  # a golden set of 100k questions alive: the GC's passes over it cost the reader 0.3 s
-            table = read_run_table(path)
+            table = read_run_table(path, sha256=sha256)
         table.check_text(remember=CHUNK_SEP)  # ids decoded only when needed: one that is not UTF-8 is refused now
         table.forget_lines()  # 8 bytes a result, kept through scoring for nothing
         return cls(name or table.tag or Path(path).stem, columns=RankedTable.of(table))

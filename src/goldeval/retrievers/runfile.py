@@ -40,7 +40,7 @@ class RunFileRetriever:
         self.config: dict[str, object] = {
             "spec": f"run:{path}" if path is not None else None, "kind": "run", "run_name": run.name,
             "path": str(path) if path is not None else None,
-            "sha256": file_fingerprint(self.path) if self.path else None, "options": {},
+            "sha256": _sha256(run, self.path), "options": {},
         }
 
     def search(self, queries: Mapping[QuestionId, str], *, top_k: int) -> Run:
@@ -62,6 +62,16 @@ class RunFileRetriever:
         for qid in queries:
             out.results[qid] = self.run.results.get(qid, [])[:top_k]
         return out
+
+
+def _sha256(run: Run, path: Path | None) -> str | None:
+    """The file's SHA-256: the one its reader took as it read the run from `path`, else read again."""
+    if path is None:
+        return None
+    table = run.columns.table if run.columns is not None else None
+    if table is not None and table.sha256 is not None and table.path == path:
+        return table.sha256
+    return file_fingerprint(path)
 
 
 def refuse_non_finite(run: Run, path: str | Path | None) -> None:
@@ -104,4 +114,4 @@ def build(rest: str, ctx: BuildContext) -> RunFileRetriever:
     own, _ = split(rest)
     OPTIONS.resolve(own, ctx.options, spec=f"run:{rest}")
     path = rest.partition("?")[0] if own else rest
-    return RunFileRetriever(Run.read_trec(path), path=path)
+    return RunFileRetriever(Run.read_trec(path, sha256=True), path=path)

@@ -64,6 +64,7 @@ def read_qrels_table(path: str | Path) -> TrecTable:
     return read_table(Path(path), "qrels")
 
 
-def read_run_table(path: str | Path) -> TrecTable:
-    """A TREC run as columns; InputErrors lists every malformed line and repeated result."""
-    return read_table(Path(path), "run")
+def read_run_table(path: str | Path, *, sha256: bool = False) -> TrecTable:
+    """A TREC run as columns; InputErrors lists every malformed line and repeated result. With `sha256`, the
+    table carries the file's SHA-256 (`TrecTable.sha256`), taken as the scan reads it."""
+    return read_table(Path(path), "run", sha256=sha256)

@@ -40,6 +40,8 @@ class TrecTable:
     tag: str = ""
     strings: Sequence[DocId] | None = None
     """The ids as str when the table was made of them (`of_ids`): read from there, never decoded."""
+    sha256: str | None = None
+    """The file's `file_fingerprint` (what `sha256sum` prints), taken as it was read, when the reader was asked."""
     held: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
     """Character -> the rows whose doc id holds it, as `check_text` found them in its pass (`rows_holding`)."""
 
