@@ -25,7 +25,7 @@ NEEDS = {
     "api": "needs the `api` extra (the openai SDK, for embedding and rerank APIs)",
     "adapters": "needs the `adapters` extra and LangChain's test references (langchain-core, llama-index-core)",
     "ray": "needs the `ray` extra",
-    "fast": "needs the `fast` extra (numba, isal)",
+    "fast": "needs the `fast` extra (numba, isal, orjson)",
     "bench": "needs the `bench` extra (ranx, rank-bm25)",
     "browser": "drives a real Chromium through Playwright (extra `dev`, `make chromium`)",
 }

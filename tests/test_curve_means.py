@@ -33,9 +33,10 @@ def random_judged(seed: int, n: int = 60) -> Judged:
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-@pytest.mark.parametrize(("cells", "numba"), [(7, "0"), (1 << 20, "0"), (1 << 20, "1")])  # numpy: many blocks of
-def test_curve_means_equal_each_kernels_mean_at_every_k(seed: int, cells: int, numba: str,  # a few questions, one
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:  # block; numba
+@pytest.mark.parametrize(("cells", "numba"), [(7, "0"), (1 << 20, "0"),  # numpy: many blocks of a few questions,
+                                              pytest.param(1 << 20, "1", marks=pytest.mark.fast)])  # one block; numba
+def test_curve_means_equal_each_kernels_mean_at_every_k(seed: int, cells: int, numba: str,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(engine, "CURVE_CELLS", cells)
     monkeypatch.setenv("GOLDEVAL_NUMBA", numba)
     judged = random_judged(seed, n=700)  # enough questions that a sum in another order changes last bits
@@ -49,6 +50,7 @@ def test_curve_means_equal_each_kernels_mean_at_every_k(seed: int, cells: int, n
     assert 0 < curves["hit"][-1] < 1 and max(curves["precision"]) > 0 and curves["hit"] == sorted(curves["hit"])
 
 
+@pytest.mark.fast
 def test_numbas_curve_rows_equal_numpys_bit_for_bit_past_a_block_of_questions(monkeypatch: pytest.MonkeyPatch) -> None:
     judged = random_judged(4, n=3 * curve_kernels.BLOCK + 17)  # several of the kernel's blocks, the last one short
     monkeypatch.setenv("GOLDEVAL_NUMBA", "0")

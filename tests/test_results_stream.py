@@ -177,3 +177,29 @@ def test_results_laid_out_as_bytes_or_one_by_one_are_the_json_modules_text(tmp_p
     assert tops == [[("plain.md", "unjudged"), ("\u00e9t\u00e9.md", "relevant")], [('q"uote.md', "relevant"), ("x.md", "unjudged")],
                     [("back\\\\slash.md", "unjudged")], [], [("z.md", "unjudged"), ("y.md", "relevant")],
                     [("nul\x00.md", "unjudged"), ("w.md", "relevant")], [("ctl\x01.md", "relevant")]]
+
+
+def _awkward_floats() -> np.ndarray:
+    """Floats of every magnitude, the edges of repr's positional layout (1e-4, 1e16) one ulp either side, zeros of
+    both signs, subnormals, the largest, integers, 17-digit scores and random bit patterns."""
+    rng = np.random.default_rng(8)
+    edges = [x for e in (1e-4, 1e16, 1e-5, 1e15, 1.0) for x in (np.nextafter(e, 0), e, np.nextafter(e, np.inf))]
+    special = [0.0, -0.0, 5e-324, -5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 2.0**53, 2.0**53 + 2,
+               0.1, 1 / 3, 100.0, -1e300, 12.345678901234567, 9999999999999998.0]
+    mantissas = rng.random(50_000) * 10.0 ** rng.integers(-12, 20, 50_000) * rng.choice([-1, 1], 50_000)
+    bits = rng.integers(0, 2**63, 50_000, dtype=np.int64).view(np.float64)
+    values = np.concatenate((edges, np.negative(edges), special, mantissas, bits, rng.gamma(4.0, 3.0, 20_000)))
+    return values[np.isfinite(values)]
+
+
+@pytest.mark.parametrize("orjson", [pytest.param(True, marks=pytest.mark.fast), False])
+def test_floats_are_written_as_the_json_module_writes_them(orjson: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    if orjson:
+        assert writer._orjson is not None  # the `fast` extra's writer is the one tested
+    else:
+        monkeypatch.setattr(writer, "_orjson", None)
+    values = _awkward_floats()
+    texts = writer.float_texts(values)
+    assert texts == [json.dumps(v) for v in values.tolist()]
+    assert writer.float_texts(np.array([np.nan, np.inf, 1.5])) == ["nan", "inf", "1.5"]  # refused before, never null
+    assert writer.float_texts(np.zeros(0)) == []
