@@ -7,6 +7,7 @@ import random
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 import pytrec_eval
 
@@ -17,6 +18,7 @@ from goldeval.golden.io import load_golden
 from goldeval.golden.model import Judgment
 from goldeval.metrics.compute import evaluate_ranked, evaluate_scores
 from goldeval.metrics.definitions import Metric, parse_metric
+from goldeval.metrics.judge import judge_ranked, locate_ranked
 from goldeval.metrics.judged import judged_curve, metric_ranges
 from goldeval.ranking import ranked
 from goldeval.report.markdown import scorecard_markdown
@@ -165,3 +167,24 @@ def test_a_range_whose_low_end_is_above_its_high_end_is_refused(tmp_path: Path) 
     path.write_text(json.dumps(data))
     with pytest.raises(InputError, match=r"retrievers\[0\]\.ranges\.hit@5: low 0.9 is above high 0.2"):
         Scorecard.load(path)
+
+
+@pytest.mark.parametrize("grade", [0, 1])
+def test_judgments_added_where_the_lists_stand_are_the_judgments_located_again(grade: int) -> None:
+    # `Located.adding` (the ranges' completions) against locating the lists again on qrels completed by hand
+    rng = random.Random(grade)
+    docs = [f"d{i}" for i in range(30)]
+    grades = {f"q{i}": {d: rng.choice([-1, 0, 1, 2]) for d in rng.sample(docs, rng.randint(0, 6))} for i in range(40)}
+    rankings = {q: rng.sample(docs, rng.choice([0, 5, 12])) for q in grades}
+    qids = list(grades)
+    at = [(i, rank, d) for i, q in enumerate(qids) for rank, d in enumerate(rankings[q][:8], 1) if d not in grades[q]]
+    added = locate_ranked(grades, rankings, qids).adding(np.array([i for i, _, _ in at], dtype=np.int64),
+                                                         np.array([r for _, r, _ in at], dtype=np.int64), grade)
+    completed = {q: dict(grades[q]) for q in qids}
+    for i, _, d in at:
+        completed[qids[i]][d] = grade
+    again = judge_ranked(completed, rankings, qids)
+    for name in ("num_ret", "num_rel", "num_nonrel", "q", "rank", "rel", "ideal_q", "ideal_gain", "ideal_pos"):
+        assert getattr(added, name).tolist() == getattr(again, name).tolist(), name
+    judged_before = sum(g >= 0 for q in qids for g in grades[q].values())
+    assert len(at) > 20 and added.num_rel.sum() + added.num_nonrel.sum() == judged_before + len(at)

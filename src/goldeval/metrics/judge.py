@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from itertools import chain, compress, islice, repeat
 
@@ -244,6 +244,10 @@ class Located:
     t_rel: np.ndarray
 
     def judged(self) -> Judged:
+        return self._judged
+
+    @cached_property
+    def _judged(self) -> Judged:
         return assemble(self.n, self.level, self.num_ret, self.owner, self.values, self.t_q, self.t_rank, self.t_rel)
 
     def adding(self, q: np.ndarray, rank: np.ndarray, grade: float) -> Judged:
@@ -252,8 +256,9 @@ class Located:
         best/worst-case ranges of `metrics.judged`), without searching the lists again."""
         owner = np.concatenate((self.owner, q))
         values = np.concatenate((self.values, np.full(len(q), float(grade))))
-        if grade < self.floor:  # not located, as judge_ranked locates none below its floor
-            return assemble(self.n, self.level, self.num_ret, owner, values, self.t_q, self.t_rank, self.t_rel)
+        if grade < self.floor:  # not located, as judge_ranked locates none below its floor; below 1 (the floor is
+            # at most 1), so neither relevant nor in the ideal ranking: only the count of judged non-relevant moves
+            return replace(self._judged, num_nonrel=_num_nonrel(owner, values, self.level, self.n))
         return assemble(self.n, self.level, self.num_ret, owner, values, np.concatenate((self.t_q, q)),
                         np.concatenate((self.t_rank, rank)), np.concatenate((self.t_rel, np.full(len(q), float(grade)))))
 
@@ -323,7 +328,7 @@ def assemble(
         level=level,
         num_ret=np.asarray(num_ret, dtype=np.int64),
         num_rel=np.bincount(owner[values >= level], minlength=n),
-        num_nonrel=np.bincount(owner[(values >= 0) & (values < level)], minlength=n),
+        num_nonrel=_num_nonrel(owner, values, level, n),
         q=q[order],
         rank=np.asarray(t_rank, dtype=np.int64)[order],
         rel=np.asarray(t_rel, dtype=np.float64)[order],
@@ -331,6 +336,11 @@ def assemble(
         ideal_gain=ideal_gain,
         ideal_pos=_position_in_group(ideal_q, n),
     )
+
+
+def _num_nonrel(owner: np.ndarray, values: np.ndarray, level: int, n: int) -> np.ndarray:
+    """Per question, its judged non-relevant documents: judgments 0 <= value < level (a negative one is unjudged)."""
+    return np.bincount(owner[(values >= 0) & (values < level)], minlength=n)
 
 
 def _order_by(group: np.ndarray, key: np.ndarray) -> np.ndarray:
