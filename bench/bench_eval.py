@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import compileall
 import importlib.util
+import itertools
 import json
 import os
 import statistics
@@ -108,8 +109,8 @@ def timed_child(args: list[str], *, history: bool = False) -> dict[str, float]:
         if child.returncode != 0:
             raise SystemExit(f"goldeval {' '.join(args)} exited {child.returncode}")
         peak_mb = float(peak_file.read_text())
-    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_mb": peak_mb,
-            "parent_view_peak_mb": usage.ru_maxrss / 1024}
+    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "user_s": usage.ru_utime, "sys_s": usage.ru_stime,
+            "minor_faults": usage.ru_minflt, "peak_mb": peak_mb, "parent_view_peak_mb": usage.ru_maxrss / 1024}
 
 
 TOOLS = ("eval", "eval_history", "trec")
@@ -139,6 +140,8 @@ def measure(n: int) -> dict[str, Any]:
         for tool in TOOLS:
             row[f"{tool}_s"] = statistics.median(t["wall_s"] for t in times[tool])
             row[f"{tool}_cpu_s"] = statistics.median(t["cpu_s"] for t in times[tool])
+            for part in ("user_s", "sys_s", "minor_faults"):  # where CPU goes: Python's work, or the kernel's pages
+                row[f"{tool}_{part}"] = statistics.median(t[part] for t in times[tool])
             row[f"{tool}_peak_mb"] = max(t["peak_mb"] for t in times[tool])
     row["ratio"] = row["eval_s"] / row["trec_s"]
     row["cpu_ratio"] = row["eval_cpu_s"] / row["trec_cpu_s"]
@@ -160,6 +163,21 @@ def compile_goldeval() -> Path:
     return folder
 
 
+def scaling(rows: dict[str, Any]) -> str:
+    """How each command's cost grows from one size measured to the next, ten times as many questions: its CPU, the
+    user part (Python's and the kernels' work) and the system part (the OS's, mostly faulting memory in) apart.
+    Linear is 10x; rows without the split (measured before it was kept) are left out."""
+    sizes = sorted(int(n) for n, row in rows.items() if "eval_user_s" in row)
+    lines = []
+    for small, large in itertools.pairwise(sizes):
+        a, b = rows[str(small)], rows[str(large)]
+        parts = [f"{tool} CPU {b[f'{tool}_cpu_s'] / a[f'{tool}_cpu_s']:.1f}x (user {b[f'{tool}_user_s'] / a[f'{tool}_user_s']:.1f}x, "
+                 f"system {b[f'{tool}_sys_s'] / a[f'{tool}_sys_s']:.1f}x, page faults "
+                 f"{b[f'{tool}_minor_faults'] / max(a[f'{tool}_minor_faults'], 1):.1f}x)" for tool in ("eval", "trec")]
+        lines.append(f"  {small:,} -> {large:,} questions ({large / small:.0f}x): " + "; ".join(parts))
+    return "\n".join(lines) if lines else "  (no two sizes with user and system time apart yet)"
+
+
 def main() -> None:
     print(f"bytecode of {compile_goldeval()} compiled first, as an install does")
     print(f"`goldeval eval --retriever run:FILE --no-stats --json OUT` (history off, then on) beside `goldeval trec -q` "
@@ -174,6 +192,7 @@ def main() -> None:
               f"{row['eval_history_peak_mb']:,.0f} MB   trec CPU {row['trec_cpu_s']:.2f} s, peak {row['trec_peak_mb']:,.0f} MB"
               f"   eval / trec = {row['cpu_ratio']:.2f}x CPU ({row['history_cpu_ratio']:.2f}x with the history; wall "
               f"{row['ratio']:.2f}x)", flush=True)
+    print(scaling(rows))
     print(f"wrote {write_results('eval', dict(sorted(rows.items(), key=lambda item: int(item[0]))))}")
 
 

@@ -8,6 +8,7 @@ says which command runs it; issue 12's leaves such rows out.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable
 from typing import Any
@@ -233,10 +234,19 @@ def _eval_row(evaluation: dict[str, Any] | None) -> Row:
             " / ".join(f"{r['eval_cpu_s']:.1f} CPU s, {r['eval_peak_mb']:,.0f} MB" for r in rows),
             "`goldeval trec -q` on the same judgments and run: "
             + " / ".join(f"{r['trec_cpu_s']:.1f} CPU s, {r['trec_peak_mb']:,.0f} MB" for r in rows),
-            "eval takes " + " / ".join(f"{r['cpu_ratio']:.1f}x" for r in rows) + " trec's CPU (target 1.5x)"
-            + ("; with the history on (the default): " + " / ".join(f"{r['history_cpu_ratio']:.1f}x" for r in rows)
-               if history else ""),
+            "eval takes " + " / ".join(f"{r['cpu_ratio']:.2f}x" for r in rows) + " trec's CPU (target 1.5x)"
+            + ("; with the history on (the default): " + " / ".join(f"{r['history_cpu_ratio']:.2f}x" for r in rows)
+               if history else "") + _eval_growth(rows),
             "-")
+
+
+def _eval_growth(rows: list[dict[str, Any]]) -> str:
+    """From each size to the next (10x the questions): how eval's CPU grew, its user and system parts apart."""
+    steps = [(a, b) for a, b in itertools.pairwise(rows) if "eval_user_s" in a and "eval_user_s" in b]
+    return "".join(
+        f"; {a['questions'] // 1000:,}k -> {b['questions'] // 1000:,}k: eval CPU {b['eval_cpu_s'] / a['eval_cpu_s']:.1f}x "
+        f"(user {b['eval_user_s'] / a['eval_user_s']:.1f}x, system {b['eval_sys_s'] / a['eval_sys_s']:.1f}x), trec "
+        f"{b['trec_cpu_s'] / a['trec_cpu_s']:.1f}x" for a, b in steps)
 
 
 def _bm25_unit(bm25: dict[str, Any]) -> str:
