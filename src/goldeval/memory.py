@@ -41,8 +41,12 @@ def empty(shape: int | tuple[int, ...], dtype: np.dtype | type = np.float64) -> 
 def small_pages(n: int, dtype: np.dtype) -> np.ndarray:
     """An uninitialised array of `n` items in an anonymous memory map of its own, which the kernel fills with
     ordinary 4 KiB pages as it is written: faulting in the 400 MB of columns of a 100k-question run cost
-    `goldeval eval` 2-3 CPU s of system time on a VM in huge pages, against 0.4 s in small pages (issue 23)."""
-    return np.frombuffer(mmap.mmap(-1, max(n * np.dtype(dtype).itemsize, 1)), dtype=dtype, count=n)
+    `goldeval eval` 2-3 CPU s of system time on a VM in huge pages, against 0.4 s in small pages (issue 23).
+    The map is private where the platform says so (POSIX): plain anonymous memory, where Python's default, a shared
+    map, is the kernel's shared memory (its own page cache and accounting, for nothing)."""
+    size = max(n * np.dtype(dtype).itemsize, 1)
+    memory = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE) if hasattr(mmap, "MAP_PRIVATE") else mmap.mmap(-1, size)
+    return np.frombuffer(memory, dtype=dtype, count=n)
 
 
 @contextmanager
