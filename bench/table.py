@@ -240,11 +240,16 @@ def _eval_row(evaluation: dict[str, Any] | None) -> Row:
             "-")
 
 
+def _count(n: int) -> str:
+    """10k, 100k, 1M: a number of questions as the table writes it."""
+    return f"{n // 1_000_000}M" if n % 1_000_000 == 0 else f"{n // 1000}k"
+
+
 def _eval_growth(rows: list[dict[str, Any]]) -> str:
     """From each size to the next (10x the questions): how eval's CPU grew, its user and system parts apart."""
     steps = [(a, b) for a, b in itertools.pairwise(rows) if "eval_user_s" in a and "eval_user_s" in b]
     return "".join(
-        f"; {a['questions'] // 1000:,}k -> {b['questions'] // 1000:,}k: eval CPU {b['eval_cpu_s'] / a['eval_cpu_s']:.1f}x "
+        f"; {_count(a['questions'])} -> {_count(b['questions'])}: eval CPU {b['eval_cpu_s'] / a['eval_cpu_s']:.1f}x "
         f"(user {b['eval_user_s'] / a['eval_user_s']:.1f}x, system {b['eval_sys_s'] / a['eval_sys_s']:.1f}x), trec "
         f"{b['trec_cpu_s'] / a['trec_cpu_s']:.1f}x" for a, b in steps)
 
