@@ -258,7 +258,7 @@ def left_out(rest: str) -> dict[str, str]:
         out.update(dict.fromkeys(API_OPTIONS, "API models (openai:, ollama:)"))
     if not model.startswith("hf:"):
         out.update(dict.fromkeys(HUB_OPTIONS, "hub models (hf:ORG/NAME)"))
-    models = registry()  # read from models.toml: once
+    models = registry()
     spec = models.get(model)
     if spec is None or not spec.precisions:
         out["precision"] = "models with int8 and float32 variants (" + ", ".join(

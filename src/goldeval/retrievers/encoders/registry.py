@@ -11,6 +11,7 @@ and goldeval leaves HF_HUB_OFFLINE to the user (it used to set it for the whole 
 from __future__ import annotations
 
 import difflib
+import functools
 import importlib.metadata
 import tomllib
 import warnings
@@ -122,7 +123,14 @@ def package_version(package: str) -> str | None:
 
 
 def registry() -> dict[str, ModelSpec]:
-    """Every model goldeval knows, by short name, in file order."""
+    """Every model goldeval knows, by short name, in file order (a new dict each call; the entries are frozen)."""
+    return dict(_read_registry())
+
+
+@functools.cache
+def _read_registry() -> dict[str, ModelSpec]:
+    """models.toml read once per process: it ships inside the package (a dense build, a sweep's grid and the
+    option checks each asked for it, and parsed the TOML file again every time)."""
     with _REGISTRY_FILE.open("rb") as handle:
         data = tomllib.load(handle)
     models = {}
