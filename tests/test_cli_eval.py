@@ -129,6 +129,25 @@ def test_unknown_retriever_exits_2(tmp_path: Path, corpus: Path, capsys: pytest.
     assert "unknown retriever 'bm52'" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("problem", ["unknown retriever", "bad golden line"])
+def test_a_failed_eval_leaves_no_workspace_it_made_and_keeps_one_it_found(tmp_path: Path, corpus: Path, problem: str,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text('{"id": "h01", "question": "x", "expected": []}\n' + ("{" if problem == "bad golden line" else ""))
+    spec = "bm52" if problem == "unknown retriever" else "bm25"
+    new, found = tmp_path / "new-ws", tmp_path / "found-ws"
+    found.mkdir()
+    for workspace in (new, found):
+        code = main(["eval", "--corpus", str(corpus), "--golden", str(golden), "--retriever", spec, "--quiet",
+                     "--workspace", str(workspace)])
+        assert code == 2 and "Traceback" not in capsys.readouterr().err
+    assert not new.exists() and found.is_dir()  # made for the command, empty: undone; the user's own: kept
+    golden.write_text('{"id": "h01", "question": "stash my changes", "expected": ["git/git-stash.md"]}\n')
+    assert main(["eval", "--corpus", str(corpus), "--golden", str(golden), "--quiet", "--no-stats",
+                 "--workspace", str(new)]) == 0
+    assert (new / "history.sqlite").is_file()  # a run that works still records its history there
+
+
 def test_the_shipped_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["eval", "--corpus", str(EXAMPLES / "corpus"), "--golden", str(EXAMPLES / "golden_example.jsonl"),
                  "--quiet", "--no-stats"])

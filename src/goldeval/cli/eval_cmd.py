@@ -120,14 +120,26 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_eval(args: argparse.Namespace) -> Scorecard:
     """Load inputs, evaluate, and return the Scorecard (shared by eval and serve)."""
+    if args.golden is None:
+        raise InputError("no golden set given", hint="pass --golden FILE (JSONL: id, question, expected)")
+    made = preflight(args)  # an output or workspace that cannot be written fails now, not after the work
+    try:
+        return _evaluated(args)
+    except BaseException:
+        if made:  # a command that fails (a bad retriever, a bad file) leaves no empty workspace behind
+            from goldeval.store.workspace import Workspace
+
+            Workspace.at(args.workspace).remove_if_empty()
+        raise
+
+
+def _evaluated(args: argparse.Namespace) -> Scorecard:
+    """`run_eval` once the outputs and the workspace are known to be writable."""
     from goldeval.corpus.chunking import parse_chunk_spec
     from goldeval.evaluation import evaluate
     from goldeval.golden.io import load_golden
     from goldeval.retrievers.base import needs_corpus
 
-    if args.golden is None:
-        raise InputError("no golden set given", hint="pass --golden FILE (JSONL: id, question, expected)")
-    preflight(args)  # an output or workspace that cannot be written fails now, not after the work
     if not getattr(args, "no_stats", False):  # refuse bad settings before minutes of searching, not after
         from goldeval.stats.annotate import check_settings
 
@@ -296,8 +308,9 @@ def _record(card: Scorecard, workspace: Path, *, written: Path | None = None) ->
         print(f"goldeval: recorded run {run_id} in {workspace / DB_NAME}", file=sys.stderr)
 
 
-def preflight(args: argparse.Namespace) -> None:
-    """Every output and the workspace must be writable before the evaluation starts (issue 9)."""
+def preflight(args: argparse.Namespace) -> bool:
+    """Every output and the workspace must be writable before the evaluation starts (issue 9). True when the
+    workspace did not exist and was made for this command."""
     from goldeval.cli.output import check_json_out
     from goldeval.retrievers.base import spec_prefix
     from goldeval.store.atomic import check_writable
@@ -311,7 +324,8 @@ def preflight(args: argparse.Namespace) -> None:
     history = os.environ.get("GOLDEVAL_NO_HISTORY", "").strip() in ("", "0") and not getattr(args, "no_history", False)
     caches = any(spec_prefix(s) in ("dense", "hybrid", "rerank") for s in args.retriever or ["bm25"])
     if (history and args.func is run) or caches:
-        Workspace.at(args.workspace).check()
+        return Workspace.at(args.workspace).check()
+    return False
 
 
 def parse_size(text: str) -> int:

@@ -49,11 +49,13 @@ class Workspace:
         """The workspace at `root`, else `$GOLDEVAL_WORKSPACE`, else `./.goldeval`."""
         return cls(Path(root) if root is not None else default_workspace())
 
-    def check(self) -> None:
-        """Create the workspace if needed and prove it writable; WriteError naming it otherwise."""
+    def check(self) -> bool:
+        """Create the workspace if needed and prove it writable; WriteError naming it otherwise. True when it
+        did not exist (`remove_if_empty` undoes that for a command that then fails)."""
         hint = f"pass --workspace DIR (or set {ENV_WORKSPACE}) to a folder you may write to"
         if self.root.exists() and not self.root.is_dir():
             raise WriteError("the workspace is a file, not a folder", path=self.root, hint=hint)
+        made = not self.root.exists()
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -67,6 +69,12 @@ class Workspace:
         for folder, _, _ in os.walk(self.root):  # temp files of writers killed mid-write, anywhere in it
             clean_stale_temps(Path(folder))
         note_moved_folders(self.root)  # an older goldeval's models/ and numba/: said once, never deleted
+        return made
+
+    def remove_if_empty(self) -> None:
+        """Remove the workspace folder if nothing was written in it (a command that made it and then failed)."""
+        with contextlib.suppress(OSError):  # not empty, or gone: nothing to undo
+            self.root.rmdir()
 
     def folder(self, *parts: str) -> Path:
         """A sub-folder of the workspace, created on first use; temp files of dead writers are removed."""
