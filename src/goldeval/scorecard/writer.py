@@ -333,7 +333,7 @@ def _metric_float_texts(values: np.ndarray) -> list[str]:
 
 def float_texts(values: np.ndarray) -> list[str]:
     """Each value as the json module writes a float (`float.__repr__`: the shortest digits that read back as the
-    value). With orjson installed (the `fast` extra) it writes them all at once, 8x faster (issue 23: 1M scores
+    value). With orjson installed (the `fast` extra) it writes them all at once, 3x faster (issue 23: 1M scores
     of a 100k-question run took 0.4 s in repr): its digits are repr's (both the shortest that read back) and so
     is its layout for 0 and for 1e-4 <= |x| < 1e16 (tested); elsewhere its exponent differs (`1e-7` where repr
     writes `1e-07`), so those values, and a NaN or an infinity, are written by repr."""
