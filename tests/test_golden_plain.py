@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from goldeval.errors import InputErrors
-from goldeval.golden import Qrels, load_golden
+from goldeval.golden import Qrels, load_golden, plain
 from goldeval.golden import io as golden_io
 from goldeval.golden.plain import read_plain
 from goldeval.golden.records import parse_record
@@ -109,6 +109,16 @@ def general(line: str, number: int = 3) -> tuple[object, dict[str, int]] | None:
     return parsed.question, {j.doc_id: j.grade for j in parsed.judgments}
 
 
+@pytest.fixture(autouse=True, params=[pytest.param("orjson", marks=pytest.mark.fast), "scanner"])
+def reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test here twice: records decoded by orjson (the `fast` extra), and by the json module's scanner."""
+    if request.param == "orjson":
+        assert plain._LOADS is not None
+    else:
+        monkeypatch.setattr(plain, "_LOADS", None)
+    return str(request.param)
+
+
 @pytest.mark.parametrize("line", TAKEN)
 def test_a_common_record_is_read_as_parse_record_reads_it(line: str) -> None:
     read = read_plain(line, 3)
@@ -153,7 +163,9 @@ def test_records_of_random_shapes_are_read_as_parse_record_reads_them_or_left_to
 
 def test_a_file_reads_the_same_with_the_plain_reader_as_without(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     lines = ['{"_notes": "notes"}', *TAKEN, '{"id": "r", "question": "q?", "judgments": [{"doc": "a", "grade": 1, "judge": "ann"}]}',
-             '{"id": "s", "question": "What is 10:30?", "expected": ["x"], "tags": ["t"]}', "# a comment", ""]
+             '{"id": "s", "question": "What is 10:30?", "expected": ["x"], "tags": ["t"]}', "# a comment", "",
+             '{"id": "t", "question": "q?", "expected": ["a"], "_x": NaN}',  # the scanner reads these two, orjson
+             '{"id": "u", "question": "q?", "expected": ["a"], "_n": 123456789012345678901234567890}']  # refuses them
     path = tmp_path / "golden.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     fast = load_golden(path)
@@ -162,7 +174,8 @@ def test_a_file_reads_the_same_with_the_plain_reader_as_without(tmp_path: Path, 
     assert fast.questions == slow.questions and fast.notes == slow.notes == "notes"
     assert list(fast.qrels) == list(slow.qrels) and fast.qrels.to_dict() == slow.qrels.to_dict()
     assert fast.fingerprint() == slow.fingerprint()
-    assert [q.line for q in fast] == list(range(2, 2 + len(TAKEN) + 2))
+    last = 2 + len(TAKEN) + 2  # the TAKEN lines, r and s; then a comment, a blank line, t and u
+    assert [q.line for q in fast] == [*range(2, last), last + 2, last + 3]
 
 
 def test_a_bad_file_names_the_same_problems_with_the_plain_reader_as_without(tmp_path: Path,

@@ -35,6 +35,14 @@ gives its judgments (`expected` first, then `judgments`)."""
 _SCAN = make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # (typeshed: the C scanner takes the decoder)
 """The JSON module's C scanner without a hook: each object a dict, with no Python call. A line it does not
 read whole (whitespace around the value, or no JSON) goes the other way, which says what is wrong."""
+try:
+    from orjson import loads as _LOADS
+except ImportError:  # the `fast` extra is not installed: the scanner reads every line
+    _LOADS = None  # type: ignore[assignment]
+"""orjson's reader where the `fast` extra installs it (a third faster than the scanner at 100k questions): it
+reads the same objects from valid JSON and refuses what the scanner would read otherwise (NaN, integers past
+64 bits, lone surrogates, nesting past 1,024), which then goes the general way, as a line the scanner does not
+take does. Only a line that is one object, nothing around it, is given to it, as the scanner takes only those."""
 _FIELDS = frozenset({"id", "question", "expected", "judgments", "tags", "source", "notes", "intent"})
 _JUDGMENT = frozenset({"doc", "grade"})
 _STR, _INT = frozenset({str}), frozenset({int})
@@ -44,6 +52,13 @@ _ABSENT = object()
 def read_plain(line: str, number: int) -> Plain | None:
     """The record on `line` (file line `number`) when it has the common shape, else None (it may be any JSON,
     or none: the caller reads it again as it reads every other record)."""
+    if _LOADS is not None:
+        if not (line.startswith("{") and line.endswith("}")):
+            return None
+        try:
+            return plain_record(_LOADS(line), line, number)
+        except (ValueError, RecursionError):  # orjson.JSONDecodeError is a ValueError
+            return None
     try:
         value, end = _SCAN(line, 0)
     except (StopIteration, ValueError, RecursionError):
