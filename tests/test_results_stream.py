@@ -160,9 +160,11 @@ def test_a_run_recorded_by_either_compressor_is_the_results_file_read_back_by_zl
 
 
 @pytest.mark.parametrize("block", [1, 2, writer.BLOCK])
-def test_results_laid_out_as_bytes_or_one_by_one_are_the_json_modules_text(tmp_path: Path, block: int,
+@pytest.mark.parametrize("numba", ["0", pytest.param("1", marks=pytest.mark.fast)])  # numpy's layout, numba's copy
+def test_results_laid_out_as_bytes_or_one_by_one_are_the_json_modules_text(tmp_path: Path, block: int, numba: str,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(writer, "BLOCK", block)
+    monkeypatch.setenv("GOLDEVAL_NUMBA", numba)
     run = tmp_path / "run.trec"
     run.write_text("a Q0 plain.md 1 3.5 t\na Q0 \u00e9t\u00e9.md 2 2.25 t\nb Q0 q\"uote.md 1 1 t\nb Q0 x.md 2 0.5 t\n"
                    "c Q0 back\\\\slash.md 1 2 t\nd Q0 z.md 1 1e-300 t\nd Q0 y.md 2 -4 t\n"
@@ -203,3 +205,27 @@ def test_floats_are_written_as_the_json_module_writes_them(orjson: bool, monkeyp
     assert texts == [json.dumps(v) for v in values.tolist()]
     assert writer.float_texts(np.array([np.nan, np.inf, 1.5])) == ["nan", "inf", "1.5"]  # refused before, never null
     assert writer.float_texts(np.zeros(0)) == []
+
+
+@pytest.mark.fast
+def test_numbas_layout_of_the_top_lists_is_numpys_byte_for_byte(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from goldeval import jit
+    from goldeval.scorecard import hit_kernels
+
+    rng = np.random.default_rng(4)
+    names = ["a.md", "dossier/\u00e9t\u00e9.md", "x#3", "\u4e2d.txt", "long-" + "z" * 40, "b", "r\u00e9sum\u00e9"]
+    lines, rows = [], []
+    for q in range(300):  # many blocks of the writer; questions with 0 to 12 results, some ids judged
+        docs = rng.choice(len(names) * 9, size=int(rng.integers(0, 13)), replace=False)
+        scores = np.sort(rng.gamma(2.0, 3.0, len(docs)))[::-1].tolist()
+        lines += [f"q{q} Q0 {names[d % len(names)]}-{d} {r} {s!r} t" for r, (d, s) in enumerate(zip(docs, scores, strict=True), 1)]
+        judged = {f"{names[d % len(names)]}-{d}": int(rng.integers(0, 4)) for d in docs[: int(rng.integers(0, 4))]}
+        rows.append((f"q{q}", f"question {q}", judged or {"unretrieved.md": 1}))
+    run = tmp_path / "run.trec"
+    run.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    card = evaluate(f"run:{run}", make_golden(rows), k=(1, 5, 10), depth=12)
+    monkeypatch.setenv("GOLDEVAL_NUMBA", "0")
+    in_numpy = b"".join(scorecard_chunks(card))
+    monkeypatch.setenv("GOLDEVAL_NUMBA", "1")
+    assert jit.compiled(hit_kernels.lay_hits, nbytes=0) is not None
+    assert b"".join(scorecard_chunks(card)) == in_numpy == as_json(card)
