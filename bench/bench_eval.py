@@ -163,18 +163,27 @@ def compile_goldeval() -> Path:
     return folder
 
 
+GROWTH_PARTS = ("cpu_s", "user_s", "sys_s", "minor_faults")
+"""What `growth` compares: a command's CPU, its user part (Python's and the kernels' work), its system part (the
+OS's, mostly faulting memory in) and its page faults."""
+
+
+def growth(rows: list[dict[str, Any]]) -> list[tuple[int, int, dict[str, dict[str, float]]]]:
+    """(questions, the next size's questions, how each command's cost grew: tool -> part -> ratio) from each size
+    measured to the next, rows in size order; rows without the split (measured before it was kept) are left out.
+    Linear is the ratio of the sizes (10x). `main` prints it, `bench.table` writes it in its eval row."""
+    kept = [row for row in rows if "eval_user_s" in row]
+    return [(a["questions"], b["questions"], {tool: {part: b[f"{tool}_{part}"] / max(a[f"{tool}_{part}"], 1e-9)
+                                                     for part in GROWTH_PARTS} for tool in ("eval", "trec")})
+            for a, b in itertools.pairwise(kept)]  # fmt: skip
+
+
 def scaling(rows: dict[str, Any]) -> str:
-    """How each command's cost grows from one size measured to the next, ten times as many questions: its CPU, the
-    user part (Python's and the kernels' work) and the system part (the OS's, mostly faulting memory in) apart.
-    Linear is 10x; rows without the split (measured before it was kept) are left out."""
-    sizes = sorted(int(n) for n, row in rows.items() if "eval_user_s" in row)
-    lines = []
-    for small, large in itertools.pairwise(sizes):
-        a, b = rows[str(small)], rows[str(large)]
-        parts = [f"{tool} CPU {b[f'{tool}_cpu_s'] / a[f'{tool}_cpu_s']:.1f}x (user {b[f'{tool}_user_s'] / a[f'{tool}_user_s']:.1f}x, "
-                 f"system {b[f'{tool}_sys_s'] / a[f'{tool}_sys_s']:.1f}x, page faults "
-                 f"{b[f'{tool}_minor_faults'] / max(a[f'{tool}_minor_faults'], 1):.1f}x)" for tool in ("eval", "trec")]
-        lines.append(f"  {small:,} -> {large:,} questions ({large / small:.0f}x): " + "; ".join(parts))
+    """`growth` of every size measured, a line per step."""
+    lines = [f"  {small:,} -> {large:,} questions ({large / small:.0f}x): " + "; ".join(
+        f"{tool} CPU {r['cpu_s']:.1f}x (user {r['user_s']:.1f}x, system {r['sys_s']:.1f}x, page faults "
+        f"{r['minor_faults']:.1f}x)" for tool, r in grew.items())
+        for small, large, grew in growth([rows[n] for n in sorted(rows, key=int)])]
     return "\n".join(lines) if lines else "  (no two sizes with user and system time apart yet)"
 
 

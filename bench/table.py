@@ -8,7 +8,6 @@ says which command runs it; issue 12's leaves such rows out.
 
 from __future__ import annotations
 
-import itertools
 import json
 from collections.abc import Callable
 from typing import Any
@@ -246,12 +245,13 @@ def _count(n: int) -> str:
 
 
 def _eval_growth(rows: list[dict[str, Any]]) -> str:
-    """From each size to the next (10x the questions): how eval's CPU grew, its user and system parts apart."""
-    steps = [(a, b) for a, b in itertools.pairwise(rows) if "eval_user_s" in a and "eval_user_s" in b]
+    """From each size to the next (10x the questions): how eval's CPU grew, its user and system parts apart
+    (`bench_eval.growth`)."""
+    from bench.bench_eval import growth
+
     return "".join(
-        f"; {_count(a['questions'])} -> {_count(b['questions'])}: eval CPU {b['eval_cpu_s'] / a['eval_cpu_s']:.1f}x "
-        f"(user {b['eval_user_s'] / a['eval_user_s']:.1f}x, system {b['eval_sys_s'] / a['eval_sys_s']:.1f}x), trec "
-        f"{b['trec_cpu_s'] / a['trec_cpu_s']:.1f}x" for a, b in steps)
+        f"; {_count(small)} -> {_count(large)}: eval CPU {grew['eval']['cpu_s']:.1f}x (user {grew['eval']['user_s']:.1f}x, "
+        f"system {grew['eval']['sys_s']:.1f}x), trec {grew['trec']['cpu_s']:.1f}x" for small, large, grew in growth(rows))
 
 
 def _bm25_unit(bm25: dict[str, Any]) -> str:

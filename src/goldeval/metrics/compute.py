@@ -214,19 +214,16 @@ def curve_means(j: Judged, names: Sequence[str], depth: int) -> dict[str, list[f
     dcg_q, dcg_rank, disc = _dcg_terms(j)
     ideal_q, ideal_rank, ideal = _ideal_terms(j)
     kernel = jit.compiled(curve_kernels.curve_rows, nbytes=0)  # numba if the process has it loaded already
-    if kernel is not None:
-        rows = memory.empty((depth, j.n))  # 80 MB at 100k questions: small pages (`memory`)
-        out: dict[str, list[float]] = {}
-        for name in names:
+    ks = np.arange(1, depth + 1, dtype=np.float64)
+    step = max(1, CURVE_CELLS // depth)
+    rows = memory.empty((depth, j.n))  # one metric at a time: depth x questions float64 (80 MB at 100k), reused
+    out: dict[str, list[float]] = {}
+    for name in names:
+        if kernel is not None:
             terms = (dcg_q, dcg_rank, disc) if name == "ndcg" else (rel_q, rel_rank, disc[:0])
             kernel(CURVES[name], *terms, ideal_q, ideal_rank, ideal, j.num_rel, rows)
             out[name] = question_means(rows).tolist()
-        return out
-    ks = np.arange(1, depth + 1, dtype=np.float64)
-    step = max(1, CURVE_CELLS // depth)
-    rows = memory.empty((depth, j.n))  # one metric at a time: depth x questions float64, reused
-    out = {}
-    for name in names:
+            continue
         for a in range(0, j.n, step):
             b = min(a + step, j.n)
             if name == "ndcg":

@@ -1,7 +1,7 @@
 """The numba twin of `compute.curve_means`' per-k values: every question's metric at every k from 1 to depth.
 
 Plain Python over numpy arrays, compiled by `goldeval.jit` when the process already has numba loaded (never
-called uncompiled: `compute._curve_rows` runs in numpy instead). numpy makes the values a block of questions at
+called uncompiled: `compute.curve_means` makes the rows in numpy instead). numpy makes the values a block of questions at
 a time, with a (question, k) cell array summed by `bincount`, a cumulative sum along k and a division, each
 a pass over the block's depth x questions cells (issue 23: the largest part of a scorecard's extras at 100k
 questions); compiled, a block's cells are summed and divided while they are in the CPU caches.
