@@ -3,8 +3,9 @@
 
 Workload: 10k and 100k questions x 100 results (doc ids like `msmarco_doc_07_000123456` drawn from a
 collection of 1M ids, one str object per id as a retriever returns them, and again realistically: a new
-str per result and other str objects for the qrels' ids, as a run and judgments read from files or a
-database give them; the walk's time differs a lot between the two; scores rounded to 4 decimals;
+str per result and other str objects for the qrels' ids, as a database's rows give them, and those dicts
+written and read back by the json module, as a user loads JSON files (it keeps one str per distinct key of
+a file, so a doc id is one object again); the walk's time differs a lot between them; scores rounded to 4 decimals;
 1-5 graded relevant documents per question, most of them retrieved, plus judged non-relevant ones).
 Every tool computes the same five measures (nDCG@10, recall@100, P@10, MRR, MAP):
 - goldeval `evaluate_scores(qrels, run, metrics)`, its first call (no warm-up) and warm ones;
@@ -223,17 +224,22 @@ def measure_dicts(n: int | str) -> dict[str, Any]:
     return out
 
 
-def measure_fresh(n: int | str) -> dict[str, Any]:
+def measure_fresh(n: int | str, source: str = "built") -> dict[str, Any]:
     """walk and goldeval on dicts whose every doc id is its own str object, the qrels' ids others again
     (a run and judgments read from files or a database: the realistic case), interleaved with the floor:
-    reading every score of the lists goldeval reads, then that and the look-ups (`read_and_look_up`)."""
+    reading every score of the lists goldeval reads, then that and the look-ups (`read_and_look_up`).
+    `source` "json": the same dicts written and read back by the json module, as a user loads a run and
+    qrels saved as JSON (its reader keeps one str per distinct key of a document, so a doc id retrieved
+    for many questions is one object again, in the order first read)."""
     qrels, run = synthetic(int(n), fresh_ids=True)
+    if source == "json":
+        qrels, run = json.loads(json.dumps(qrels)), json.loads(json.dumps(run))
     out: dict[str, Any] = {"goldeval_first_s": timed(run_goldeval, qrels, run)}
     out["goldeval_first_cpu_s"] = CPU.pop(run_goldeval.__name__)[0]
     chunks = floor_chunks(qrels, run)
     # the peer tools on the same fresh dicts (the issue's row); ranx only where it runs in reasonable time
-    peers = [("pytrec_eval", run_pytrec), ("ir_measures", run_ir_measures)]
-    if int(n) in RANX_SIZES:
+    peers = [("pytrec_eval", run_pytrec), ("ir_measures", run_ir_measures)] if source == "built" else [("pytrec_eval", run_pytrec)]
+    if int(n) in RANX_SIZES and source == "built":
         run_ranx(qrels, run)  # numba compiles here: not ranx's evaluation
         peers.append(("ranx", run_ranx))
     times: dict[str, list[float]] = {"walk": [], "goldeval": [], "read_scores": [], "read_and_look_up": []}
@@ -315,6 +321,8 @@ def main() -> None:
             row.update({f"ranx_{k}": v for k, v in in_process("measure_ranx", str(n)).items()})
         fresh = in_process("measure_fresh", str(n))
         row.update({f"fresh_{k}": v for k, v in fresh.items()})
+        from_json = in_process("measure_fresh", str(n), "json")
+        row.update({f"json_{k}": v for k, v in from_json.items()})
         rows["dicts"][n] = row
         ranx = f"ranx {row['ranx_ranx_s']:.2f} s (first {row['ranx_ranx_first_s']:.1f} s)" if n in RANX_SIZES else "ranx not run"
         print(f"{n:>9,} questions  goldeval {row['goldeval_s']:.2f} s (first call {row['goldeval_first_s']:.2f} s, "
@@ -332,12 +340,17 @@ def main() -> None:
 def print_fresh(row: dict[str, Any]) -> None:
     """The realistic case's line: CPU seconds (they move less than wall time on a shared machine)."""
     walk_cpu = row["fresh_walk_cpu_s"]
-    print(f"{'':>20}realistic: a new str per doc id, the qrels' others again (read from files), CPU seconds: goldeval "
+    print(f"{'':>20}realistic: a new str per doc id, the qrels' others again (as a database's rows give them), CPU seconds: goldeval "
           f"{row['fresh_run_goldeval_cpu_s']:.3f} s, walk {walk_cpu:.3f} s: {row['fresh_run_goldeval_cpu_s'] / walk_cpu:.2f}x the walk; "
           f"first call {row['fresh_goldeval_first_cpu_s'] / row['fresh_run_goldeval_cpu_s']:.2f}x a warm one (peak {row['fresh_peak_mb']:,} MB); "
           f"same numbers as with shared ids: {'yes' if row['fresh_means'] == row['means'] else 'NO'}\n{'':>20}the floor of "
           f"reading the run's dicts so (judgments not counted): every score of the lists read {row['fresh_read_scores_cpu_s'] / walk_cpu:.2f}x the walk, with each "
           f"judged id looked up {row['fresh_read_and_look_up_cpu_s'] / walk_cpu:.2f}x", flush=True)  # fmt: skip
+    json_walk, json_ours = row["json_walk_cpu_s"], row["json_run_goldeval_cpu_s"]
+    print(f"{'':>20}the same dicts read back by the json module (one str per distinct id of each file), CPU seconds: "
+          f"goldeval {json_ours:.3f} s, walk {json_walk:.3f} s: {json_ours / json_walk:.2f}x the walk; the floor "
+          f"{row['json_read_and_look_up_cpu_s'] / json_walk:.2f}x; same numbers: {'yes' if row['json_means'] == row['means'] else 'NO'}",
+          flush=True)  # fmt: skip
     ours = row["fresh_run_goldeval_cpu_s"]
     peers = [(name, row[f"fresh_run_{fn}_cpu_s"], row[f"fresh_max_abs_diff_vs_{name}"])
              for name, fn in (("pytrec_eval", "pytrec"), ("ir_measures", "ir_measures"), ("ranx", "ranx"))

@@ -184,7 +184,7 @@ def _unmeasured(real: list[Timing], easy: list[Timing], peers: tuple[str, ...]) 
 
 
 def _dicts_row(metrics: dict[str, Any] | None) -> Row:
-    work, inputs = "metrics from Python dicts, 100k questions x 100 results (CPU seconds)", "a new str per doc id, the qrels' others again (as read from files)"
+    work, inputs = "metrics from Python dicts, 100k questions x 100 results (CPU seconds)", "a new str per doc id, the qrels' others again (as a database's rows give them)"
     if not metrics or "fresh_walk_cpu_s" not in _size(metrics.get("dicts", {}), 100_000):
         return _not_run(work, inputs, "python -m bench metrics")
     d, small = _size(metrics["dicts"], 100_000), _size(metrics["dicts"], 10_000)
@@ -198,6 +198,9 @@ def _dicts_row(metrics: dict[str, Any] | None) -> Row:
     ratios = (f"{ours / walk:.2f}x the walk's time (the target 1.3x"
               + (f"; reading every score and looking each judged id up alone costs {floor / walk:.2f}x" if floor else "")
               + "); " + "; ".join(f"{t / g:.1f}x faster than {name}" for name, t, g in peers))
+    if "json_walk_cpu_s" in d:  # the same dicts as the json module reads them back from files
+        ratios += (f"; read back by the json module: goldeval {d['json_run_goldeval_cpu_s']:.2f} s, the walk "
+                   f"{d['json_walk_cpu_s']:.2f} s, {d['json_run_goldeval_cpu_s'] / d['json_walk_cpu_s']:.2f}x the walk's time")
     easy = f"one str per id, shared as a retriever returns them: goldeval {d['goldeval_s']:.2f} s; {d['goldeval_s'] / d['walk_s']:.2f}x the walk's time"
     if "pytrec_eval_s" in d:
         easy += f"; {d['pytrec_eval_s'] / d['goldeval_s']:.1f}x faster than pytrec_eval"
