@@ -104,6 +104,15 @@ def test_terminal_table_narrow_and_wide(swept: dict[str, Path]) -> None:
 def test_bad_input_exits_2(tmp_path: Path, args: list[str], match: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sweep", *args, "--workspace", str(tmp_path / "ws")]) == 2
     assert re.search(match, capsys.readouterr().err)
+    assert not (tmp_path / "ws").exists()  # the failed sweep leaves no empty workspace behind
+
+
+def test_a_failed_sweep_keeps_a_workspace_it_found(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    found = tmp_path / "found"
+    found.mkdir()
+    assert main(["sweep", "--corpus", str(tmp_path / "nowhere"), "--golden", "g.jsonl", "--workspace", str(found)]) == 2
+    assert "corpus path not found" in capsys.readouterr().err
+    assert found.is_dir()  # the user's own folder, empty or not, is never removed
 
 
 @pytest.mark.models  # the grid's dense stage is wordllama

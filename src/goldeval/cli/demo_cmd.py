@@ -63,18 +63,26 @@ def _how_to_add_minilm() -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from goldeval.cli.output import check_json_out
+    from goldeval.store.workspace import Workspace
+
+    check_json_out(args.json)
+    workspace = Workspace.at(args.workspace)  # the demo corpus, runs and statistics are kept there (issue 9)
+    with workspace.undone_on_failure(workspace.check()):  # a failed demo leaves no empty workspace behind
+        return _demo(args)
+
+
+def _demo(args: argparse.Namespace) -> int:
+    """`run` once the workspace is known to be writable."""
     from goldeval.cli.eval_cmd import parse_ks
-    from goldeval.cli.output import check_json_out, save_json
+    from goldeval.cli.output import save_json
     from goldeval.corpus.stdlib import build_stdlib_corpus
     from goldeval.evaluation import evaluate
     from goldeval.golden.demo import demo_golden_path, drop_unavailable
     from goldeval.golden.io import load_golden
     from goldeval.report.terminal import render
     from goldeval.stats.annotate import compare
-    from goldeval.store.workspace import Workspace
 
-    check_json_out(args.json)
-    Workspace.at(args.workspace).check()  # the demo corpus, runs and statistics are kept there (issue 9)
     started = time.perf_counter()
     from goldeval.progress import progress_callback
 

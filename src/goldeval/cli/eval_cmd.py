@@ -122,15 +122,11 @@ def run_eval(args: argparse.Namespace) -> Scorecard:
     """Load inputs, evaluate, and return the Scorecard (shared by eval and serve)."""
     if args.golden is None:
         raise InputError("no golden set given", hint="pass --golden FILE (JSONL: id, question, expected)")
-    made = preflight(args)  # an output or workspace that cannot be written fails now, not after the work
-    try:
-        return _evaluated(args)
-    except BaseException:
-        if made:  # a command that fails (a bad retriever, a bad file) leaves no empty workspace behind
-            from goldeval.store.workspace import Workspace
+    from goldeval.store.workspace import Workspace
 
-            Workspace.at(args.workspace).remove_if_empty()
-        raise
+    made = preflight(args)  # an output or workspace that cannot be written fails now, not after the work
+    with Workspace.at(args.workspace).undone_on_failure(made):  # a failed command leaves no empty workspace
+        return _evaluated(args)
 
 
 def _evaluated(args: argparse.Namespace) -> Scorecard:

@@ -6,12 +6,15 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goldeval.cli import COMMANDS
 from goldeval.cli import options as flags
 from goldeval.errors import InputError
 from goldeval.limits import number_type
+
+if TYPE_CHECKING:
+    from goldeval.store.workspace import Workspace
 
 EPILOG = """\
 dials (lists are comma-separated; a dial only multiplies the configurations it applies to):
@@ -81,21 +84,27 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from goldeval.cli.output import check_json_out
-    from goldeval.corpus import load_corpus
-    from goldeval.errors import EXIT_OK, EXIT_RAN_WITH_ERRORS
-    from goldeval.golden.io import load_golden
-    from goldeval.report.sweep_terminal import render_sweep
-    from goldeval.store.atomic import check_writable
     from goldeval.store.workspace import Workspace
-    from goldeval.sweep import make_executor, sweep
 
     settings, grid = _inputs(args)
     if settings.corpus is None or settings.golden is None:
         raise InputError("a sweep needs a corpus and a golden set",
                          hint="pass --corpus PATH --golden FILE, or a sweep file with corpus = and golden =")
     workspace = Workspace.at(args.workspace)
-    workspace.check()
+    with workspace.undone_on_failure(workspace.check()):  # a failed sweep leaves no empty workspace behind
+        return _swept(args, settings, grid, workspace)
+
+
+def _swept(args: argparse.Namespace, settings: Any, grid: Any, workspace: Workspace) -> int:
+    """`run` once the workspace is known to be writable."""
+    from goldeval.cli.output import check_json_out
+    from goldeval.corpus import load_corpus
+    from goldeval.errors import EXIT_OK, EXIT_RAN_WITH_ERRORS
+    from goldeval.golden.io import load_golden
+    from goldeval.report.sweep_terminal import render_sweep
+    from goldeval.store.atomic import check_writable
+    from goldeval.sweep import make_executor, sweep
+
     check_json_out(args.json, "sweep JSON")  # now, not after an hour of searching
     if args.html is not None:
         check_writable(args.html, what="sweep view")

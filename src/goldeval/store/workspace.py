@@ -76,6 +76,18 @@ class Workspace:
         with contextlib.suppress(OSError):  # not empty, or gone: nothing to undo
             self.root.rmdir()
 
+    @contextlib.contextmanager
+    def undone_on_failure(self, made: bool) -> Iterator[Workspace]:
+        """The one rule of every command that writes a workspace: when the command made it (`check` returned
+        True) and then fails, with a bad input or an interruption, the folder goes again if nothing was
+        written in it; one the user had, or one holding anything, is kept."""
+        try:
+            yield self
+        except BaseException:
+            if made:
+                self.remove_if_empty()
+            raise
+
     def folder(self, *parts: str) -> Path:
         """A sub-folder of the workspace, created on first use; temp files of dead writers are removed."""
         return _made(self.root.joinpath(*parts), "a workspace folder",
