@@ -14,7 +14,10 @@ command runs in a fresh process (`python -m goldeval ...`, through `CHILD`), so 
 and the peak memory is its own (`bench.own_peak_mb`, which the child reports at exit: `timed_child` says why
 not ru_maxrss); medians of REPEATS, the three commands interleaved: `eval` with the history off (GOLDEVAL_NO_HISTORY=1, as `trec` has none), `eval` as a user runs it
 by default, recording its run in the workspace's history, and `trec`. Prints the ratios eval / trec (CPU
-seconds: the machine is shared) and writes bench/results/eval.json.
+seconds: the machine is shared), each command's user and system CPU apart, how they grow from one size to
+the next, and beside the system CPU per GB of peak memory what this machine charges per GB a process touches
+(`memory_price`, a probe after each round: on this VM memory touched cold costs seconds of system CPU per GB),
+and writes bench/results/eval.json.
 """
 
 from __future__ import annotations
@@ -113,6 +116,39 @@ def timed_child(args: list[str], *, history: bool = False) -> dict[str, float]:
             "minor_faults": usage.ru_minflt, "peak_mb": peak_mb, "parent_view_peak_mb": usage.ru_maxrss / 1024}
 
 
+PROBE = """
+import json, resource, sys, time
+
+import numpy as np
+
+def system_s():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_stime
+
+count = int(float(sys.argv[1]) * 2**30) // 8
+start = system_s()
+pages = np.ones(count)  # first touch: pages this process never had
+cold = system_s() - start
+del pages
+start = system_s()
+pages = np.ones(count)  # the same amount again, at once: pages the process just gave back
+warm = system_s() - start
+print(json.dumps({"cold": cold, "warm": warm}))
+"""
+"""A child that touches GB of new memory twice and prints the system CPU seconds of each touch."""
+
+
+def memory_price(gb: float = 1.0, rest_s: float = 3.0) -> dict[str, float]:
+    """What this machine's kernel charges a process, in system CPU seconds per GB, to touch memory for the
+    first time: `cold` after the machine's free memory has rested `rest_s` (a VM whose host takes back
+    memory the guest freed, as this one's balloon does after about 2 s, makes it back on first touch: seconds
+    per GB) and `warm`, the same amount again at once. A command's system CPU is mostly this price times the
+    memory it touches: what makes the 1M row's system time grow faster than its size (`growth`)."""
+    time.sleep(rest_s)
+    out = subprocess.run([sys.executable, "-c", PROBE, str(gb)], capture_output=True, text=True, check=True)
+    prices = json.loads(out.stdout)
+    return {"cold": prices["cold"] / gb, "warm": prices["warm"] / gb}
+
+
 TOOLS = ("eval", "eval_history", "trec")
 """The commands timed: eval with the history off, eval with it on (the default), trec."""
 
@@ -132,11 +168,15 @@ def measure(n: int) -> dict[str, Any]:
                      "--workspace", str(workspace), "--json", str(out / "results.json")]
         trec_args = ["trec", "-q", *TREC_MEASURES, str(qrels), str(run)]
         times: dict[str, list[dict[str, float]]] = {tool: [] for tool in TOOLS}
+        prices: list[dict[str, float]] = []
         for _ in range(REPEATS):
             times["eval"].append(timed_child(eval_args))
             times["eval_history"].append(timed_child(eval_args, history=True))
             times["trec"].append(timed_child(trec_args))
+            prices.append(memory_price())
         row: dict[str, Any] = {"questions": n, "run_mb": round(run.stat().st_size / 1e6, 1)}
+        for kind in ("cold", "warm"):  # system s per GB touched, this round's machine (`memory_price`)
+            row[f"memory_{kind}_sys_s_per_gb"] = statistics.median(p[kind] for p in prices)
         for tool in TOOLS:
             row[f"{tool}_s"] = statistics.median(t["wall_s"] for t in times[tool])
             row[f"{tool}_cpu_s"] = statistics.median(t["cpu_s"] for t in times[tool])
@@ -178,6 +218,17 @@ def growth(rows: list[dict[str, Any]]) -> list[tuple[int, int, dict[str, dict[st
             for a, b in itertools.pairwise(kept)]  # fmt: skip
 
 
+def memory_line(row: dict[str, Any]) -> str:
+    """Each command's system CPU as the memory this machine would charge it for (`memory_price`: seconds per GB
+    a process touches cold), or "" for a row measured before the price was kept."""
+    if "memory_cold_sys_s_per_gb" not in row:
+        return ""
+    cold = row["memory_cold_sys_s_per_gb"]
+    return (f"system CPU: eval {row['eval_sys_s']:.1f} s, trec {row['trec_sys_s']:.1f} s, what {row['eval_sys_s'] / cold:.1f} GB "
+            f"and {row['trec_sys_s'] / cold:.1f} GB of memory touched cold cost on this machine ({cold:.2f} s per GB, a "
+            f"probe; {row['memory_warm_sys_s_per_gb']:.2f} s per GB touched again at once)")
+
+
 def scaling(rows: dict[str, Any]) -> str:
     """`growth` of every size measured, a line per step."""
     lines = [f"  {small:,} -> {large:,} questions ({large / small:.0f}x): " + "; ".join(
@@ -200,7 +251,7 @@ def main() -> None:
               f"{row['eval_peak_mb']:,.0f} MB; with the history CPU {row['eval_history_cpu_s']:.2f} s, peak "
               f"{row['eval_history_peak_mb']:,.0f} MB   trec CPU {row['trec_cpu_s']:.2f} s, peak {row['trec_peak_mb']:,.0f} MB"
               f"   eval / trec = {row['cpu_ratio']:.2f}x CPU ({row['history_cpu_ratio']:.2f}x with the history; wall "
-              f"{row['ratio']:.2f}x)", flush=True)
+              f"{row['ratio']:.2f}x)\n{'':>20}{memory_line(row)}", flush=True)
     print(scaling(rows))
     print(f"wrote {write_results('eval', dict(sorted(rows.items(), key=lambda item: int(item[0]))))}")
 

@@ -249,12 +249,14 @@ def _count(n: int) -> str:
 
 def _eval_growth(rows: list[dict[str, Any]]) -> str:
     """From each size to the next (10x the questions): how eval's CPU grew, its user and system parts apart
-    (`bench_eval.growth`)."""
-    from bench.bench_eval import growth
+    (`bench_eval.growth`), and at the largest size the system CPU per GB beside the machine's price of memory."""
+    from bench.bench_eval import growth, memory_line
 
-    return "".join(
+    steps = "".join(
         f"; {_count(small)} -> {_count(large)}: eval CPU {grew['eval']['cpu_s']:.1f}x (user {grew['eval']['user_s']:.1f}x, "
         f"system {grew['eval']['sys_s']:.1f}x), trec {grew['trec']['cpu_s']:.1f}x" for small, large, grew in growth(rows))
+    largest = memory_line(rows[-1]) if rows else ""
+    return steps + (f"; at {_count(rows[-1]['questions'])}, {largest}" if largest else "")
 
 
 def _bm25_unit(bm25: dict[str, Any]) -> str:
