@@ -7,16 +7,19 @@ results makes millions of objects that live on (none of them cycles), so the pas
 them, again and again: at 100k questions they cost more than the reading itself (issue 23).
 
 numpy asks the kernel for transparent huge pages for every array of 4 MB or more (MADV_HUGEPAGE); where
-the kernel then compacts memory to make them (`defrag` on `madvise`, the Debian and Ubuntu default), first
-touching a few hundred MB of fresh arrays costs seconds of system time on a VM. `empty` gives an array of
-SMALL_PAGES_FROM bytes or more an anonymous memory map of its own instead, filled with ordinary 4 KiB pages.
+the kernel then compacts memory to make them (`defrag` on `madvise`, the Debian and Ubuntu default), or takes
+them from free memory a VM's host has taken back (free page reporting hands back 2 MB blocks, exactly what a
+huge page needs), first touching fresh arrays costs seconds of system time per GB: 3.4-8.5 s on the shared VM,
+against 0.3 s in ordinary pages (`python -m bench eval`, `memory_price`). `small_pages_only` turns numpy's
+request off while a command runs (every goldeval command, and `evaluate`); `empty` gives an array of
+SMALL_PAGES_FROM bytes or more an anonymous memory map of its own, in ordinary 4 KiB pages whoever runs it.
 """
 
 from __future__ import annotations
 
 import gc
 import mmap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import numpy as np
@@ -60,3 +63,27 @@ def gc_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+@contextmanager
+def small_pages_only() -> Iterator[None]:
+    """numpy's arrays made inside in ordinary 4 KiB pages: numpy's MADV_HUGEPAGE request off, and back as it
+    was on exit (it is process-wide while it lasts). At 1M questions `goldeval eval` spent tens of system
+    seconds making huge pages; at 100k its scoring 0.36 s of system CPU, 0.17 s without them. Where numpy has no
+    such switch (it is not public API: `numpy._core.multiarray._set_madvise_hugepage`), nothing changes."""
+    switch = _hugepage_switch()
+    if switch is None:
+        yield
+        return
+    before = switch(False)
+    try:
+        yield
+    finally:
+        switch(before)
+
+
+def _hugepage_switch() -> Callable[[bool], bool] | None:
+    """numpy's setter of its MADV_HUGEPAGE request (returns the setting it replaces), or None."""
+    core = getattr(np, "_core", None) or getattr(np, "core", None)
+    switch = getattr(getattr(core, "multiarray", None), "_set_madvise_hugepage", None)
+    return switch if callable(switch) else None

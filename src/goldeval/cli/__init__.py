@@ -99,8 +99,9 @@ def _command(args: argparse.Namespace) -> int:
     """The command, with `--json -` making its JSON all of stdout (`cli.output`); stdout is back before the
     guard sees how it ended (a reader that went away is stdout's, not stderr's)."""
     from goldeval.cli.output import json_on_stdout
+    from goldeval.memory import small_pages_only
 
-    with json_on_stdout(args):
+    with json_on_stdout(args), small_pages_only():  # a command's arrays in ordinary pages (`goldeval.memory`)
         return int(args.func(args))
 
 

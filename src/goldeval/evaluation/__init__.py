@@ -35,6 +35,7 @@ from goldeval.evaluation.searching import (
     search_golden_set,
 )
 from goldeval.golden.model import GoldenSet
+from goldeval.memory import small_pages_only
 from goldeval.metrics.definitions import Metric
 from goldeval.scorecard.model import Scorecard
 
@@ -81,17 +82,18 @@ def evaluate(
     if settings is not None and given != EvalSettings():
         raise TypeError("evaluate: pass the settings either as keywords or as settings=EvalSettings(...), not both")
     settings = settings or given
-    # plan, then search or read each retriever's run and score it, then assemble the Scorecard
-    resolved = plan(golden, corpus, settings)
-    named = named_retrievers(retrievers, settings.options)
-    store = StoredRuns.of(resolved)
-    results = []
-    notes: list[str] = []
-    try:
-        for found in runs(resolved, named, store):
-            results.append(scored(resolved, found, notes))
-    finally:
-        close_built(resolved.ctx)
-    if store is not None and store.served:
-        notes.append(store.note())
-    return assemble(resolved, results, notes)
+    with small_pages_only():  # a large evaluation's arrays in ordinary pages (`goldeval.memory`)
+        # plan, then search or read each retriever's run and score it, then assemble the Scorecard
+        resolved = plan(golden, corpus, settings)
+        named = named_retrievers(retrievers, settings.options)
+        store = StoredRuns.of(resolved)
+        results = []
+        notes: list[str] = []
+        try:
+            for found in runs(resolved, named, store):
+                results.append(scored(resolved, found, notes))
+        finally:
+            close_built(resolved.ctx)
+        if store is not None and store.served:
+            notes.append(store.note())
+        return assemble(resolved, results, notes)
