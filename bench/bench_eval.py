@@ -15,9 +15,9 @@ and the peak memory is its own (`bench.own_peak_mb`, which the child reports at 
 not ru_maxrss); medians of REPEATS, the three commands interleaved: `eval` with the history off (GOLDEVAL_NO_HISTORY=1, as `trec` has none), `eval` as a user runs it
 by default, recording its run in the workspace's history, and `trec`. Prints the ratios eval / trec (CPU
 seconds: the machine is shared), each command's user and system CPU apart, how they grow from one size to
-the next, and beside the system CPU per GB of peak memory what this machine charges per GB a process touches
-(`memory_price`, a probe after each round: on this VM memory touched cold costs seconds of system CPU per GB),
-and writes bench/results/eval.json.
+the next, and beside their system CPU what this machine charges per GB a process touches (`memory_price`, a
+probe after each round: on the shared VM first touching memory in the huge pages numpy asks for costs seconds
+of system CPU per GB, in ordinary pages about 0.3 s), and writes bench/results/eval.json.
 """
 
 from __future__ import annotations
@@ -117,36 +117,54 @@ def timed_child(args: list[str], *, history: bool = False) -> dict[str, float]:
 
 
 PROBE = """
-import json, resource, sys, time
+import json, resource, sys
 
 import numpy as np
 
 def system_s():
     return resource.getrusage(resource.RUSAGE_SELF).ru_stime
 
+def touched(count):
+    start = system_s()
+    pages = np.ones(count)
+    return system_s() - start, pages
+
 count = int(float(sys.argv[1]) * 2**30) // 8
+huge = bool(int(sys.argv[2]))
+np._core.multiarray._set_madvise_hugepage(huge)  # numpy's request for huge pages, on (its default) or off
 start = system_s()
-pages = np.ones(count)  # first touch: pages this process never had
-cold = system_s() - start
+with open(sys.argv[3], "wb") as out:  # first, the page cache a file as large takes, as a results file's does
+    block = b"x" * (1 << 20)
+    for _ in range(count * 8 >> 20):
+        out.write(block)
+write = system_s() - start
+cold, pages = touched(count)  # first touch: pages this process never had
 del pages
-start = system_s()
-pages = np.ones(count)  # the same amount again, at once: pages the process just gave back
-warm = system_s() - start
-print(json.dumps({"cold": cold, "warm": warm}))
+warm, pages = touched(count)  # the same amount again, at once: pages the process just gave back
+print(json.dumps({"cold": cold, "warm": warm, "write": write}))
 """
-"""A child that touches GB of new memory twice and prints the system CPU seconds of each touch."""
+"""A child that writes GB to a file, then touches as much new memory twice, in huge pages or not, and prints the
+system CPU of each."""
 
 
 def memory_price(gb: float = 1.0, rest_s: float = 3.0) -> dict[str, float]:
     """What this machine's kernel charges a process, in system CPU seconds per GB, to touch memory for the
-    first time: `cold` after the machine's free memory has rested `rest_s` (a VM whose host takes back
-    memory the guest freed, as this one's balloon does after about 2 s, makes it back on first touch: seconds
-    per GB) and `warm`, the same amount again at once. A command's system CPU is mostly this price times the
-    memory it touches: what makes the 1M row's system time grow faster than its size (`growth`)."""
-    time.sleep(rest_s)
-    out = subprocess.run([sys.executable, "-c", PROBE, str(gb)], capture_output=True, text=True, check=True)
-    prices = json.loads(out.stdout)
-    return {"cold": prices["cold"] / gb, "warm": prices["warm"] / gb}
+    first time, after its free memory has rested `rest_s`: in the transparent huge pages numpy asks for
+    (`cold_huge`; where the kernel compacts memory to make them, or a VM's host took back the free 2 MB blocks
+    they are made of, as this one's balloon does, seconds per GB) and in ordinary 4 KiB pages (`cold`: what
+    goldeval's commands use, `goldeval.memory.small_pages_only`); `warm`, the same amount again at once; and
+    `write`, writing as many bytes to a file (its page cache: on this VM's kernel, whose ext4 caches a file in
+    large folios, the same price as huge pages). A command's system CPU is mostly these prices times the memory
+    it touches and the bytes it writes (`growth`)."""
+    prices = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for huge in (True, False):
+            time.sleep(rest_s)
+            out = subprocess.run([sys.executable, "-c", PROBE, str(gb), str(int(huge)), str(Path(tmp) / f"written{huge}")],
+                                 capture_output=True, text=True, check=True)  # fmt: skip
+            prices[huge] = json.loads(out.stdout)
+    return {"cold_huge": prices[True]["cold"] / gb, "cold": prices[False]["cold"] / gb,
+            "warm": prices[False]["warm"] / gb, "write": (prices[True]["write"] + prices[False]["write"]) / 2 / gb}
 
 
 TOOLS = ("eval", "eval_history", "trec")
@@ -175,7 +193,7 @@ def measure(n: int) -> dict[str, Any]:
             times["trec"].append(timed_child(trec_args))
             prices.append(memory_price())
         row: dict[str, Any] = {"questions": n, "run_mb": round(run.stat().st_size / 1e6, 1)}
-        for kind in ("cold", "warm"):  # system s per GB touched, this round's machine (`memory_price`)
+        for kind in ("cold_huge", "cold", "warm", "write"):  # system s per GB, this round's machine (`memory_price`)
             row[f"memory_{kind}_sys_s_per_gb"] = statistics.median(p[kind] for p in prices)
         for tool in TOOLS:
             row[f"{tool}_s"] = statistics.median(t["wall_s"] for t in times[tool])
@@ -219,14 +237,14 @@ def growth(rows: list[dict[str, Any]]) -> list[tuple[int, int, dict[str, dict[st
 
 
 def memory_line(row: dict[str, Any]) -> str:
-    """Each command's system CPU as the memory this machine would charge it for (`memory_price`: seconds per GB
-    a process touches cold), or "" for a row measured before the price was kept."""
-    if "memory_cold_sys_s_per_gb" not in row:
+    """What this machine charges per GB of memory touched and of file written (`memory_price`) beside each
+    command's system CPU, or "" for a row measured before the prices were kept."""
+    if "memory_write_sys_s_per_gb" not in row:
         return ""
-    cold = row["memory_cold_sys_s_per_gb"]
-    return (f"system CPU: eval {row['eval_sys_s']:.1f} s, trec {row['trec_sys_s']:.1f} s, what {row['eval_sys_s'] / cold:.1f} GB "
-            f"and {row['trec_sys_s'] / cold:.1f} GB of memory touched cold cost on this machine ({cold:.2f} s per GB, a "
-            f"probe; {row['memory_warm_sys_s_per_gb']:.2f} s per GB touched again at once)")
+    return (f"system CPU: eval {row['eval_sys_s']:.1f} s, trec {row['trec_sys_s']:.1f} s; this machine charges per GB "
+            f"a process touches first {row['memory_cold_sys_s_per_gb']:.2f} s in ordinary pages (goldeval's) and "
+            f"{row['memory_cold_huge_sys_s_per_gb']:.2f} s in huge pages (numpy's default), and "
+            f"{row['memory_write_sys_s_per_gb']:.2f} s per GB written to a file (a probe)")
 
 
 def scaling(rows: dict[str, Any]) -> str:
