@@ -15,22 +15,23 @@ from goldeval import cli
 from goldeval.memory import _hugepage_switch, small_pages_only
 
 MB = 1 << 20
+MULTIARRAY = (getattr(np, "_core", None) or np.core).multiarray  # numpy 2 moved it; 1.26 is supported too
 
 
 def hugepage_request() -> bool:
-    return bool(np._core.multiarray._get_madvise_hugepage())
+    return bool(MULTIARRAY._get_madvise_hugepage())
 
 
 @pytest.fixture
 def restored() -> object:
     before = hugepage_request()
     yield
-    np._core.multiarray._set_madvise_hugepage(before)
+    MULTIARRAY._set_madvise_hugepage(before)
 
 
 @pytest.mark.parametrize("start", [True, False])
 def test_off_inside_and_back_as_it_was(restored: object, start: bool) -> None:
-    np._core.multiarray._set_madvise_hugepage(start)
+    MULTIARRAY._set_madvise_hugepage(start)
     with small_pages_only():
         assert hugepage_request() is False
         with small_pages_only():  # nested: still off, and the outer block's setting survives the inner one
@@ -40,7 +41,7 @@ def test_off_inside_and_back_as_it_was(restored: object, start: bool) -> None:
 
 
 def test_back_as_it_was_when_the_block_fails(restored: object) -> None:
-    np._core.multiarray._set_madvise_hugepage(True)
+    MULTIARRAY._set_madvise_hugepage(True)
     with pytest.raises(KeyError), small_pages_only():
         raise KeyError("boom")
     assert hugepage_request() is True
@@ -62,14 +63,14 @@ def _anon_huge_kb(values: np.ndarray) -> int:
 
 @pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="Linux's /proc tells a mapping's huge pages")
 def test_an_array_made_inside_has_no_huge_pages(restored: object) -> None:
-    np._core.multiarray._set_madvise_hugepage(True)
+    MULTIARRAY._set_madvise_hugepage(True)
     with small_pages_only():
         values = np.ones(256 * MB // 8)  # 256 MB, far above numpy's 4 MB threshold for asking
         assert _anon_huge_kb(values) == 0
 
 
 def test_every_command_and_evaluate_run_without_huge_pages(restored: object, tmp_path: Path) -> None:
-    np._core.multiarray._set_madvise_hugepage(True)
+    MULTIARRAY._set_madvise_hugepage(True)
     seen: list[bool] = []
     args = argparse.Namespace(func=lambda _: seen.append(hugepage_request()) or 0, json=None)
     assert cli._command(args) == 0
@@ -86,4 +87,4 @@ def test_every_command_and_evaluate_run_without_huge_pages(restored: object, tmp
 
 
 def test_the_switch_is_numpys_own() -> None:
-    assert _hugepage_switch() is np._core.multiarray._set_madvise_hugepage
+    assert _hugepage_switch() is MULTIARRAY._set_madvise_hugepage
