@@ -117,9 +117,11 @@ def timed_child(args: list[str], *, history: bool = False) -> dict[str, float]:
 
 
 PROBE = """
-import json, resource, sys
+import contextlib, json, resource, sys
 
 import numpy as np
+
+from goldeval.memory import small_pages_only
 
 def system_s():
     return resource.getrusage(resource.RUSAGE_SELF).ru_stime
@@ -130,17 +132,16 @@ def touched(count):
     return system_s() - start, pages
 
 count = int(float(sys.argv[1]) * 2**30) // 8
-huge = bool(int(sys.argv[2]))
-np._core.multiarray._set_madvise_hugepage(huge)  # numpy's request for huge pages, on (its default) or off
-start = system_s()
-with open(sys.argv[3], "wb") as out:  # first, the page cache a file as large takes, as a results file's does
-    block = b"x" * (1 << 20)
-    for _ in range(count * 8 >> 20):
-        out.write(block)
-write = system_s() - start
-cold, pages = touched(count)  # first touch: pages this process never had
-del pages
-warm, pages = touched(count)  # the same amount again, at once: pages the process just gave back
+with contextlib.nullcontext() if int(sys.argv[2]) else small_pages_only():  # numpy's default pages, or goldeval's
+    start = system_s()
+    with open(sys.argv[3], "wb") as out:  # first, the page cache a file as large takes, as a results file's does
+        block = b"x" * (1 << 20)
+        for _ in range(count * 8 >> 20):
+            out.write(block)
+    write = system_s() - start
+    cold, pages = touched(count)  # first touch: pages this process never had
+    del pages
+    warm, pages = touched(count)  # the same amount again, at once: pages the process just gave back
 print(json.dumps({"cold": cold, "warm": warm, "write": write}))
 """
 """A child that writes GB to a file, then touches as much new memory twice, in huge pages or not, and prints the

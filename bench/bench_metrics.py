@@ -226,7 +226,7 @@ def measure_dicts(n: int | str) -> dict[str, Any]:
 
 def measure_fresh(n: int | str, source: str = "built") -> dict[str, Any]:
     """walk and goldeval on dicts whose every doc id is its own str object, the qrels' ids others again
-    (a run and judgments read from files or a database: the realistic case), interleaved with the floor:
+    (a run and judgments read from a database: the realistic case), interleaved with the floor:
     reading every score of the lists goldeval reads, then that and the look-ups (`read_and_look_up`).
     `source` "json": the same dicts written and read back by the json module, as a user loads a run and
     qrels saved as JSON (its reader keeps one str per distinct key of a document, so a doc id retrieved

@@ -249,7 +249,7 @@ def _count(n: int) -> str:
 
 def _eval_growth(rows: list[dict[str, Any]]) -> str:
     """From each size to the next (10x the questions): how eval's CPU grew, its user and system parts apart
-    (`bench_eval.growth`), and at the largest size the system CPU per GB beside the machine's price of memory."""
+    (`bench_eval.growth`), and at the largest size the system CPU beside the machine's prices (`memory_line`)."""
     from bench.bench_eval import growth, memory_line
 
     steps = "".join(

@@ -93,3 +93,14 @@ def require(module: str, *, extra: str, purpose: str, package: str | None = None
         return importlib.import_module(module)
     except ImportError as exc:
         raise MissingExtraError(package or module, extra, purpose) from exc
+
+
+def optional(module: str) -> ModuleType | None:
+    """Import a module an extra may install that only makes something faster (orjson, isal: the `fast` extra),
+    or None without it: the caller then takes its own way to the same result. What cannot go without its module
+    uses `require`."""
+    try:
+        importlib.import_module(module.partition(".")[0])  # its package, switched off or absent: the module too
+        return importlib.import_module(module)
+    except ImportError:
+        return None

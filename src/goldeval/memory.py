@@ -9,7 +9,7 @@ them, again and again: at 100k questions they cost more than the reading itself 
 numpy asks the kernel for transparent huge pages for every array of 4 MB or more (MADV_HUGEPAGE); where
 the kernel then compacts memory to make them (`defrag` on `madvise`, the Debian and Ubuntu default), or takes
 them from free memory a VM's host has taken back (free page reporting hands back 2 MB blocks, exactly what a
-huge page needs), first touching fresh arrays costs seconds of system time per GB: 3.4-8.5 s on the shared VM,
+huge page needs), first touching fresh arrays costs seconds of system time per GB: 2-8 s on the shared VM,
 against 0.3 s in ordinary pages (`python -m bench eval`, `memory_price`). `small_pages_only` turns numpy's
 request off while a command runs (every goldeval command, and `evaluate`); `empty` gives an array of
 SMALL_PAGES_FROM bytes or more an anonymous memory map of its own, in ordinary 4 KiB pages whoever runs it.

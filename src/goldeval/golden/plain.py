@@ -24,6 +24,7 @@ import json
 from json.scanner import make_scanner
 from typing import Any
 
+from goldeval.errors import optional
 from goldeval.golden.model import HAND, Provenance, Question, implied_intent
 from goldeval.golden.records import ALIASES
 from goldeval.golden.validate import question_text_problem, source_problem
@@ -35,10 +36,8 @@ gives its judgments (`expected` first, then `judgments`)."""
 _SCAN = make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # (typeshed: the C scanner takes the decoder)
 """The JSON module's C scanner without a hook: each object a dict, with no Python call. A line it does not
 read whole (whitespace around the value, or no JSON) goes the other way, which says what is wrong."""
-try:
-    from orjson import loads as _LOADS
-except ImportError:  # the `fast` extra is not installed: the scanner reads every line
-    _LOADS = None  # type: ignore[assignment]
+_ORJSON = optional("orjson")  # the `fast` extra; without it the scanner reads every line
+_LOADS = None if _ORJSON is None else _ORJSON.loads
 """orjson's reader where the `fast` extra installs it (a third faster than the scanner at 100k questions): it
 reads the same objects from valid JSON and refuses what the scanner would read otherwise (NaN, integers past
 64 bits, lone surrogates, nesting past 1,024), which then goes the general way, as a line the scanner does not

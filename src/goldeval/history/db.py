@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from goldeval.errors import InputError
+from goldeval.errors import InputError, optional
 from goldeval.limits import check_int
 from goldeval.scorecard.model import Scorecard
 from goldeval.textsafe import redact
@@ -279,11 +279,8 @@ def _packer() -> Any:
     """The compressor of a run's results JSON: a zlib stream at level 1 (3x faster than 6, 20% larger), made by
     ISA-L's deflate where it is installed (`isal`, in the `fast` extra: 3-4x faster again, and smaller) or by
     the zlib module; `zlib.decompress` reads either, so runs recorded either way read back the same."""
-    try:
-        from isal import isal_zlib
-    except ImportError:
-        return zlib.compressobj(1)
-    return isal_zlib.compressobj(1)
+    isal_zlib = optional("isal.isal_zlib")
+    return (zlib if isal_zlib is None else isal_zlib).compressobj(1)
 
 
 def _read_back(path: Path) -> Iterator[bytes]:

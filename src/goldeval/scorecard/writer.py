@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from goldeval.errors import optional
 from goldeval.scorecard.columns import QuestionColumns
 from goldeval.scorecard.curves import pair_differences
 from goldeval.scorecard.hitbytes import top_texts
@@ -27,10 +28,7 @@ from goldeval.scorecard.scoring import question_marks
 from goldeval.store.atomic import utf8
 from goldeval.textsafe import redact
 
-try:
-    import orjson as _orjson
-except ImportError:  # the `fast` extra is not installed: repr writes each float
-    _orjson = None  # type: ignore[assignment]
+_orjson = optional("orjson")  # the `fast` extra; without it repr writes each float
 
 SCHEMA_VERSION = 2
 TOOL = "goldeval"
