@@ -94,6 +94,49 @@ def test_a_run_on_a_new_version_is_compared_on_the_shared_questions(project: Pat
     assert json.loads((project / "base.json").read_text())["identity"]["golden_version"] == 1
 
 
+SCHEMA_1_RANKS = """CREATE TABLE question_ranks (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    retriever TEXT NOT NULL,
+    question TEXT NOT NULL,
+    off_topic INTEGER NOT NULL,
+    rank INTEGER,
+    ranks TEXT NOT NULL,
+    PRIMARY KEY (run_id, retriever, question)
+)"""
+"""The rank rows as goldeval 0.2 wrote them (history schema 1): a table, a row per question."""
+
+
+def _rank_rows(path: Path, run_id: int) -> list[tuple[str, str, int, int | None, object]]:
+    with sqlite3.connect(path) as conn:
+        rows = conn.execute("SELECT retriever, question, off_topic, rank, ranks FROM question_ranks WHERE run_id = ?",
+                            (run_id,)).fetchall()
+    return [(r, q, off, rank, json.loads(ranks)) for r, q, off, rank, ranks in rows]
+
+
+def test_question_ranks_read_as_rows_and_a_schema_1_history_moves_to_them_when_next_written(project: Path) -> None:
+    assert _eval() == 0
+    path = project / "ws" / "history.sqlite"
+    card = History.of(project / "ws").scorecard(1)
+    expected = [(r.name, q.id, int(q.off_topic), q.rank, q.ranks) for r in card.retrievers for q in r.questions]
+    assert len(expected) == 13 and any(q[2] for q in expected) and any(q[3] is None for q in expected)
+    assert _rank_rows(path, 1) == expected
+    with sqlite3.connect(path) as conn:  # the same history as goldeval 0.2 kept it
+        conn.execute("DROP VIEW question_ranks")
+        conn.execute(SCHEMA_1_RANKS)
+        conn.executemany("INSERT INTO question_ranks VALUES (1, ?, ?, ?, ?, ?)",
+                         [(r, q, off, rank, json.dumps(ranks)) for r, q, off, rank, ranks in expected])
+        conn.execute("DROP TABLE rank_lists")
+        conn.execute("PRAGMA user_version = 1")
+    assert [r.id for r in History.of(project / "ws").runs()] == [1]  # read as it is
+    assert _eval() == 0
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        kinds = dict(conn.execute("SELECT name, type FROM sqlite_master WHERE name IN ('question_ranks', 'rank_lists')"))
+    assert kinds == {"question_ranks": "view", "rank_lists": "table"}
+    assert _rank_rows(path, 1) == expected  # in the order they were written
+    assert [row[:3] for row in _rank_rows(path, 2)] == [row[:3] for row in expected]
+
+
 def test_references_that_name_nothing_say_what_exists(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["history", "--workspace", "ws"]) == 2
     assert "no run history yet" in capsys.readouterr().err

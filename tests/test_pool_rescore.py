@@ -76,6 +76,29 @@ def test_judged_at_k_counts_judged_shares_by_hand() -> None:
     assert curve == pytest.approx([(1 + 0 + 1) / 3, (0.5 + 0 + 1) / 3, (2 / 3 + 0 + 1) / 3, (0.5 + 0 + 1) / 3], abs=1e-6)
 
 
+def test_judged_at_k_is_the_mean_of_each_questions_share_on_lists_of_every_length() -> None:
+    # the definition, question by question in exact fractions, against the engine's sums
+    from fractions import Fraction
+
+    rng = random.Random(7)
+    for depth in (1, 3, 10, 25):
+        grades, rankings = {}, {}
+        for i in range(60):
+            qid = f"q{i}"
+            top = [f"d{rng.randrange(40)}" for _ in range(rng.choice([0, 1, 2, depth - 1, depth, depth + 5, 30]))]
+            rankings[qid] = list(dict.fromkeys(top))
+            grades[qid] = {d: rng.choice([0, 1, 2]) for d in rankings[qid] if rng.random() < 0.35}
+        qids = sorted(rankings)
+        expected = []
+        for k in range(1, depth + 1):
+            total = Fraction(0)
+            for qid in qids:
+                top = rankings[qid][:k]
+                total += Fraction(sum(d in grades[qid] for d in top), len(top)) if top else 1
+            expected.append(float(total / len(qids)))
+        assert judged_curve(grades, rankings, qids, depth) == pytest.approx(expected, abs=1e-6), depth
+
+
 def test_ranges_equal_pytrec_eval_on_completed_judgments() -> None:
     # The range is the metric with every unjudged passage of the top k judged relevant, or not:
     # checked with pytrec_eval on judgments completed by hand, not with the code under test.

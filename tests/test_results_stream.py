@@ -16,7 +16,7 @@ from goldeval import evaluate
 from goldeval.cli import main
 from goldeval.scorecard import Scorecard, writer
 from goldeval.scorecard.columns import QuestionColumns
-from goldeval.scorecard.writer import dumps_strict, question_ranks, scorecard_chunks, scorecard_to_dict
+from goldeval.scorecard.writer import dumps_strict, rank_list, scorecard_chunks, scorecard_to_dict
 from goldeval.textsafe import keep_secret
 
 ROWS = [
@@ -73,12 +73,12 @@ def test_the_stream_is_the_json_modules_text_of_the_dict_before_and_after_the_qu
     assert data["retrievers"][1]["questions"][1]["error"] == "RuntimeError: down"
     assert [q["top"][0]["score"] for q in data["retrievers"][0]["questions"][1:3]] == [0.0, 12.345678901234567]
     assert str(data["retrievers"][0]["questions"][1]["top"][0]["score"]) == "-0.0"
-    ranks = [question_ranks(r) for r in card.retrievers]  # the history's rows
+    ranks = [rank_list(r) for r in card.retrievers]  # the history's text
     made = [r.questions for r in card.retrievers]  # the objects, made from the columns
     assert all(r.columns is None for r in card.retrievers)
     assert b"".join(scorecard_chunks(card)) == as_json(card) == streamed
-    assert [question_ranks(r) for r in card.retrievers] == ranks
-    assert ranks[0][0] == ("q1", False, 3, json.dumps({"a.md": 3}))  # tied at 0.5: c.md (id descending) first
+    assert [rank_list(r) for r in card.retrievers] == ranks
+    assert json.loads(ranks[0])[0] == ["q1", False, 3, {"a.md": 3}]  # tied at 0.5: c.md (id descending) first
     card.save(tmp_path / "r.json")
     loaded = Scorecard.load(tmp_path / "r.json")
     assert [r.questions for r in loaded.retrievers] == made

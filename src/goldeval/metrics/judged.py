@@ -63,16 +63,29 @@ def judged_curve(
 def judged_share(n: int, lengths: np.ndarray, q: np.ndarray, rank: np.ndarray, depth: int) -> list[float]:
     """judged@k for k = 1..depth over n questions, question i having returned `lengths[i]` results, of which
     the one at (question `q[j]`, 1-based rank `rank[j]`) is judged or settled: the mean over the questions of
-    the judged share of each top k (a top k shorter than k counts what was returned; an empty one is 1)."""
+    the judged share of each top k (a top k shorter than k counts what was returned; an empty one is 1).
+
+    Summed from the judged results rather than a question x rank table (issue 23: at 100k questions x 100
+    the table and its running sums were 320 MB and 0.2 s): a judged result at rank r of a question that
+    returned L adds 1/k to every k from r to L and 1/L to every k past L; a question that returned nothing
+    adds 1 everywhere."""
     if not n or depth < 1:
         return []
-    judged = np.zeros((n, depth))
     near = rank <= depth
-    judged[q[near], rank[near] - 1] = 1.0
-    returned = (np.arange(depth) < np.minimum(lengths, depth)[:, None]).astype(np.float64)
-    seen = np.cumsum(returned, axis=1)
-    share = np.divide(np.cumsum(judged, axis=1), seen, out=np.ones_like(seen), where=seen > 0)
-    return [round(float(v), 6) for v in share.mean(axis=0)]
+    key = np.sort(q[near] * (depth + 1) + rank[near])
+    key = key[np.concatenate((key[:1] >= 0, key[1:] != key[:-1]))]  # a place counts once (np.unique: 10x slower)
+    q, rank = key // (depth + 1), key % (depth + 1)
+    size = np.asarray(lengths, dtype=np.int64)[q]
+    inside = rank <= size  # adds 1/k from rank to min(L, depth)
+    over_k = np.bincount(rank[inside], minlength=depth + 2) - np.bincount(
+        np.minimum(size[inside], depth) + 1, minlength=depth + 2)
+    past = size < depth  # adds 1/L past L
+    over_size = np.bincount(np.maximum(rank[past], size[past] + 1), weights=1.0 / np.maximum(size[past], 1),
+                            minlength=depth + 2)
+    over_size[1] += int(np.count_nonzero(np.asarray(lengths) == 0))
+    k = np.arange(1, depth + 1)
+    share = (np.cumsum(over_k)[1 : depth + 1] / k + np.cumsum(over_size)[1 : depth + 1]) / n
+    return [round(float(v), 6) for v in share]
 
 
 NO_RANGE = frozenset({"bpref"})

@@ -256,18 +256,21 @@ def _counts(values: np.ndarray) -> list[str]:
     return list(map(texts.__getitem__, values.tolist()))
 
 
-def question_ranks(r: RetrieverResult) -> list[tuple[str, bool, int | None, str]]:
-    """Per question: its id, whether it is off-topic, its rank, and `json.dumps` of its `ranks` (the history's
-    `question_ranks` rows), from the columns when the result has them."""
+def rank_list(r: RetrieverResult) -> str:
+    """`json.dumps` of `[[id, off_topic, rank, ranks], ...]`, one item per question in order (the history's
+    `rank_lists`, which its `question_ranks` view spreads into rows), from the columns when the result has them."""
     c = r.columns
     if c is None:
-        return [(q.id, q.off_topic, q.rank, json.dumps(q.ranks)) for q in r.questions]
+        return json.dumps([[q.id, q.off_topic, q.rank, q.ranks] for q in r.questions])
     relevant = c.judgments.grades > 0
     keys = map(encode_basestring_ascii, compress(c.judgments.keys, relevant.tolist()))
     inside = _grouped(list(map(_PAIR, keys, _counts(c.key_rank[relevant]))), c.judgments.owner[relevant], len(c))
-    first = [n or None for n in c.first_rank.tolist()]
-    return list(zip([q.id for q in c.questions], [q.off_topic for q in c.questions], first,
-                    ["{" + text + "}" for text in inside], strict=True))
+    ids = map(encode_basestring_ascii, [q.id for q in c.questions])
+    off = ["true" if q.off_topic else "false" for q in c.questions]
+    return "[" + ", ".join(map(_RANKED, ids, off, _counts(c.first_rank), inside)) + "]"
+
+
+_RANKED = "[{}, {}, {}, {{{}}}]".format
 
 
 def _grouped(texts: list[str], owner: np.ndarray, n: int) -> list[str]:
