@@ -131,3 +131,27 @@ def test_the_rows_holding_a_chunk_mark_are_the_same_found_alone_or_in_the_utf8_c
     table = read_run_table(path)
     table.check_text(remember="#")
     assert table.rows_holding("#").tolist() == alone.tolist() == [0, 3]  # the tag's and comment's marks are no id's
+
+
+def test_the_marks_found_as_the_reader_goes_are_those_of_a_pass_of_their_own(tmp_path: Path) -> None:
+    # 3 MB: the reader's blocks are 1 MB, so marks fall in several blocks and on the last one
+    lines = [f"q{i // 100} Q0 {'é' if i % 9973 == 5 else ''}d{i}{'#2' if i % 7919 == 3 else ''} {i % 100 + 1} "
+             f"{1 / (i + 1)!r} t\n" for i in range(80_000)]
+    path = tmp_path / "run.txt"
+    path.write_text("".join(lines), encoding="utf-8")
+    assert path.stat().st_size > 3 << 20
+    marked = read_run_table(path, sha256=True, marks="#")
+    plain = read_run_table(path)
+    plain.check_text(remember="#")
+    holding = [i for i, line in enumerate(lines) if "#" in line.split()[2]]
+    past = [i for i, line in enumerate(lines) if "é" in line]
+    assert marked.held["#"].tolist() == plain.held["#"].tolist() == holding and len(holding) == 11
+    assert marked.past_ascii is not None and plain.past_ascii is not None
+    assert marked.past_ascii.tolist() == plain.past_ascii.tolist() == past and len(past) == 9
+    marked.check_text(remember="#")  # nothing to read again: decodes the 9 ids
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(path.read_bytes().replace("é".encode(), b"\xff\xfe", 1))
+    for table in (read_run_table(bad, marks="#"), read_run_table(bad)):
+        with pytest.raises(InputError, match=r"bad.txt:6: run file is not UTF-8") as caught:
+            table.check_text(remember="#")
+        assert caught.value.line == 6

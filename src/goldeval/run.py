@@ -180,7 +180,7 @@ class Run:
         from goldeval.trecio.ranked import RankedTable
 
         with gc_paused():  # a golden set of 100k questions alive: the GC's passes over it cost the reader 0.3 s
-            table = read_run_table(path, sha256=sha256)
+            table = read_run_table(path, sha256=sha256, marks=CHUNK_SEP)  # the bytes looked at as they are read
         table.check_text(remember=CHUNK_SEP)  # ids decoded only when needed: one that is not UTF-8 is refused now
         table.forget_lines()  # 8 bytes a result, kept through scoring for nothing
         return cls(name or table.tag or Path(path).stem, columns=RankedTable.of(table))

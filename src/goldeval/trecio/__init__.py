@@ -64,7 +64,8 @@ def read_qrels_table(path: str | Path) -> TrecTable:
     return read_table(Path(path), "qrels")
 
 
-def read_run_table(path: str | Path, *, sha256: bool = False) -> TrecTable:
+def read_run_table(path: str | Path, *, sha256: bool = False, marks: str | None = None) -> TrecTable:
     """A TREC run as columns; InputErrors lists every malformed line and repeated result. With `sha256`, the
-    table carries the file's SHA-256 (`TrecTable.sha256`), taken as the scan reads it."""
-    return read_table(Path(path), "run", sha256=sha256)
+    table carries the file's SHA-256 (`TrecTable.sha256`), taken as the scan reads it; with `marks`, the rows
+    whose ids hold a byte past ASCII or that character, found as it reads (`TrecTable.check_text`)."""
+    return read_table(Path(path), "run", sha256=sha256, marks=marks)

@@ -28,7 +28,7 @@ from goldeval.trecio.fields import field_hash, padded, split_fields, words, word
 from goldeval.trecio.fields import text as _text
 from goldeval.trecio.numbers import NOT_DECIMAL, POW10, combine, parse_floats, parse_ints
 from goldeval.trecio.repeats import duplicates
-from goldeval.trecio.table import TrecTable
+from goldeval.trecio.table import ByteMarks, TrecTable
 
 BLOCK_BYTES = 1 << 20
 """Bytes split at a time: small enough for a block's temporary arrays to stay in the CPU caches."""
@@ -62,14 +62,16 @@ class _Block:
     tag: str | None = None
 
 
-def read_table(path: Path, kind: str, *, sha256: bool = False) -> TrecTable:
+def read_table(path: Path, kind: str, *, sha256: bool = False, marks: str | None = None) -> TrecTable:
     """Read one TREC file into a TrecTable; InputErrors lists every malformed line and repeated pair. With
     `sha256`, the table carries the file's `file_fingerprint`, taken of the bytes as the scan goes by them
-    (no second read of the file)."""
+    (no second read of the file); with `marks` (a character, or ""), the rows whose doc id holds a byte past
+    ASCII or that character, found the same way (`ByteMarks`: `check_text` then needs no pass of its own)."""
     what, _, _, _, empty, example = FORMATS[kind]
     source = _map(path, what)
     release = _Releaser(source)
     digest, hashed = (file_digest() if sha256 else None), 0
+    seen = ByteMarks(source, marks) if marks is not None else None
     codes: dict[str, int] = {}
     problems: list[InputError] = []
     columns = _Columns(len(source))
@@ -87,9 +89,12 @@ def read_table(path: Path, kind: str, *, sha256: bool = False) -> TrecTable:
             columns.append(block.columns, block.size)
         tag = block.tag if block.tag is not None else tag
         line0 += block.lines
-        if digest is not None:  # the block's bytes, still in the CPU caches from its split
+        if digest is not None or seen is not None:  # the block's bytes, still in the CPU caches from its split
             end = min(block.base + block.size, len(source))
-            digest.update(source[hashed:end])
+            if digest is not None:
+                digest.update(source[hashed:end])
+            if seen is not None:
+                seen.see(hashed, end)
             hashed = end
         release.before(block.base)
         if len(problems) >= MAX_PROBLEMS:
@@ -100,9 +105,13 @@ def read_table(path: Path, kind: str, *, sha256: bool = False) -> TrecTable:
         cols = columns.finish()
         if digest is not None:
             digest.update(source[hashed:])
+        if seen is not None:
+            seen.see(hashed, len(source))
         table = TrecTable(path, kind, source, list(codes), cols["topic"], cols["value"], cols["start"], cols["stop"],
                           cols["hash"], cols["line"], tag, sha256=digest.hexdigest() if digest is not None else None)  # fmt: skip
         problems += duplicates(table)
+        if seen is not None:
+            seen.rows(table)
     if problems:
         problems = sorted(problems, key=lambda p: p.line or 0)[:MAX_PROBLEMS]
         raise InputErrors(problems, summary=f"{len(problems)} problem(s) in {what} {path}")

@@ -44,6 +44,8 @@ class TrecTable:
     """The file's `file_fingerprint` (what `sha256sum` prints), taken as it was read, when the reader was asked."""
     held: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
     """Character -> the rows whose doc id holds it, as `check_text` found them in its pass (`rows_holding`)."""
+    past_ascii: np.ndarray | None = field(default=None, repr=False, compare=False)
+    """The rows whose doc id holds a byte past ASCII, when the reader's own pass found them (`ByteMarks`)."""
 
     def __len__(self) -> int:
         return len(self.topic)
@@ -92,34 +94,32 @@ class TrecTable:
         (remembered from `check_text` when it was asked for it)."""
         if char in self.held:
             return self.held[char]
-        return self._scan(holding=char)[1]
+        return self._scan(holding=char)
 
     def check_text(self, *, remember: str = "") -> None:
         """InputError naming the line of the first doc id that is not UTF-8: only rows holding a byte past
-        ASCII are decoded (a file of ASCII ids is checked in one pass over its bytes). The rows holding the
-        character `remember` are found in the same pass and kept for `rows_holding`."""
-        high, held = self._scan(high=True, holding=remember)
-        if remember:
-            self.held[remember] = held
+        ASCII are decoded (a file of ASCII ids is checked in one pass over its bytes, or none when the reader
+        looked as it read: `ByteMarks`). The rows holding the character `remember` are found in the same pass
+        and kept for `rows_holding`."""
+        if self.past_ascii is not None and (not remember or remember in self.held):
+            high = self.past_ascii
+        else:
+            marks = ByteMarks(self.source, remember)
+            for begin in range(0, len(self.source), SLICE):  # bounded temporaries, and resident pages
+                marks.see(begin, begin + SLICE)
+                self.drop_pages(begin, begin + SLICE)
+            high = marks.rows(self)
         if len(high):
             self.doc_ids(high)
 
-    def _scan(self, *, high: bool = False, holding: str = "") -> tuple[np.ndarray, np.ndarray]:
+    def _scan(self, *, holding: str) -> np.ndarray:
         """One pass over the file, a slice at a time, each slice's pages let go after: the rows whose doc id
-        holds a byte past ASCII (with `high`) and those whose doc id holds `holding` (C's memchr says first
-        whether a slice holds it at all; numpy's max whether it holds a byte past ASCII)."""
-        holder = getattr(self.source.base, "obj", self.source.base)
-        search = holder.find if isinstance(holder, (bytes, mmap.mmap)) else None
-        byte = holding.encode("ascii")
-        found: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
-        for begin in range(0, len(self.source), SLICE):  # bounded temporaries, and resident pages
-            block = self.source[begin : begin + SLICE]
-            if high and int(block.max(initial=0)) >= 0x80:
-                found[0].append(np.flatnonzero(block >= 0x80) + begin)
-            if byte and (search is None or search(byte, begin, begin + SLICE) >= 0):
-                found[1].append(np.flatnonzero(block == byte[0]) + begin)
+        holds `holding`."""
+        marks = ByteMarks(self.source, holding, high=False)
+        for begin in range(0, len(self.source), SLICE):
+            marks.see(begin, begin + SLICE)
             self.drop_pages(begin, begin + SLICE)
-        return self._rows_of(found[0]), self._rows_of(found[1])
+        return self._rows_of(marks.found[1])
 
     def _rows_of(self, found: list[np.ndarray]) -> np.ndarray:
         """The rows whose doc id holds one of the byte offsets `found`, in row order."""
@@ -214,3 +214,31 @@ def _id_bytes(ids: Sequence[DocId]) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 def id_hashes(ids: Sequence[DocId]) -> np.ndarray:
     """The doc id hash (`TrecTable.doc_hash`) of each of `ids`."""
     return field_hash(*_id_bytes(ids))
+
+
+class ByteMarks:
+    """The byte offsets of a file's bytes past ASCII and of one ASCII character, gathered slice by slice (by
+    `TrecTable.check_text`'s pass, or by the reader's as it goes by each block: `scan.read_table`), turned
+    into the rows whose doc id holds them (`rows`): a table's `past_ascii` and `held`. C's memchr says first
+    whether a slice holds the character at all, numpy's max whether it holds a byte past ASCII."""
+
+    def __init__(self, source: np.ndarray, holding: str = "", *, high: bool = True) -> None:
+        holder = getattr(source.base, "obj", source.base)
+        self.source, self.high, self.holding = source, high, holding
+        self.search = holder.find if isinstance(holder, (bytes, mmap.mmap)) else None
+        self.byte = holding.encode("ascii")
+        self.found: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
+
+    def see(self, begin: int, end: int) -> None:
+        block = self.source[begin:end]
+        if self.high and int(block.max(initial=0)) >= 0x80:
+            self.found[0].append(np.flatnonzero(block >= 0x80) + begin)
+        if self.byte and (self.search is None or self.search(self.byte, begin, end) >= 0):
+            self.found[1].append(np.flatnonzero(block == self.byte[0]) + begin)
+
+    def rows(self, table: TrecTable) -> np.ndarray:
+        """The rows holding a byte past ASCII; those holding the character are kept in `table.held`."""
+        if self.holding:
+            table.held[self.holding] = table._rows_of(self.found[1])
+        table.past_ascii = table._rows_of(self.found[0])
+        return table.past_ascii
