@@ -229,3 +229,21 @@ def test_numbas_layout_of_the_top_lists_is_numpys_byte_for_byte(tmp_path: Path, 
     monkeypatch.setenv("GOLDEVAL_NUMBA", "1")
     assert jit.compiled(hit_kernels.lay_hits, nbytes=0) is not None
     assert b"".join(scorecard_chunks(card)) == in_numpy == as_json(card)
+
+
+def test_a_scorecard_dropped_frees_its_columns_at_once_without_the_cycle_collector(tmp_path: Path) -> None:
+    # at 100k questions the columns are 400 MB: held in a cycle, they waited for a full collection
+    import gc
+    import weakref
+
+    card = card_from_columns(tmp_path)
+    columns = card.retrievers[0].columns
+    assert columns is not None and card.retrievers[0].scored["q1"][0] == {"a.md": 2, "b.md": 0}
+    gone = weakref.ref(columns)
+    gc.collect()
+    gc.disable()
+    try:
+        del card, columns
+        assert gone() is None
+    finally:
+        gc.enable()

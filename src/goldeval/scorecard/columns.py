@@ -133,8 +133,10 @@ class QuestionColumns:
         """Every question's `QuestionResult`, in order."""
         return [self.question(i) for i in range(len(self.questions))]
 
-    @cached_property
+    @property
     def scored(self) -> Scored:
+        """A new view (`RetrieverResult.of_columns` keeps it): kept here too, it and the columns would hold each
+        other, and a scorecard's columns (400 MB at 100k questions) would wait for the cycle collector."""
         return Scored(self)
 
 
