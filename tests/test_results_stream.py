@@ -26,7 +26,7 @@ ROWS = [
     ("q4", "chunks of a document", {"a.md": 1}),  # the run returns two chunks of a.md: one hit, one repeat
     ("q5", "not in the run", {"a.md": 1}),
     ("off", "nothing about this", {}),
-    ("q6", "from a log", {"d.md": 1}, (), "log"),
+    ("q6", "from a log", {"d\u00e9.md": 1}, (), "log"),  # a non-ASCII id
 ]
 RUN = """q1 Q0 b.md 1 0.9 t
 q1 Q0 a.md 2 0.5 t
@@ -40,7 +40,7 @@ q4 Q0 a.md#2 2 2 t
 q4 Q0 e.md 3 1 t
 off Q0 a.md 1 7.25 t
 q6 Q0 e.md 1 2 t
-q6 Q0 d.md 2 1 t
+q6 Q0 d\u00e9.md 2 1 t
 """
 
 

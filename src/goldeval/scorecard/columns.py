@@ -10,7 +10,7 @@ columns once made, so a copy of a scorecard shares them.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -42,6 +42,9 @@ class QuestionColumns:
     metrics: list[Metric]
     values: np.ndarray
     """values[m, a]: metric `metrics[m]` of question `answerable[a]`."""
+    texts: dict[str, list[str]] = field(default_factory=dict, compare=False, repr=False)
+    """Texts the results writer made of every question, kept for the history's copy of the same values
+    (`scorecard.writer.rank_list`): a cache of what the columns say, never a change to them."""
 
     def __len__(self) -> int:
         return len(self.questions)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Mapping
 from itertools import compress
-from json.encoder import encode_basestring, encode_basestring_ascii
+from json.encoder import encode_basestring
 from typing import Any
 
 import numpy as np
@@ -218,6 +218,9 @@ def _block(c: QuestionColumns, a: int, b: int, headline: np.ndarray) -> list[str
     """The records of questions a..b-1, as `json.dumps` writes `_question_to_dict` of each."""
     questions = c.questions[a:b]
     expected, nonrelevant, ranks = _judgment_texts(c, a, b)
+    kept = c.texts.setdefault("ranks", [])
+    if len(kept) == a:  # every question's, in order, for the history (`rank_list`)
+        kept.extend(ranks)
     top, top1 = _hit_texts(c, a, b)
     first = c.first_rank[a:b]
     errors = c.errors
@@ -257,15 +260,16 @@ def _counts(values: np.ndarray) -> list[str]:
 
 
 def rank_list(r: RetrieverResult) -> str:
-    """`json.dumps` of `[[id, off_topic, rank, ranks], ...]`, one item per question in order (the history's
-    `rank_lists`, which its `question_ranks` view spreads into rows), from the columns when the result has them."""
+    """`json.dumps(..., ensure_ascii=False)` of `[[id, off_topic, rank, ranks], ...]`, one item per question in
+    order (the history's `rank_lists`, which its `question_ranks` view spreads into rows), from the columns when
+    the result has them: each question's `ranks` as the results file wrote it, when it was written from them."""
     c = r.columns
     if c is None:
-        return json.dumps([[q.id, q.off_topic, q.rank, q.ranks] for q in r.questions])
-    relevant = c.judgments.grades > 0
-    keys = map(encode_basestring_ascii, compress(c.judgments.keys, relevant.tolist()))
-    inside = _grouped(list(map(_PAIR, keys, _counts(c.key_rank[relevant]))), c.judgments.owner[relevant], len(c))
-    ids = map(encode_basestring_ascii, [q.id for q in c.questions])
+        return json.dumps([[q.id, q.off_topic, q.rank, q.ranks] for q in r.questions], ensure_ascii=False)
+    inside = c.texts.get("ranks")
+    if inside is None or len(inside) != len(c):
+        inside = _judgment_texts(c, 0, len(c))[2]
+    ids = map(encode_basestring, [q.id for q in c.questions])
     off = ["true" if q.off_topic else "false" for q in c.questions]
     return "[" + ", ".join(map(_RANKED, ids, off, _counts(c.first_rank), inside)) + "]"
 
