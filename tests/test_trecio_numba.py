@@ -21,7 +21,7 @@ from goldeval.metrics.trec import evaluate_trec_files, parse_measures
 from goldeval.trecio import TrecTable, fields, kernels, read_qrels_table, read_run_table
 from goldeval.trecio import scan as scan_module
 from goldeval.trecio.fields import words_view
-from goldeval.trecio.numbers import POW10
+from goldeval.trecio.numbers import POW5_HI, POW5_LO, POW10
 
 pytestmark = pytest.mark.fast  # the numba kernels themselves (goldeval.trecio.kernels imports numba)
 
@@ -189,7 +189,7 @@ def test_the_kernel_leaves_a_block_it_does_not_take_to_numpy() -> None:
     for text, kind in ((b"1 0 d1\n", "qrels"), (b"1 0 d1 1.0\n", "qrels"), (b"1 Q0 d 1 2\n", "run"),
                        (b"1 0 d 1 2 x\n1 0 d 1\n", "qrels")):  # fmt: skip
         ext = np.frombuffer(text + bytes(24), dtype=np.uint8)
-        status, *_ = kernel(ext, words_view(ext), len(text), 0, kind == "run", POW10)
+        status, *_ = kernel(ext, words_view(ext), len(text), 0, kind == "run", POW10, POW5_HI, POW5_LO)
         assert status == kernels.NUMPY, text
         assert scan_module._split_compiled(kernel, kind, ext, 0, len(text)) is None
 

@@ -174,14 +174,17 @@ def test_malformed_numbers_are_errors_on_both_paths(tmp_path: Path, text: str, m
             read_run_table(path)
 
 
-def test_a_block_of_full_precision_scores_is_finished_without_the_string_cast(tmp_path: Path) -> None:
-    """Regression: numba's kernel sent every score over 15 digits to numpy's string cast."""
+def test_a_block_of_full_precision_scores_is_read_in_the_kernel(tmp_path: Path) -> None:
+    """Regression: numba's kernel sent every score over 15 digits to numpy's string cast, later to numpy's
+    Eisel-Lemire; now it reads them itself and leaves numpy only what is not a decimal."""
     scores = [repr(random.Random(i).uniform(0, 30)) for i in range(2000)] + ["1.5e-07", "inf"]
+    assert sum(len(s.replace(".", "").lstrip("0")) >= 17 for s in scores) > 500  # w past 2^53: not Clinger's
     path = _run_file(tmp_path, scores)
     kernel = jit.compiled(kernels.split_block)
     ext, base, size = next(scan_module._blocks(scan_module._map(path, "run")))
-    status, _, rows, _, n_rest, _, _, arrays = kernel(ext, fields.words_view(ext), size, base, True, numbers.POW10)
-    assert status == kernels.OK and rows == len(scores) and n_rest > 500
+    status, _, rows, _, n_rest, _, _, arrays = kernel(ext, fields.words_view(ext), size, base, True, numbers.POW10,
+                                                      numbers.POW5_HI, numbers.POW5_LO)  # fmt: skip
+    assert status == kernels.OK and rows == len(scores) and n_rest == 1
     assert (arrays[-2][: n_rest] == numbers.NOT_DECIMAL).sum() == 1  # inf only
     block = scan_module._split_compiled(kernel, "run", ext, base, size)
     assert block is not None and block.columns["value"].tolist() == [float(s) for s in scores]

@@ -29,7 +29,8 @@ columns bit for bit (tested):
   the whole block at a time (numpy's loops release the GIL too).
 Numbers, either way: a decimal (`[+-]digits[.digits][e[+-]digits]`) of at most 19 significant digits,
 all that Python's `repr` writes, is its integer times 10^q, rounded exactly as Python's `float` rounds it
-(`numbers.combine`: Clinger's exact division, else Eisel-Lemire); any other goes through numpy's
+(`numbers.combine`: Clinger's exact division, else Eisel-Lemire; numba's kernel takes the same two steps
+for one number at a time); any other goes through numpy's
 string-to-float cast (Python's correctly rounded `float`), so the values are the same (tested bit for bit).
 Repeated (topic, doc) pairs are found by one small hash table per topic (numba, when a file keeps each
 topic's lines together) or by sorting every pair's key (numpy).

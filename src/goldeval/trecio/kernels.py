@@ -5,7 +5,8 @@ entry points (`split_block`, `repeated_pairs`) and caches their machine code on 
 here are compiled into them. Each kernel computes exactly what its numpy twin in `fields`/`scan`
 computes, bit for bit (tested): the same field rules (C `isspace`), the same 64-bit hash
 (`fields.field_hash`), the same decimals (`numbers.decimals`: its digits w and power of ten q; the
-kernel divides where Clinger's step is exact and leaves the rest to `numbers.combine`). Anything else
+kernel divides where Clinger's step is exact and takes the others, Python's 17-digit scores among them, by
+`numbers.eisel_lemire`'s steps one number at a time, `_eisel_lemire`). Anything else
 (a wrong field count, a score that is not a decimal of at most 19 significant digits, a judgment that
 is not an integer) is left to the numpy code, which owns every error message.
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from goldeval.trecio.numbers import NOT_DECIMAL
+from goldeval.trecio.numbers import MAX_Q, MIN_Q, NOT_DECIMAL
 
 SEED = np.uint64(0xCBF29CE484222325)
 MIX = np.uint64(0x9E3779B97F4A7C15)
@@ -139,6 +140,62 @@ def decimal(a: np.ndarray, start: int, stop: int) -> tuple[bool, np.uint64, int,
     return True, w, power - after, negative
 
 
+_U32, _U1, _U9 = np.uint64(32), np.uint64(1), np.uint64(9)
+_LOW32, _LOW9 = np.uint64(0xFFFFFFFF), np.uint64(0x1FF)
+_TOP, _HIDDEN, _FRACTION = np.uint64(1 << 63), np.uint64(1 << 52), np.uint64((1 << 52) - 1)
+_INF_BITS = np.uint64(0x7FF << 52)
+
+
+@njit(nogil=True)
+def _mul128(a: np.uint64, b: np.uint64) -> tuple[np.uint64, np.uint64]:
+    """(high, low) 64-bit halves of a * b (`numbers._mul128` for one pair)."""
+    a0, a1, b0, b1 = a & _LOW32, a >> _U32, b & _LOW32, b >> _U32
+    p00, p01, p10 = a0 * b0, a0 * b1, a1 * b0
+    mid = (p00 >> _U32) + (p01 & _LOW32) + (p10 & _LOW32)
+    return a1 * b1 + (p01 >> _U32) + (p10 >> _U32) + (mid >> _U32), (mid << _U32) | (p00 & _LOW32)
+
+
+@njit(nogil=True)
+def _eisel_lemire(w: np.uint64, q: int, pow5_hi: np.ndarray, pow5_lo: np.ndarray) -> np.uint64:
+    """The bits of the float64 nearest w * 10^q (w below 10^19): `numbers.eisel_lemire`'s steps for one
+    number, the same table (`numbers.POW5_HI`, `POW5_LO`), so the two give the same bits (tested)."""
+    if w == 0 or q < MIN_Q:
+        return np.uint64(0)
+    if q > MAX_Q:
+        return _INF_BITS
+    lz = 0
+    while w < _TOP:
+        w <<= _U1
+        lz += 1
+    index = q - MIN_Q
+    high, low = _mul128(w, pow5_hi[index])
+    if high & _LOW9 == _LOW9:  # 55 bits not yet sure: add the next 64 bits
+        extra, _ = _mul128(w, pow5_lo[index])
+        summed = low + extra
+        if summed < extra:
+            high += _U1
+        low = summed
+    upper = high >> np.uint64(63)
+    shift = upper + _U9
+    mantissa = high >> shift
+    power2 = ((217706 * q) >> 16) + 63 + int(upper) - lz + 1023
+    if low <= _U1 and q >= -4 and q <= 23 and mantissa & np.uint64(3) == _U1 and (mantissa << shift) == high:
+        mantissa &= ~_U1  # halfway: ties to even
+    if power2 <= 0:  # subnormal, or the smallest normal where rounding reaches it
+        drop = 1 - power2
+        if drop >= 64:
+            return np.uint64(0)
+        mantissa >>= np.uint64(drop)
+        return (mantissa + (mantissa & _U1)) >> _U1
+    mantissa = (mantissa + (mantissa & _U1)) >> _U1
+    if mantissa >= np.uint64(1 << 53):
+        mantissa = np.uint64(0)
+        power2 += 1
+    if power2 >= 0x7FF:
+        return _INF_BITS
+    return (mantissa & _FRACTION) | (np.uint64(power2) << np.uint64(52))
+
+
 @njit(nogil=True)
 def _same_bytes(w: np.ndarray, s1: int, e1: int, s2: int, e2: int) -> bool:
     """Whether two fields are equal, a word at a time."""
@@ -152,17 +209,19 @@ def _same_bytes(w: np.ndarray, s1: int, e1: int, s2: int, e2: int) -> bool:
     return True
 
 
-def split_block(a: np.ndarray, w: np.ndarray, size: int, base: int, run: bool, pow10: np.ndarray) -> tuple:  # type: ignore[type-arg]
+def split_block(a: np.ndarray, w: np.ndarray, size: int, base: int, run: bool, pow10: np.ndarray,  # type: ignore[type-arg]
+                pow5_hi: np.ndarray, pow5_lo: np.ndarray) -> tuple:
     """`scan._split`'s columns of the block a[:size] (whole lines, a[size - 1] a newline; w its
     `fields.words_view`) in one pass:
     (status, lines, rows, topics, rest, tag start, tag stop, arrays); the arrays: score (run), judgment
     (qrels), doc start and stop (+ base), doc hash, line in the block, first row of each topic, its
-    start and stop, rows whose score Clinger's step does not give (0 here), their start and stop, digits,
-    power of ten (NOT_DECIMAL: not a decimal) and sign: the caller finishes them with numpy. Bails out
+    start and stop, rows whose score is not a decimal it reads (0 here: `inf`, over 19 digits...), their start
+    and stop, digits, power of ten (NOT_DECIMAL) and sign: the caller finishes them with numpy. Bails out
     (status NUMPY) at the first line it does not take."""
     n_fields, at = (6, 4) if run else (4, 3)  # the value is the 5th field of a run line, the 4th of a qrels line
     cap = size // (2 * n_fields) + 1  # a result line has n_fields fields and as many separators
     value, grade = np.zeros(cap if run else 0, dtype=np.float64), np.zeros(0 if run else cap, dtype=np.int64)
+    bits = value.view(np.uint64)  # a score's bits, where `_eisel_lemire` makes them
     start, stop = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64)
     hashes, line = np.empty(cap, dtype=np.uint64), np.empty(cap, dtype=np.int32)
     topic_at, topic_start, topic_stop = np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64)
@@ -184,6 +243,8 @@ def split_block(a: np.ndarray, w: np.ndarray, size: int, base: int, run: bool, p
             if plain and digits < EXACT and power <= 0 and power >= -22:
                 number = digits / pow10[-power]
                 value[rows] = -number if negative else number
+            elif plain:
+                bits[rows] = _eisel_lemire(digits, power, pow5_hi, pow5_lo) | (_TOP if negative else np.uint64(0))
             else:
                 rest[n_rest], rest_start[n_rest], rest_stop[n_rest] = rows, fs[at], fe[at]
                 rest_w[n_rest], rest_q[n_rest], rest_negative[n_rest] = digits, power if plain else NOT_DECIMAL, negative

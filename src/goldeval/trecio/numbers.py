@@ -11,8 +11,8 @@ A decimal `[+-]digits[.digits][(e|E)[+-]digits]` is an integer w of its digits t
 Python writes a float with `repr`/`f"{x}"` in 17 significant digits at most, so that is every score a
 Python program writes. Anything else (more than 19 significant digits, `inf`, `nan`, a field that is not a
 number) goes to numpy's string cast, Python's correctly rounded `float`, one field at a time on error.
-numba's reader (`kernels.decimal`) reads w and q itself and calls `combine` for the numbers it does not
-finish with Clinger's step.
+numba's reader (`kernels.decimal`) reads w and q itself and finishes every decimal in the kernel: Clinger's
+step, else `kernels._eisel_lemire`, these steps one number at a time on the same table (`POW5_HI`, `POW5_LO`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ MAX_DIGITS = 19
 """Significant digits that fit w in 64 bits (10^19 < 2^64), the most Eisel-Lemire takes."""
 NOT_DECIMAL = 1 << 40
 """The power of ten numba's reader gives a score it did not read as a decimal (numpy parses its text)."""
-_MIN_Q, _MAX_Q = -342, 308
+MIN_Q, MAX_Q = -342, 308
+"""Powers of ten past which a nonzero decimal is 0 (below) or infinity (above) in float64."""
 _U64 = np.uint64
 
 
@@ -39,19 +40,20 @@ def _powers_of_five() -> tuple[np.ndarray, np.ndarray]:
     """High and low 64 bits of 5^q normalised to 128 bits (top bit set) for q in [-342, 308]: truncated
     for q >= 0, rounded up from 2^b / 5^-q for q < 0 (fast_float's script/table_generation.py)."""
     table = []
-    for q in range(_MIN_Q, 0):
+    for q in range(MIN_Q, 0):
         power5 = 5**-q
         z = power5.bit_length() if power5 & (power5 - 1) else power5.bit_length() - 1  # smallest z, 2^z >= 5^-q
         c = 2 ** (z + 127 if q >= -27 else 2 * z + 128) // power5 + 1
         table.append(c >> max(0, c.bit_length() - 128))
-    for q in range(0, _MAX_Q + 1):
+    for q in range(0, MAX_Q + 1):
         power5 = 5**q
         shift = power5.bit_length() - 128
         table.append(power5 >> shift if shift > 0 else power5 << -shift)
     return (np.array([t >> 64 for t in table], dtype=_U64), np.array([t & ((1 << 64) - 1) for t in table], dtype=_U64))
 
 
-_POW5_HI, _POW5_LO = _powers_of_five()
+POW5_HI, POW5_LO = _powers_of_five()
+"""5^q for q in [-342, 308] in 128 bits (`_powers_of_five`), the table of both readers' Eisel-Lemire."""
 
 
 def _mul128(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -74,18 +76,18 @@ def eisel_lemire(w: np.ndarray, q: np.ndarray) -> np.ndarray:
     """The float64 nearest w * 10^q (ties to even) for uint64 w and int64 q: fast_float's compute_float
     for binary64, one numpy operation over every number at a time."""
     values = np.zeros(len(w), dtype=np.float64)
-    values[(w != 0) & (q > _MAX_Q)] = np.inf
-    live = np.flatnonzero((w != 0) & (q >= _MIN_Q) & (q <= _MAX_Q))
+    values[(w != 0) & (q > MAX_Q)] = np.inf
+    live = np.flatnonzero((w != 0) & (q >= MIN_Q) & (q <= MAX_Q))
     if not len(live):
         return values
     w, q = w[live], q[live]
     lz = 64 - _bit_length(w)
     w = w << lz.astype(_U64)
-    index = q - _MIN_Q
-    high, low = _mul128(w, _POW5_HI[index])
+    index = q - MIN_Q
+    high, low = _mul128(w, POW5_HI[index])
     wider = np.flatnonzero(high & _U64(0x1FF) == _U64(0x1FF))  # 55 bits not yet sure: add the next 64 bits
     if len(wider):
-        extra, _ = _mul128(w[wider], _POW5_LO[index[wider]])
+        extra, _ = _mul128(w[wider], POW5_LO[index[wider]])
         summed = low[wider] + extra
         high[wider] += (summed < extra).astype(_U64)
         low[wider] = summed

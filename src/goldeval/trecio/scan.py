@@ -26,7 +26,7 @@ from goldeval.errors import InputError, InputErrors
 from goldeval.fingerprint import file_digest
 from goldeval.trecio.fields import field_hash, padded, split_fields, words, words_view
 from goldeval.trecio.fields import text as _text
-from goldeval.trecio.numbers import NOT_DECIMAL, POW10, combine, parse_floats, parse_ints
+from goldeval.trecio.numbers import NOT_DECIMAL, POW5_HI, POW5_LO, POW10, combine, parse_floats, parse_ints
 from goldeval.trecio.repeats import duplicates
 from goldeval.trecio.table import ByteMarks, TrecTable
 
@@ -252,7 +252,8 @@ def _split_compiled(kernel: Any, kind: str, ext: np.ndarray, base: int, size: in
     """`kernels.split_block`'s columns of one block; None where it left the block to numpy (a line it
     does not take, or a score that is not a number: numpy's code says which and where)."""
     run = kind == "run"
-    status, lines, rows, topics, n_rest, tag_start, tag_stop, arrays = kernel(ext, words_view(ext), size, base, run, POW10)
+    status, lines, rows, topics, n_rest, tag_start, tag_stop, arrays = kernel(ext, words_view(ext), size, base, run, POW10,
+                                                                                 POW5_HI, POW5_LO)
     value, grade, start, stop, hashes, line, topic_at, topic_start, topic_stop = arrays[:9]
     if status:
         return None
