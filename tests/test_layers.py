@@ -15,7 +15,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "goldeval"
 
 LAYERS: list[set[str]] = [
     {"types", "errors", "ranking", "ids", "progress", "trecio", "textsafe", "jit", "words", "fingerprint", "limits",
-     "_lazy", "usercache", "remote", "memory"},  # words every layer uses
+     "_lazy", "usercache", "remote", "memory", "arrays"},  # words every layer uses
     {"store"},  # persistence: atomic writes, the workspace, caches
     {"corpus"},  # documents and passages
     {"golden"},  # questions and judgments

@@ -26,6 +26,7 @@ from itertools import chain, compress, islice, repeat
 
 import numpy as np
 
+from goldeval.arrays import distinct_values
 from goldeval.errors import InputError
 from goldeval.memory import gc_paused
 from goldeval.metrics.ranks import above_and_tied, above_and_tied_padded, padded, pads_little
@@ -204,7 +205,7 @@ def _chunk_ends(ends: np.ndarray) -> list[int]:
     if not len(ends):
         return []
     cuts = np.searchsorted(ends, np.arange(READ_CELLS, int(ends[-1]) + READ_CELLS, READ_CELLS)) + 1
-    return np.unique(np.append(np.minimum(cuts, len(ends)), len(ends))).tolist()  # type: ignore[no-any-return]
+    return distinct_values(np.append(np.minimum(cuts, len(ends)), len(ends))).tolist()  # type: ignore[no-any-return]
 
 
 def _raise_nan(qid: str, doc: str) -> None:

@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from goldeval.arrays import distinct_values
 from goldeval.metrics.compute import compute
 from goldeval.metrics.definitions import Metric
 from goldeval.metrics.judge import Located, locate_ranked
@@ -72,8 +73,7 @@ def judged_share(n: int, lengths: np.ndarray, q: np.ndarray, rank: np.ndarray, d
     if not n or depth < 1:
         return []
     near = rank <= depth
-    key = np.sort(q[near] * (depth + 1) + rank[near])
-    key = key[np.concatenate((key[:1] >= 0, key[1:] != key[:-1]))]  # a place counts once (np.unique: 10x slower)
+    key = distinct_values(q[near] * (depth + 1) + rank[near])  # a place counts once
     q, rank = key // (depth + 1), key % (depth + 1)
     size = np.asarray(lengths, dtype=np.int64)[q]
     inside = rank <= size  # adds 1/k from rank to min(L, depth)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from goldeval.arrays import distinct_values
 from goldeval.errors import InputError
 from goldeval.ids import DocumentOf, doc_part, repeated_of
 from goldeval.run import Hits, Run
@@ -129,7 +130,7 @@ def _unknown_in(run: Run, known: set[str]) -> Iterator[tuple[QuestionId, list[st
     if not outside.any():
         return
     owner = np.repeat(np.arange(len(columns.topics)), columns.lengths)
-    for span in np.unique(owner[outside]).tolist():
+    for span in distinct_values(owner[outside]).tolist():
         yield columns.topics[span], columns.ids(columns.positions(np.array([span])))
 
 

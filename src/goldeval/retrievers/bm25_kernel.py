@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from goldeval import jit
+from goldeval.arrays import distinct_values
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ class Postings:
         term, doc = np.divmod(pairs, max(n_docs, 1))  # sorted by term, then passage: CSC order
         df = np.bincount(term, minlength=n_terms)
         idf = np.zeros(n_terms, dtype=np.float32)
-        for value in np.unique(df[df > 0]).tolist():  # math.log, as bm25s, once per distinct df
+        for value in distinct_values(df[df > 0]).tolist():  # math.log, as bm25s, once per distinct df
             idf[df == value] = math.log(1 + (n_docs - value + 0.5) / (value + 0.5))
         avg = np.array(lengths).mean() if n_docs else 1.0  # bm25s: np.array([len(d) for d in docs]).mean()
         tf64 = tf.astype(np.float32).astype(np.float64)
@@ -118,7 +119,7 @@ def _top_k_numpy(p: Postings, token_ptr: np.ndarray, token_ids: np.ndarray, k: i
             continue
         for term in terms.tolist():  # term by term, float32: the sums bm25s makes, bit for bit
             np.add.at(acc, p.indices[p.indptr[term] : p.indptr[term + 1]], p.data[p.indptr[term] : p.indptr[term + 1]])
-        touched = np.unique(np.concatenate([p.indices[p.indptr[t] : p.indptr[t + 1]] for t in terms.tolist()]))
+        touched = distinct_values(np.concatenate([p.indices[p.indptr[t] : p.indptr[t + 1]] for t in terms.tolist()]))
         best, value = touched, acc[touched]
         best, value = best[value > 0], value[value > 0]  # as the numba kernel: a score of 0 is no match
         if len(best) > k:  # keep everything tied with the k-th score, then order exactly

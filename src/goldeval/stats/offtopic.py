@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from goldeval.arrays import distinct_values
 from goldeval.golden.model import headline_split
 from goldeval.retrievers.fusion import RANK_FUSIONS
 from goldeval.scorecard.model import QuestionResult, RetrieverResult, Scorecard
@@ -52,7 +53,7 @@ def best_threshold(
     nothing (`*_empty`) show no score, so every threshold refuses them: they count on both sides.
     `threshold` is None when no cut has a higher J than accepting every question.
     """
-    candidates = np.unique(np.concatenate([answerable, off_topic]))
+    candidates = distinct_values(np.concatenate([answerable, off_topic]))
     cuts = np.concatenate([[candidates[0]], (candidates[:-1] + candidates[1:]) / 2,
                            [np.nextafter(candidates[-1], np.inf)]])
     rejected = answerable_empty + np.sum(answerable[None, :] < cuts[:, None], axis=1)
@@ -158,7 +159,7 @@ def separability(result: RetrieverResult) -> dict[str, Any]:
     if asides:
         out["verdict"] += f" ({'; '.join(asides)})"
     if out["rank_based"]:
-        n_values, n_scored = np.unique(np.concatenate([answerable, off_scores])).size, answerable.size + off_scores.size
+        n_values, n_scored = distinct_values(np.concatenate([answerable, off_scores])).size, answerable.size + off_scores.size
         out["verdict"] += (f". The top-1 score is a rank-based score (reciprocal rank fusion: {n_values} distinct "
                            f"values over {n_scored} questions), not a confidence, so a threshold on it says little")
     return out

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from goldeval.arrays import distinct_values
 from goldeval.errors import InputError
 from goldeval.trecio.fields import field_hash, padded, words
 from goldeval.types import DocId, QuestionId
@@ -132,7 +133,7 @@ class TrecTable:
         inside = slot >= 0
         slot, at = slot[inside], at[inside]
         rows = slot if order is None else order[slot]
-        return np.unique(rows[at < self.doc_stop[rows]])
+        return distinct_values(rows[at < self.doc_stop[rows]])
 
     def drop_pages(self, begin: int = 0, end: int | None = None) -> None:
         """Let the OS take back the file's pages read so far (they stay in its page cache), or those of bytes
