@@ -11,7 +11,9 @@ transaction per run, so a crash records the whole run or nothing and readers nev
   expected id's rank), to see which questions moved without unpacking a scorecard. A view: each retriever's
   ranks are one JSON text in `rank_lists` (`[[question, off_topic, rank, ranks], ...]`), which SQLite's
   `json_each` spreads into rows; a row per question cost 0.34 CPU s per 100k questions to build and insert,
-  the text 0.05 s (issue 23). Histories of schema 1 (a table of rows) move to the view when first written;
+  the text 0.05 s (issue 23). Histories of schema 1 (a table of rows) move to the view when first written
+  (SQLite's JSON functions, built in since SQLite 3.38 and in the common builds before; goldeval 0.2 writing
+  into a moved history cannot insert into the view: it warns and records nothing);
 - `tags`: named baselines (`goldeval history tag 12 baseline`, then `compare @baseline @last`).
 
 References: `@last` is the newest run, `@last~N` the N-th before it, `@12` run 12, `@NAME` a tag.
