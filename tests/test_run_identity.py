@@ -115,3 +115,27 @@ def test_passages_fingerprint_changes_with_any_passage_id_or_text(chunking: str 
     retexted = [Passage(first.id, first.doc_id, first.text + " "), *passages[1:]]
     assert len({base, passages_fingerprint(renamed), passages_fingerprint(retexted)}) == 3
     assert passages_fingerprint(list(reversed(passages))) != base  # the order of the index counts
+
+
+def test_the_golden_fingerprint_is_kept_until_the_set_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a frozen set's load, its scorecard and every configuration of a sweep ask for it: 0.3 s at 100k questions
+    from dataclasses import replace
+
+    from goldeval.golden import model
+    from goldeval.golden.model import Judgment, Question
+
+    made: list[object] = []
+    real = model.content_fingerprint
+    monkeypatch.setattr(model, "content_fingerprint", lambda value: made.append(value) or real(value))
+    g = golden()
+    first = g.fingerprint()
+    assert g.fingerprint() == first and len(made) == 1  # asked again: kept
+    g.qrels.add(Judgment("q1", "c.md", 1))  # a judgment added: made again, as a set made anew with it
+    added = make_golden([("q1", "alpha paragraph", {"a.md": 1, "c.md": 1}), ("q2", "bravo", {"b.md": 1})])
+    assert g.fingerprint() == added.fingerprint() != first and len(made) == 3
+    g.questions[1] = replace(g.questions[1], question="bravo, reworded")  # a question replaced in place
+    reworded = g.fingerprint()
+    assert reworded not in (first, added.fingerprint()) and len(made) == 4
+    g.questions.append(Question("q3", "charlie"))  # a question added
+    assert g.fingerprint() not in (first, reworded) and len(made) == 5
+    assert g.fingerprint() and len(made) == 5
