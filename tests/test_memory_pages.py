@@ -88,3 +88,12 @@ def test_every_command_and_evaluate_run_without_huge_pages(restored: object, tmp
 
 def test_the_switch_is_numpys_own() -> None:
     assert _hugepage_switch() is MULTIARRAY._set_madvise_hugepage
+
+
+def test_a_sweep_stage_on_a_ray_worker_runs_without_huge_pages(restored: object) -> None:
+    # what the Ray executor runs on the worker for every stage (`RayExecutor.map`); tests/test_sweep_ray*.py run it
+    from goldeval.sweep.distributed import in_small_pages
+
+    MULTIARRAY._set_madvise_hugepage(True)
+    assert in_small_pages(lambda a, b: (a + b, hugepage_request()), 2, 3) == (5, False)
+    assert hugepage_request() is True

@@ -98,7 +98,8 @@ class RayExecutor:
                            _temp_dir=str(self._temp_dir()), log_to_driver=False, configure_logging=False)
             self.description = f"a local Ray with {workers} worker(s), logs in {self._logs}"
         self.workers = int(workers or self._ray.cluster_resources().get("CPU", 1))
-        self._remote: dict[Callable[..., Any], Any] = {}
+        self._task: Any = None
+        """`in_small_pages` as a Ray task: every stage runs through it."""
 
     def _temp_dir(self) -> Path:
         if len(str(self._logs)) <= SOCKET_ROOM:
@@ -115,9 +116,9 @@ class RayExecutor:
         """Each call a task, `done(result)` called here as each finishes (in the order they finish); a task
         whose worker died (killed by Ray's memory monitor on a loaded machine, or by anyone) runs again, up to WORKER_RETRIES times: stage functions are pure and their caches are
         written atomically, so a rerun gives the same result. An error the function raised is not retried."""
-        if fn not in self._remote:
-            self._remote[fn] = self._ray.remote(num_cpus=1, max_retries=WORKER_RETRIES, retry_exceptions=False)(fn)
-        refs = [self._remote[fn].remote(*args) for args in calls]
+        if self._task is None:
+            self._task = self._ray.remote(num_cpus=1, max_retries=WORKER_RETRIES, retry_exceptions=False)(in_small_pages)
+        refs = [self._task.remote(fn, *args) for args in calls]
         try:
             pending = list(refs)
             while done is not None and pending:
@@ -141,6 +142,16 @@ class RayExecutor:
             if logs.is_dir():
                 shutil.copytree(logs, self._logs / "logs", dirs_exist_ok=True)
             shutil.rmtree(self._temp, ignore_errors=True)
+
+
+def in_small_pages(fn: Callable[..., T], *args: Any) -> T:
+    """`fn(*args)` with numpy's arrays in ordinary pages, as every goldeval command makes them
+    (`goldeval.memory.small_pages_only`): how a Ray worker runs a stage, so a sweep's stages pay the same price
+    for memory on a worker as in this process."""
+    from goldeval.memory import small_pages_only
+
+    with small_pages_only():
+        return fn(*args)
 
 
 def make_executor(*, workers: int | None, address: str | None, workspace: Path) -> LocalExecutor | RayExecutor:
