@@ -93,21 +93,17 @@ CREATE TABLE IF NOT EXISTS tags (
     run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
     at TEXT NOT NULL
 );
-""" + RANKS_VIEW
+"""
+"""The tables (the view, `RANKS_VIEW`, is made after them)."""
 TO_VIEW = """
-CREATE TABLE rank_lists (
-    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
-    retriever TEXT NOT NULL,
-    questions TEXT NOT NULL,
-    PRIMARY KEY (run_id, retriever)
-);
 INSERT INTO rank_lists
 SELECT run_id, retriever, json_group_array(json_array(question, json(CASE off_topic WHEN 0 THEN 'false' ELSE 'true' END),
                                                       rank, json(ranks)))
 FROM (SELECT * FROM question_ranks ORDER BY run_id, retriever, rowid) GROUP BY run_id, retriever;
 DROP TABLE question_ranks;
-""" + RANKS_VIEW
-"""Schema 1 -> 2: the rows of `question_ranks` become one JSON text per retriever and the table a view of them."""
+"""
+"""Schema 1 -> 2, between the tables and the view: the rows of `question_ranks` become one JSON text per
+retriever in `rank_lists`, and the table gives way to the view of them."""
 REF = re.compile(r"^@(?:(last)(?:~(\d+))?|(\d+)|([A-Za-z_][\w.-]*))$")
 
 
@@ -276,7 +272,7 @@ def _migrate(conn: sqlite3.Connection) -> None:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version < SCHEMA_VERSION:
             known = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'question_ranks' AND type = 'table'")
-            script = (TO_VIEW if version == 1 and known.fetchone() is not None else "") + SCHEMA
+            script = SCHEMA + (TO_VIEW if version == 1 and known.fetchone() is not None else "") + RANKS_VIEW
             for statement in script.split(";"):  # one by one: executescript would commit the transaction first
                 if statement.strip():
                     conn.execute(statement)

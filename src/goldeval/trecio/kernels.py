@@ -142,7 +142,7 @@ def decimal(a: np.ndarray, start: int, stop: int) -> tuple[bool, np.uint64, int,
 
 _U32, _U1, _U9 = np.uint64(32), np.uint64(1), np.uint64(9)
 _LOW32, _LOW9 = np.uint64(0xFFFFFFFF), np.uint64(0x1FF)
-_TOP, _HIDDEN, _FRACTION = np.uint64(1 << 63), np.uint64(1 << 52), np.uint64((1 << 52) - 1)
+_TOP, _FRACTION = np.uint64(1 << 63), np.uint64((1 << 52) - 1)
 _INF_BITS = np.uint64(0x7FF << 52)
 
 
@@ -247,7 +247,7 @@ def split_block(a: np.ndarray, w: np.ndarray, size: int, base: int, run: bool, p
                 bits[rows] = _eisel_lemire(digits, power, pow5_hi, pow5_lo) | (_TOP if negative else np.uint64(0))
             else:
                 rest[n_rest], rest_start[n_rest], rest_stop[n_rest] = rows, fs[at], fe[at]
-                rest_w[n_rest], rest_q[n_rest], rest_negative[n_rest] = digits, power if plain else NOT_DECIMAL, negative
+                rest_w[n_rest], rest_q[n_rest], rest_negative[n_rest] = digits, NOT_DECIMAL, negative
                 n_rest += 1
         else:
             plain, mantissa, _, dot, negative = plain_number(a, fs[at], fe[at])

@@ -26,7 +26,7 @@ from goldeval.errors import InputError, InputErrors
 from goldeval.fingerprint import file_digest
 from goldeval.trecio.fields import field_hash, padded, split_fields, words, words_view
 from goldeval.trecio.fields import text as _text
-from goldeval.trecio.numbers import NOT_DECIMAL, POW5_HI, POW5_LO, POW10, combine, parse_floats, parse_ints
+from goldeval.trecio.numbers import POW5_HI, POW5_LO, POW10, parse_floats, parse_ints
 from goldeval.trecio.repeats import duplicates
 from goldeval.trecio.table import ByteMarks, TrecTable
 
@@ -260,7 +260,7 @@ def _split_compiled(kernel: Any, kind: str, ext: np.ndarray, base: int, size: in
     block = _Block(base, size, lines)
     if not rows:
         return block
-    if n_rest and not _finish_scores(ext, value, *(array[:n_rest] for array in arrays[9:])):
+    if n_rest and not _finish_scores(ext, value, *(array[:n_rest] for array in arrays[9:12])):
         return None
     if run:
         block.tag = _text(ext, tag_start, tag_stop)
@@ -271,17 +271,11 @@ def _split_compiled(kernel: Any, kind: str, ext: np.ndarray, base: int, size: in
     return block
 
 
-def _finish_scores(ext: np.ndarray, value: np.ndarray, rows: np.ndarray, start: np.ndarray, stop: np.ndarray,
-                   w: np.ndarray, q: np.ndarray, negative: np.ndarray) -> bool:  # fmt: skip
-    """The scores the kernel left: decimals by `numbers.combine`, the others (inf, over 19 digits...) by
-    numpy's `parse_floats`; False when one is not a number (numpy's path then says which and where)."""
-    decimal = q != NOT_DECIMAL
-    value[rows[decimal]] = combine(w[decimal], q[decimal], negative[decimal])
-    if decimal.all():
-        return True
-    other = ~decimal
-    parsed, bad = parse_floats(ext, start[other], stop[other])
-    value[rows[other]] = parsed
+def _finish_scores(ext: np.ndarray, value: np.ndarray, rows: np.ndarray, start: np.ndarray, stop: np.ndarray) -> bool:
+    """The scores the kernel left, none of them a decimal it reads (inf, over 19 digits...), by numpy's
+    `parse_floats`; False when one is not a number (numpy's path then says which and where)."""
+    parsed, bad = parse_floats(ext, start, stop)
+    value[rows] = parsed
     return not bad.any()
 
 

@@ -95,32 +95,25 @@ class TrecTable:
         (remembered from `check_text` when it was asked for it)."""
         if char in self.held:
             return self.held[char]
-        return self._scan(holding=char)
+        return self._rows_of(self._pass(char, high=False).found[1])
 
     def check_text(self, *, remember: str = "") -> None:
         """InputError naming the line of the first doc id that is not UTF-8: only rows holding a byte past
         ASCII are decoded (a file of ASCII ids is checked in one pass over its bytes, or none when the reader
         looked as it read: `ByteMarks`). The rows holding the character `remember` are found in the same pass
         and kept for `rows_holding`."""
-        if self.past_ascii is not None and (not remember or remember in self.held):
-            high = self.past_ascii
-        else:
-            marks = ByteMarks(self.source, remember)
-            for begin in range(0, len(self.source), SLICE):  # bounded temporaries, and resident pages
-                marks.see(begin, begin + SLICE)
-                self.drop_pages(begin, begin + SLICE)
-            high = marks.rows(self)
-        if len(high):
+        known = self.past_ascii is not None and (not remember or remember in self.held)
+        high = self.past_ascii if known else self._pass(remember).rows(self)
+        if high is not None and len(high):
             self.doc_ids(high)
 
-    def _scan(self, *, holding: str) -> np.ndarray:
-        """One pass over the file, a slice at a time, each slice's pages let go after: the rows whose doc id
-        holds `holding`."""
-        marks = ByteMarks(self.source, holding, high=False)
+    def _pass(self, holding: str, *, high: bool = True) -> ByteMarks:
+        """One pass over the file, a slice at a time (bounded temporaries), each slice's pages let go after."""
+        marks = ByteMarks(self.source, holding, high=high)
         for begin in range(0, len(self.source), SLICE):
             marks.see(begin, begin + SLICE)
             self.drop_pages(begin, begin + SLICE)
-        return self._rows_of(marks.found[1])
+        return marks
 
     def _rows_of(self, found: list[np.ndarray]) -> np.ndarray:
         """The rows whose doc id holds one of the byte offsets `found`, in row order."""
