@@ -101,7 +101,10 @@ def cache_model(cache: Path, repo: str, source: Path, commit: str, *, main: bool
         blob = root / "blobs" / hashlib.sha256(file.read_bytes()).hexdigest()
         blob.parent.mkdir(parents=True, exist_ok=True)
         if not blob.exists():
-            shutil.copyfile(file, blob)
+            try:  # the same bytes without a copy (a suite's hub caches were 1 GB of copies); else copy them
+                os.link(file, blob)
+            except OSError:
+                shutil.copyfile(file, blob)
         link = snapshot / file.relative_to(source)
         link.parent.mkdir(parents=True, exist_ok=True)
         link.symlink_to(os.path.relpath(blob, link.parent))
