@@ -161,10 +161,13 @@ def test_a_run_recorded_by_either_compressor_is_the_results_file_read_back_by_zl
 
 @pytest.mark.parametrize("block", [1, 2, writer.BLOCK])
 @pytest.mark.parametrize("numba", ["0", pytest.param("1", marks=pytest.mark.fast)])  # numpy's layout, numba's copy
+@pytest.mark.parametrize("orjson", [pytest.param(True, marks=pytest.mark.fast), False])  # every float, or each value once
 def test_results_laid_out_as_bytes_or_one_by_one_are_the_json_modules_text(tmp_path: Path, block: int, numba: str,
-                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+                                                                          orjson: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(writer, "BLOCK", block)
     monkeypatch.setenv("GOLDEVAL_NUMBA", numba)
+    if not orjson:
+        monkeypatch.setattr(writer, "_orjson", None)
     run = tmp_path / "run.trec"
     run.write_text("a Q0 plain.md 1 3.5 t\na Q0 \u00e9t\u00e9.md 2 2.25 t\nb Q0 q\"uote.md 1 1 t\nb Q0 x.md 2 0.5 t\n"
                    "c Q0 back\\\\slash.md 1 2 t\nd Q0 z.md 1 1e-300 t\nd Q0 y.md 2 -4 t\n"
