@@ -18,6 +18,7 @@ from goldeval.fingerprint import (
     canonical_json,
     file_fingerprint,
     fingerprint,
+    plain_fingerprint,
     text_fingerprint,
 )
 from goldeval.golden.io import load_golden
@@ -38,6 +39,25 @@ def test_a_value_is_sha256_of_its_canonical_json() -> None:
     assert fingerprint(value) == hashlib.sha256(text.encode("utf-8")).hexdigest()
     assert fingerprint({"p": Path("/tmp/x"), "a": "café 🚀", "b": [1, ["x", 2.5]]}) == fingerprint(value)
     assert fingerprint(value, length=8) == fingerprint(value)[:8]
+
+
+@pytest.mark.parametrize("orjson", [pytest.param(True, marks=pytest.mark.fast), False])
+def test_a_plain_value_has_its_canonical_jsons_digest_by_either_writer(orjson: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    from goldeval import fingerprint as module
+
+    if orjson:
+        assert module._orjson is not None  # the `fast` extra's writer is the one tested
+    else:
+        monkeypatch.setattr(module, "_orjson", None)
+    value = [["q1", "caf\u00e9 \U0001f680 \u2028\x00\x1f\x7f\"\\/", [["b.md", 2], ["a.md", 0]], "off_topic"],
+             {"z": -1, "a": [True, False, None], "\u00e9": 2**63 - 1, "\U0001f680": (1, "x")}]
+    text = ('[["q1","caf\u00e9 \U0001f680 \u2028\\u0000\\u001f\x7f\\"\\\\/",[["b.md",2],["a.md",0]],"off_topic"],'
+            '{"a":[true,false,null],"z":-1,"\u00e9":9223372036854775807,"\U0001f680":[1,"x"]}]')
+    assert plain_fingerprint(value) == hashlib.sha256(text.encode("utf-8")).hexdigest() == fingerprint(value)
+    every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)  # each escape as json's
+    assert plain_fingerprint([every, {every: 1}]) == fingerprint([every, {every: 1}])
+    for refused in (["lone \ud800 surrogate"], [2**64], {"k": [-(2**70)]}):  # orjson refuses: json's way, same digest
+        assert plain_fingerprint(refused) == fingerprint(refused)
 
 
 def test_a_text_and_a_file_are_sha256_of_their_bytes(tmp_path: Path) -> None:

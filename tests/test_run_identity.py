@@ -125,8 +125,8 @@ def test_the_golden_fingerprint_is_kept_until_the_set_changes(monkeypatch: pytes
     from goldeval.golden.model import Judgment, Question
 
     made: list[object] = []
-    real = model.content_fingerprint
-    monkeypatch.setattr(model, "content_fingerprint", lambda value: made.append(value) or real(value))
+    real = model.plain_fingerprint
+    monkeypatch.setattr(model, "plain_fingerprint", lambda value: made.append(value) or real(value))
     g = golden()
     first = g.fingerprint()
     assert g.fingerprint() == first and len(made) == 1  # asked again: kept

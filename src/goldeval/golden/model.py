@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
-from goldeval.fingerprint import fingerprint as content_fingerprint
+from goldeval.fingerprint import plain_fingerprint
 from goldeval.memory import gc_paused
 from goldeval.types import DocId, QuestionId
 
@@ -331,7 +331,7 @@ class GoldenSet:
             return made[3]  # the same content (questions are frozen): a frozen set's load and its scorecard ask
         with gc_paused():  # a list per question: at 100k the GC's passes over them cost twice the work
             graded = self.qrels.graded(q.id for q in questions)
-            digest = content_fingerprint(sorted(map(self._canonical, questions, graded)))
+            digest = plain_fingerprint(sorted(map(self._canonical, questions, graded)))  # texts and integers
         self._fingerprinted = (questions, self.qrels, self.qrels.changes, digest)
         return digest
 
