@@ -211,3 +211,27 @@ def test_judgments_added_where_the_lists_stand_are_the_judgments_located_again(g
         assert getattr(added, name).tolist() == getattr(again, name).tolist(), name
     judged_before = sum(g >= 0 for q in qids for g in grades[q].values())
     assert len(at) > 20 and added.num_rel.sum() + added.num_nonrel.sum() == judged_before + len(at)
+
+
+def test_a_scorecards_ranges_are_its_rankings_completed_and_judged_from_scratch(tmp_path: Path) -> None:
+    # the scorecard sums its scored values for the low end (`ranges_from`'s `low`, issue 23): the same numbers as
+    # completing the judgments with every unjudged passage judged not relevant and scoring them again
+    from golden_factory import make_golden
+
+    rng = random.Random(23)
+    docs = [f"d{j}" for j in range(40)]
+    rows, lines, rankings = [], [], {}
+    for i in range(150):
+        grades = {} if i % 10 == 0 else {d: rng.choice([-1, 0, 1, 2, 3]) for d in rng.sample(docs, rng.randint(1, 7))}
+        rows.append((f"q{i}", f"question {i}", grades, (), "synthetic" if i % 7 == 0 else "hand"))  # off-topic, beside
+        rankings[f"q{i}"] = rng.sample(docs, rng.choice([0, 3, 12, 25]))
+        lines += [f"q{i} Q0 {d} {r} {100 - r} t" for r, d in enumerate(rankings[f"q{i}"], 1)]
+    run = tmp_path / "run.trec"
+    run.write_text("\n".join(lines) + "\n")
+    golden = make_golden(rows)
+    metrics = ["hit@1", "recall@5", "precision@5", "ndcg@10", "mrr", "map", "bpref"]
+    (r,) = evaluate([f"run:{run}"], golden, k=(1, 5, 10), metrics=metrics, depth=25).retrievers
+    headline = [q.id for q in r.headline_questions]
+    assert 0 < len(headline) < 150 and r.ranges
+    grades = {q.id: golden.grades(q.id) for q in golden}
+    assert r.ranges == metric_ranges(grades, rankings, headline, [parse_metric(m) for m in metrics], pool_depth=10)

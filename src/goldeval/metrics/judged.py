@@ -140,11 +140,16 @@ questions x 10 results held at once were 170 MB (issue 23)."""
 
 
 def ranges_from(located: Located, q: np.ndarray, rank: np.ndarray, metrics: Sequence[Metric],
-                pool_depth: int) -> dict[Metric, tuple[float, float]]:  # fmt: skip
+                pool_depth: int, *, low: Mapping[Metric, np.ndarray] | None = None) -> dict[Metric, tuple[float, float]]:  # fmt: skip
     """`metric_ranges` from the lists' judged keys already located (`located`, relevant ones, as
     `locate_ranked` finds them) and the (question, first rank) of each unjudged, unsettled key down to
     `range_depth`: each completion adds its judgments where those keys stand (`Located.adding`), a block
-    of questions at a time (the means are the blocks' sums over all the questions)."""
+    of questions at a time (the means are the blocks' sums over all the questions).
+
+    `low`: each metric's values on the same questions in order, as scored already, when the caller has them.
+    A metric with a range reads an unjudged passage as not relevant (`has_range`), so the completion with
+    every unjudged passage judged not relevant gives exactly these values: they are summed instead of made
+    again (half the work: 0.1 CPU s at 100k questions, issue 23)."""
     groups = _by_cut(metrics, pool_depth)
     sums = {m: [0.0, 0.0] for group in groups.values() for m in group}
     located, order = _by_question(located), np.argsort(q, kind="stable")
@@ -156,12 +161,16 @@ def ranges_from(located: Located, q: np.ndarray, rank: np.ndarray, metrics: Sequ
         for cut, group in groups.items():
             pick = part_rank <= cut
             for scenario, grade in enumerate((0, 1)):
+                if grade == 0 and low is not None:
+                    for m in group:
+                        sums[m][0] += float(low[m][a:b].sum())
+                    continue
                 values = compute(part.adding(part_q[pick], part_rank[pick], grade), group)
                 for m in group:
                     sums[m][scenario] += float(values[m].sum())
     out = {}
-    for m, (low, high) in sums.items():
-        x, y = low / located.n, high / located.n
+    for m, (not_relevant, relevant) in sums.items():
+        x, y = not_relevant / located.n, relevant / located.n
         out[m] = (round(min(x, y), 6), round(max(x, y), 6))
     return {m: out[m] for m in metrics if m in out}
 

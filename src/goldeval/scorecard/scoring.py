@@ -57,14 +57,19 @@ def score_run(
     columns = QuestionColumns(
         golden.questions, level, document_of, judgments, placed, dict(run.errors), answerable, headline, beside,
         list(metrics), np.array([values[m] for m in metrics]) if len(answerable) else np.zeros((len(metrics), 0)))
-    judged_at, ranges = _coverage(placed, judgments, headline, metrics, keep)
+    at = np.full(len(golden.questions), -1, dtype=np.int64)
+    at[answerable] = np.arange(len(answerable))  # the headline questions are answerable: their scored values
+    low = {m: values[m][at[headline]] for m in metrics} if len(answerable) else None
+    judged_at, ranges = _coverage(placed, judgments, headline, metrics, keep, low)
     return RetrieverResult.of_columns(name, columns, seconds=seconds, judged=judged_at, ranges=ranges)
 
 
 def _coverage(placed: Placed, judgments: Judgments, headline: np.ndarray, metrics: Sequence[Metric],
-              pool_depth: int) -> tuple[list[float], dict[Metric, tuple[float, float]]]:  # fmt: skip
+              pool_depth: int, low: Mapping[Metric, np.ndarray] | None = None,
+              ) -> tuple[list[float], dict[Metric, tuple[float, float]]]:  # fmt: skip
     """judged@k for k = 1..pool_depth and each metric's range over the headline questions
-    (`goldeval.metrics.judged`): a result is settled when its key is judged or it is a repeat."""
+    (`goldeval.metrics.judged`): a result is settled when its key is judged or it is a repeat. `low`: each
+    metric's values on the headline questions, as scored (the low end's, `ranges_from`)."""
     if not len(headline):
         return [], {}
     row = np.full(len(placed.lengths), -1, dtype=np.int64)
@@ -86,7 +91,7 @@ def _coverage(placed: Placed, judgments: Judgments, headline: np.ndarray, metric
     inside = rank <= depth[q]
     settled[first[q[inside]] + rank[inside] - 1] = True
     located = placed.located(judgments, headline)
-    return share, ranges_from(located, every_q[~settled], every_rank[~settled], metrics, pool_depth)
+    return share, ranges_from(located, every_q[~settled], every_rank[~settled], metrics, pool_depth, low=low)
 
 
 def hit_marks(hits: Sequence[tuple[str, str]], judged: Mapping[str, int], level: str) -> list[tuple[str, int | None]]:
