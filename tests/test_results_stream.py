@@ -206,6 +206,11 @@ def test_floats_are_written_as_the_json_module_writes_them(orjson: bool, monkeyp
     values = _awkward_floats()
     texts = writer.float_texts(values)
     assert texts == [json.dumps(v) for v in values.tolist()]
+    plain = values[(np.abs(values) >= 1e-4) & (np.abs(values) < 1e16) | (values == 0)]  # orjson's buffer, cut
+    for some in (values, plain, plain[:1]):  # as rows of bytes (`float_rows`): the same texts, zeros after each
+        rows, lengths = writer.float_rows(some)
+        assert [bytes(row[:n]).decode() for row, n in zip(rows, lengths, strict=True)] == [json.dumps(v) for v in some.tolist()]
+        assert not rows[np.arange(rows.shape[1]) >= lengths[:, None]].any()
     assert writer.float_texts(np.array([np.nan, np.inf, 1.5])) == ["nan", "inf", "1.5"]  # refused before, never null
     assert writer.float_texts(np.zeros(0)) == []
 

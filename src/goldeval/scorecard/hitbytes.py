@@ -11,6 +11,8 @@ gives None, and the writer makes the texts one by one, as the json module would 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from goldeval import jit
@@ -18,11 +20,12 @@ from goldeval.scorecard import hit_kernels
 from goldeval.trecio import TrecTable
 
 
-def top_texts(table: TrecTable, rows: np.ndarray, scores: list[str], marks: list[str], which: np.ndarray,
-              bounds: np.ndarray) -> list[str] | None:  # fmt: skip
+def top_texts(table: TrecTable, rows: np.ndarray, scores: Callable[[], tuple[np.ndarray, np.ndarray]],
+              marks: list[str], which: np.ndarray, bounds: np.ndarray) -> list[str] | None:  # fmt: skip
     """Per question (its results `bounds[i]:bounds[i + 1]` of `rows`, the table rows kept), the inside of its
-    `top` list: each result's id twice, its score text `scores[j]` and its mark text `marks[which[j]]`; None
-    when an id needs escaping in JSON or the ids are not a file's (`TrecTable.strings`).
+    `top` list: each result's id twice, its score's text (row j of the matrix `scores()` makes, its length
+    beside: `writer.float_rows`) and its mark text `marks[which[j]]`; None when an id needs escaping in JSON
+    or the ids are not a file's (`TrecTable.strings`).
 
     Each result is laid out in a row of a matrix, its pieces in columns as wide as the widest of each, zero
     bytes after a shorter one (an id, a score, a mark): the rows read in order without their zeros are the
@@ -31,10 +34,10 @@ def top_texts(table: TrecTable, rows: np.ndarray, scores: list[str], marks: list
     if table.strings is not None or not len(rows):
         return None
     kernel = jit.compiled(hit_kernels.lay_hits, nbytes=0)  # numba if the process has it loaded already
+    score_bytes, score_len = scores()
     if kernel is not None:
-        score_len = np.fromiter(map(len, scores), dtype=np.int64, count=len(scores))
         mark_len = np.fromiter(map(len, marks), dtype=np.int64, count=len(marks))
-        out, edges, plain = kernel(table.source, table.doc_start[rows], table.doc_stop[rows], _matrix(scores),
+        out, edges, plain = kernel(table.source, table.doc_start[rows], table.doc_stop[rows], score_bytes,
                                    score_len, _matrix(marks), mark_len, which, bounds, _ESCAPED, _SEPARATOR, _ID,
                                    _DOC, _SCORE, _MARK)  # fmt: skip
         table.drop_pages()
@@ -44,7 +47,6 @@ def top_texts(table: TrecTable, rows: np.ndarray, scores: list[str], marks: list
     table.drop_pages()
     if _ESCAPED[ids].any() or np.count_nonzero(ids) != int(length.sum()):
         return None  # a control byte, a quote or a backslash: the json module escapes it
-    score_bytes = _matrix(scores)
     mark_bytes = _matrix(marks)[which]
     first = np.zeros(len(rows), dtype=bool)
     first[bounds[:-1][bounds[:-1] < bounds[1:]]] = True  # a question's first result has no separator before it
@@ -55,7 +57,7 @@ def top_texts(table: TrecTable, rows: np.ndarray, scores: list[str], marks: list
         layout[:, at : at + piece.shape[-1]] = piece
         at += piece.shape[-1]
     layout[first, : len(_SEPARATOR)] = 0
-    sizes = (2 * length + _FIXED + np.fromiter(map(len, scores), dtype=np.int64, count=len(scores))
+    sizes = (2 * length + _FIXED + score_len
              + np.fromiter(map(len, marks), dtype=np.int64, count=len(marks))[which]
              - np.where(first, len(_SEPARATOR), 0))  # fmt: skip
     offset = np.concatenate(([0], np.cumsum(sizes)))

@@ -285,15 +285,18 @@ def _grouped(texts: list[str], owner: np.ndarray, n: int) -> list[str]:
 
 def _hit_texts(c: QuestionColumns, a: int, b: int) -> tuple[list[str], list[str]]:
     """Per question, the inside of `top` and `top1_score`: put together from the run file's bytes where its
-    ids need no escaping (`scorecard.hitbytes`), else one result at a time."""
+    ids need no escaping (`scorecard.hitbytes`, the scores' texts as bytes: `float_rows`), else one result at a
+    time."""
     kept = c.placed.kept
     ka, kb = int(kept.bounds[a]), int(kept.bounds[b])
-    scores = float_texts(kept.scores[ka:kb])
+    values = kept.scores[ka:kb]
     marks, which = _marks_texts(kept.codes[ka:kb], kept.grades[ka:kb])
     bounds = kept.bounds[a : b + 1] - ka
-    top = None if any(ka <= k < kb for k in kept.moved) else top_texts(kept.table, kept.rows[ka:kb], scores, marks,
-                                                                       which, bounds)  # fmt: skip
+    top = None if any(ka <= k < kb for k in kept.moved) else top_texts(kept.table, kept.rows[ka:kb],
+                                                                       lambda: float_rows(values), marks, which, bounds)  # fmt: skip
+    filled = (bounds[:-1] < bounds[1:]).tolist()
     if top is None:
+        scores = float_texts(values)
         ids = kept.ids(ka, kb)
         id_texts = list(map(encode_basestring, ids))
         docs = kept.docs(ids, ka)
@@ -301,8 +304,8 @@ def _hit_texts(c: QuestionColumns, a: int, b: int) -> tuple[list[str], list[str]
                                                   for t, i, d in zip(id_texts, ids, docs, strict=True)]  # fmt: skip
         hits = list(map(_HIT, id_texts, doc_texts, scores, map(marks.__getitem__, which.tolist())))
         top = [", ".join(hits[x:y]) for x, y in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)]
-    top1 = [scores[x] if y > x else "null" for x, y in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)]
-    return top, top1
+    firsts = iter(float_texts(values[bounds[:-1][filled]]))
+    return top, [next(firsts) if f else "null" for f in filled]
 
 
 def _marks_texts(codes: np.ndarray, grades: np.ndarray) -> tuple[list[str], np.ndarray]:
@@ -344,13 +347,39 @@ def float_texts(values: np.ndarray) -> list[str]:
     """Each value as the json module writes a float (`float.__repr__`: the shortest digits that read back as the
     value). With orjson installed (the `fast` extra) it writes them all at once, 3x faster (issue 23: 1M scores
     of a 100k-question run took 0.4 s in repr): its digits are repr's (both the shortest that read back) and so
-    is its layout for 0 and for 1e-4 <= |x| < 1e16 (tested); elsewhere its exponent differs (`1e-7` where repr
-    writes `1e-07`), so those values, and a NaN or an infinity, are written by repr."""
+    is its layout for 0 and for 1e-4 <= |x| < 1e16 (tested); elsewhere (`_repr_only`) its exponent differs
+    (`1e-7` where repr writes `1e-07`), so those values, and a NaN or an infinity, are written by repr."""
     values = np.ascontiguousarray(values, dtype=np.float64).ravel()
     if _orjson is None or not len(values):
         return list(map(float.__repr__, values.tolist()))
     texts = _orjson.dumps(values, option=_orjson.OPT_SERIALIZE_NUMPY).decode("ascii")[1:-1].split(",")
-    size = np.abs(values)
-    for i in np.flatnonzero(~((size >= 1e-4) & (size < 1e16)) & (values != 0)).tolist():
+    for i in np.flatnonzero(_repr_only(values)).tolist():
         texts[i] = float.__repr__(float(values[i]))
     return texts
+
+
+def float_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`float_texts(values)` as the rows of a uint8 matrix (zero bytes after each text) and each text's length,
+    for a layout of bytes (`hitbytes.top_texts`). Where orjson writes every value as repr does, its one buffer is
+    cut at its commas: no str per value (0.1 CPU s of a 100k-question results file's million scores, issue 23);
+    else from the texts."""
+    values = np.ascontiguousarray(values, dtype=np.float64).ravel()
+    if _orjson is None or not len(values) or _repr_only(values).any():
+        texts = float_texts(values)
+        fixed = np.array(texts, dtype="S")
+        lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        return fixed.view(np.uint8).reshape(len(texts), fixed.dtype.itemsize), lengths
+    written = np.frombuffer(_orjson.dumps(values, option=_orjson.OPT_SERIALIZE_NUMPY), dtype=np.uint8)
+    commas = np.flatnonzero(written == ord(","))
+    starts = np.concatenate(([1], commas + 1))  # after `[`, then after each comma
+    lengths = np.append(commas, len(written) - 1) - starts  # to the next comma, the last to `]`
+    columns = np.arange(int(lengths.max()))
+    rows = written[np.minimum(starts[:, None] + columns, len(written) - 1)]
+    rows[columns >= lengths[:, None]] = 0
+    return rows, lengths
+
+
+def _repr_only(values: np.ndarray) -> np.ndarray:
+    """Where orjson's text of a value is not repr's: a NaN, an infinity, and 0 < |x| < 1e-4 or |x| >= 1e16."""
+    size = np.abs(values)
+    return ~((size >= 1e-4) & (size < 1e16)) & (values != 0)
