@@ -137,6 +137,23 @@ def test_question_ranks_read_as_rows_and_a_schema_1_history_moves_to_them_when_n
     assert [row[:3] for row in _rank_rows(path, 2)] == [row[:3] for row in expected]
 
 
+def test_a_new_history_has_large_pages_and_an_older_one_keeps_its_own(project: Path) -> None:
+    # each run is mostly one blob (its compressed results file): 4 KiB pages wrote it at twice the CPU (issue 23)
+    assert _eval() == 0
+    with sqlite3.connect(project / "ws" / "history.sqlite") as conn:
+        assert conn.execute("PRAGMA page_size").fetchone()[0] == 65536
+    older = project / "older"
+    older.mkdir()
+    with sqlite3.connect(older / "history.sqlite") as conn:  # a history made with SQLite's default, as 0.2 made them
+        conn.execute("PRAGMA page_size = 4096")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("CREATE TABLE kept (x)")
+    assert _eval("--workspace", str(older)) == 0 and _eval("--workspace", str(older)) == 0
+    with sqlite3.connect(older / "history.sqlite") as conn:
+        assert conn.execute("PRAGMA page_size").fetchone()[0] == 4096
+    assert [r.id for r in History.of(older).runs()] == [2, 1]
+
+
 def test_references_that_name_nothing_say_what_exists(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["history", "--workspace", "ws"]) == 2
     assert "no run history yet" in capsys.readouterr().err
