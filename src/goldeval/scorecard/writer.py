@@ -211,7 +211,6 @@ _RECORD = ('{"id": %s, "question": %s, "expected": {%s}, "nonrelevant": [%s], "o
            '"rank": %s, "ranks": {%s}, "top": [%s], "top1_score": %s, "metrics": %s, "tags": %s, "source": %s, '
            '"error": %s, "diagnosis": null, "returned": %s}').__mod__
 """A question's record (`QUESTION_KEYS`), filled with its texts (%-formatting: 30% less time than str.format)."""
-_PAIR = "{}: {}".format
 
 
 def _block(c: QuestionColumns, a: int, b: int, headline: np.ndarray) -> list[str]:
@@ -247,10 +246,11 @@ def _judgment_texts(c: QuestionColumns, a: int, b: int) -> tuple[list[str], list
     owner = c.judgments.owner[ja:jb] - a
     rank = c.key_rank[ja:jb][relevant]
     good = list(compress(keys, relevant.tolist()))
-    exp = _grouped(list(map(_PAIR, good, map(str, grades[relevant].tolist()))), owner[relevant], b - a)
-    ranked = _grouped(list(map(_PAIR, good, _counts(rank))), owner[relevant], b - a)
+    colons = [": "] * len(good)
+    exp = _grouped([good, colons, list(map(str, grades[relevant].tolist()))], owner[relevant], b - a)
+    ranked = _grouped([good, colons, _counts(rank)], owner[relevant], b - a)
     bad = list(compress(keys, (~relevant).tolist()))
-    return exp, _grouped(bad, owner[~relevant], b - a), ranked
+    return exp, _grouped([bad], owner[~relevant], b - a), ranked
 
 
 def _counts(values: np.ndarray) -> list[str]:
@@ -277,10 +277,25 @@ def rank_list(r: RetrieverResult) -> str:
 _RANKED = "[{}, {}, {}, {{{}}}]".format
 
 
-def _grouped(texts: list[str], owner: np.ndarray, n: int) -> list[str]:
-    """`", ".join` of each question's texts (question `owner[i]` of n; in order)."""
-    bounds = np.concatenate(([0], np.cumsum(np.bincount(owner, minlength=n)))).tolist()
-    return [", ".join(texts[x:y]) for x, y in zip(bounds[:-1], bounds[1:], strict=True)]
+def _grouped(pieces: list[list[str]], owner: np.ndarray, n: int) -> list[str]:
+    """Per question of n, `", ".join` of its items' texts, item i (of question `owner[i]`, in order) being
+    `pieces[0][i] + pieces[1][i] + ...`. One join of every text, a NUL between two questions' (which no text
+    of JSON holds: it writes the character as an escape), then cut there: a third less time than a format
+    per item and a join per question."""
+    items = len(owner)
+    if not n:
+        return []
+    between = [", "] * items  # what goes before each item: ", ", or a NUL per question passed
+    if items:
+        first = np.flatnonzero(np.concatenate(([True], owner[1:] != owner[:-1])))
+        for i, passed in zip(first.tolist(), np.diff(owner[first], prepend=0).tolist(), strict=True):
+            between[i] = "\x00" * passed
+    flat = [""] * (items * (len(pieces) + 1))
+    flat[:: len(pieces) + 1] = between
+    for j, piece in enumerate(pieces, start=1):
+        flat[j :: len(pieces) + 1] = piece
+    last = int(owner[-1]) if items else 0
+    return ("".join(flat) + "\x00" * (n - 1 - last)).split("\x00")
 
 
 def _hit_texts(c: QuestionColumns, a: int, b: int) -> tuple[list[str], list[str]]:
