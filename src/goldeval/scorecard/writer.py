@@ -12,7 +12,7 @@ uses too. Every piece goes through `textsafe.redact`; a non-finite number is ref
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import compress
 from json.encoder import encode_basestring
 from typing import Any
@@ -213,9 +213,7 @@ _RECORD = ('{"id": ', ', "question": ', ', "expected": {', '}, "nonrelevant": ['
 
 
 def _block(c: QuestionColumns, a: int, b: int, headline: np.ndarray) -> str:
-    """The records of questions a..b-1, as `json.dumps` writes `_question_to_dict` of each, joined by `, `:
-    one join of the record's pieces and each question's texts (a format per record, then a join of the
-    records, cost twice)."""
+    """The records of questions a..b-1, as `json.dumps` writes `_question_to_dict` of each, joined by `, `."""
     questions = c.questions[a:b]
     expected, nonrelevant, ranks = _judgment_texts(c, a, b)
     kept = c.texts.setdefault("ranks", [])
@@ -235,13 +233,21 @@ def _block(c: QuestionColumns, a: int, b: int, headline: np.ndarray) -> str:
         [("null" if q.id in errors else str(n)) for q, n in zip(questions, returned, strict=True)] if errors
         else list(map(str, returned)),
     )  # fmt: skip
-    n, width = b - a, 2 * len(_RECORD)
+    return _joined_records(_RECORD, texts, "}", b - a)
+
+
+def _joined_records(heads: Sequence[str], columns: Sequence[list[str]], end: str, n: int) -> str:
+    """The n records `heads[0] + columns[0][i] + heads[1] + columns[1][i] + ... + end`, joined by `, `: one
+    join of every piece (a format per record, then a join of the records, cost twice)."""
+    if not n:
+        return ""
+    width = 2 * len(heads)
     flat: list[str] = [""] * (n * width)
-    for i, (piece, column) in enumerate(zip(_RECORD, texts, strict=True)):
-        flat[2 * i :: width] = [piece] * n
+    for i, (head, column) in enumerate(zip(heads, columns, strict=True)):
+        flat[2 * i :: width] = [head] * n
         flat[2 * i + 1 :: width] = column
-    flat[::width] = [_RECORD[0], *(["}, " + _RECORD[0]] * (n - 1))]  # the record before closed, then a comma
-    return "".join(flat) + "}"
+    flat[::width] = [heads[0], *([end + ", " + heads[0]] * (n - 1))]  # the record before ended, then a comma
+    return "".join(flat) + end
 
 
 def _judgment_texts(c: QuestionColumns, a: int, b: int) -> tuple[list[str], list[str], list[str]]:
@@ -277,12 +283,13 @@ def rank_list(r: RetrieverResult) -> str:
     inside = c.texts.get("ranks")
     if inside is None or len(inside) != len(c):
         inside = _judgment_texts(c, 0, len(c))[2]
-    ids = map(encode_basestring, [q.id for q in c.questions])
-    off = ["true" if q.off_topic else "false" for q in c.questions]
-    return "[" + ", ".join(map(_RANKED, ids, off, _counts(c.first_rank), inside)) + "]"
+    ids = list(map(encode_basestring, [q.id for q in c.questions]))
+    off = [_BOOL[q.off_topic] for q in c.questions]
+    return "[" + _joined_records(_RANKED, [ids, off, _counts(c.first_rank), inside], "}]", len(c)) + "]"
 
 
-_RANKED = "[{}, {}, {}, {{{}}}]".format
+_RANKED = ("[", ", ", ", ", ", {")
+"""A question's item of `rank_list` up to each of its texts; it ends with `}]`."""
 
 
 def _grouped(pieces: list[list[str]], owner: np.ndarray, n: int) -> list[str]:
