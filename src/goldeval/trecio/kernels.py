@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from goldeval.trecio.numbers import MAX_Q, MIN_Q, NOT_DECIMAL
+from goldeval.trecio.numbers import MAX_Q, MIN_Q
 
 SEED = np.uint64(0xCBF29CE484222325)
 MIX = np.uint64(0x9E3779B97F4A7C15)
@@ -215,8 +215,8 @@ def split_block(a: np.ndarray, w: np.ndarray, size: int, base: int, run: bool, p
     `fields.words_view`) in one pass:
     (status, lines, rows, topics, rest, tag start, tag stop, arrays); the arrays: score (run), judgment
     (qrels), doc start and stop (+ base), doc hash, line in the block, first row of each topic, its
-    start and stop, rows whose score is not a decimal it reads (0 here: `inf`, over 19 digits...), their start
-    and stop, digits, power of ten (NOT_DECIMAL) and sign: the caller finishes them with numpy. Bails out
+    start and stop, rows whose score is not a decimal it reads (0 here: `inf`, over 19 digits...) and their
+    start and stop: the caller finishes them with numpy. Bails out
     (status NUMPY) at the first line it does not take."""
     n_fields, at = (6, 4) if run else (4, 3)  # the value is the 5th field of a run line, the 4th of a qrels line
     cap = size // (2 * n_fields) + 1  # a result line has n_fields fields and as many separators
@@ -226,9 +226,7 @@ def split_block(a: np.ndarray, w: np.ndarray, size: int, base: int, run: bool, p
     hashes, line = np.empty(cap, dtype=np.uint64), np.empty(cap, dtype=np.int32)
     topic_at, topic_start, topic_stop = np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64)
     rest, rest_start, rest_stop = np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64)
-    rest_w, rest_q, rest_negative = np.empty(cap, np.uint64), np.empty(cap, np.int64), np.empty(cap, np.bool_)
-    arrays = (value, grade, start, stop, hashes, line, topic_at, topic_start, topic_stop, rest, rest_start, rest_stop,
-              rest_w, rest_q, rest_negative)  # fmt: skip
+    arrays = (value, grade, start, stop, hashes, line, topic_at, topic_start, topic_stop, rest, rest_start, rest_stop)
     fs, fe = np.zeros(6, dtype=np.int64), np.zeros(6, dtype=np.int64)
     pos, lines, rows, topics, n_rest, tag_start, tag_stop = 0, 0, 0, 0, 0, 0, 0
     while pos < size:
@@ -247,7 +245,6 @@ def split_block(a: np.ndarray, w: np.ndarray, size: int, base: int, run: bool, p
                 bits[rows] = _eisel_lemire(digits, power, pow5_hi, pow5_lo) | (_TOP if negative else np.uint64(0))
             else:
                 rest[n_rest], rest_start[n_rest], rest_stop[n_rest] = rows, fs[at], fe[at]
-                rest_w[n_rest], rest_q[n_rest], rest_negative[n_rest] = digits, NOT_DECIMAL, negative
                 n_rest += 1
         else:
             plain, mantissa, _, dot, negative = plain_number(a, fs[at], fe[at])

@@ -29,8 +29,6 @@ WIDTH = 24
 `-0.00012345678901234567` and `-1.2345678901234567e-305`, Python's longest, fit."""
 MAX_DIGITS = 19
 """Significant digits that fit w in 64 bits (10^19 < 2^64), the most Eisel-Lemire takes."""
-NOT_DECIMAL = 1 << 40
-"""The power of ten numba's reader gives a score it did not read as a decimal (numpy parses its text)."""
 MIN_Q, MAX_Q = -342, 308
 """Powers of ten past which a nonzero decimal is 0 (below) or infinity (above) in float64."""
 _U64 = np.uint64

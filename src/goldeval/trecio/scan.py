@@ -260,7 +260,7 @@ def _split_compiled(kernel: Any, kind: str, ext: np.ndarray, base: int, size: in
     block = _Block(base, size, lines)
     if not rows:
         return block
-    if n_rest and not _finish_scores(ext, value, *(array[:n_rest] for array in arrays[9:12])):
+    if n_rest and not _finish_scores(ext, value, *(array[:n_rest] for array in arrays[9:])):
         return None
     if run:
         block.tag = _text(ext, tag_start, tag_stop)
