@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from fast_paths import ORJSON, use_orjson
 from goldeval.cli import main
 from goldeval.corpus.model import Passage
 from goldeval.evaluation import passages_fingerprint
@@ -41,14 +42,11 @@ def test_a_value_is_sha256_of_its_canonical_json() -> None:
     assert fingerprint(value, length=8) == fingerprint(value)[:8]
 
 
-@pytest.mark.parametrize("orjson", [pytest.param(True, marks=pytest.mark.fast), False])
+@pytest.mark.parametrize("orjson", ORJSON)
 def test_a_plain_value_has_its_canonical_jsons_digest_by_either_writer(orjson: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     from goldeval import fingerprint as module
 
-    if orjson:
-        assert module._orjson is not None  # the `fast` extra's writer is the one tested
-    else:
-        monkeypatch.setattr(module, "_orjson", None)
+    use_orjson(module, orjson, monkeypatch)
     value = [["q1", "caf\u00e9 \U0001f680 \u2028\x00\x1f\x7f\"\\/", [["b.md", 2], ["a.md", 0]], "off_topic"],
              {"z": -1, "a": [True, False, None], "\u00e9": 2**63 - 1, "\U0001f680": (1, "x")}]
     text = ('[["q1","caf\u00e9 \U0001f680 \u2028\\u0000\\u001f\x7f\\"\\\\/",[["b.md",2],["a.md",0]],"off_topic"],'

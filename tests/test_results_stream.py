@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from fast_paths import ORJSON, use_orjson
 from golden_factory import make_golden
 from goldeval import evaluate
 from goldeval.cli import main
@@ -161,13 +162,12 @@ def test_a_run_recorded_by_either_compressor_is_the_results_file_read_back_by_zl
 
 @pytest.mark.parametrize("block", [1, 2, writer.BLOCK])
 @pytest.mark.parametrize("numba", ["0", pytest.param("1", marks=pytest.mark.fast)])  # numpy's layout, numba's copy
-@pytest.mark.parametrize("orjson", [pytest.param(True, marks=pytest.mark.fast), False])  # every float, or each value once
+@pytest.mark.parametrize("orjson", ORJSON)  # every float, or each value once
 def test_results_laid_out_as_bytes_or_one_by_one_are_the_json_modules_text(tmp_path: Path, block: int, numba: str,
                                                                           orjson: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(writer, "BLOCK", block)
     monkeypatch.setenv("GOLDEVAL_NUMBA", numba)
-    if not orjson:
-        monkeypatch.setattr(writer, "_orjson", None)
+    use_orjson(writer, orjson, monkeypatch)
     run = tmp_path / "run.trec"
     run.write_text("a Q0 plain.md 1 3.5 t\na Q0 \u00e9t\u00e9.md 2 2.25 t\nb Q0 q\"uote.md 1 1 t\nb Q0 x.md 2 0.5 t\n"
                    "c Q0 back\\\\slash.md 1 2 t\nd Q0 z.md 1 1e-300 t\nd Q0 y.md 2 -4 t\n"
@@ -197,12 +197,9 @@ def _awkward_floats() -> np.ndarray:
     return values[np.isfinite(values)]
 
 
-@pytest.mark.parametrize("orjson", [pytest.param(True, marks=pytest.mark.fast), False])
+@pytest.mark.parametrize("orjson", ORJSON)
 def test_floats_are_written_as_the_json_module_writes_them(orjson: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    if orjson:
-        assert writer._orjson is not None  # the `fast` extra's writer is the one tested
-    else:
-        monkeypatch.setattr(writer, "_orjson", None)
+    use_orjson(writer, orjson, monkeypatch)
     values = _awkward_floats()
     texts = writer.float_texts(values)
     assert texts == [json.dumps(v) for v in values.tolist()]
