@@ -35,10 +35,10 @@ def top_texts(table: TrecTable, rows: np.ndarray, scores: Callable[[], tuple[np.
         return None
     kernel = jit.compiled(hit_kernels.lay_hits, nbytes=0)  # numba if the process has it loaded already
     score_bytes, score_len = scores()
+    mark_rows, mark_len = text_rows(marks)
     if kernel is not None:
-        mark_len = np.fromiter(map(len, marks), dtype=np.int64, count=len(marks))
         out, edges, plain = kernel(table.source, table.doc_start[rows], table.doc_stop[rows], score_bytes,
-                                   score_len, _matrix(marks), mark_len, which, bounds, _ESCAPED, _SEPARATOR, _ID,
+                                   score_len, mark_rows, mark_len, which, bounds, _ESCAPED, _SEPARATOR, _ID,
                                    _DOC, _SCORE, _MARK)  # fmt: skip
         table.drop_pages()
         return _split(out, edges) if plain else None
@@ -47,7 +47,7 @@ def top_texts(table: TrecTable, rows: np.ndarray, scores: Callable[[], tuple[np.
     table.drop_pages()
     if _ESCAPED[ids].any() or np.count_nonzero(ids) != int(length.sum()):
         return None  # a control byte, a quote or a backslash: the json module escapes it
-    mark_bytes = _matrix(marks)[which]
+    mark_bytes = mark_rows[which]
     first = np.zeros(len(rows), dtype=bool)
     first[bounds[:-1][bounds[:-1] < bounds[1:]]] = True  # a question's first result has no separator before it
     pieces = [_SEPARATOR, _ID, ids, _DOC, ids, _SCORE, score_bytes, _MARK, mark_bytes]
@@ -58,7 +58,7 @@ def top_texts(table: TrecTable, rows: np.ndarray, scores: Callable[[], tuple[np.
         at += piece.shape[-1]
     layout[first, : len(_SEPARATOR)] = 0
     sizes = (2 * length + _FIXED + score_len
-             + np.fromiter(map(len, marks), dtype=np.int64, count=len(marks))[which]
+             + mark_len[which]
              - np.where(first, len(_SEPARATOR), 0))  # fmt: skip
     offset = np.concatenate(([0], np.cumsum(sizes)))
     return _split(layout[layout != 0], offset[bounds])
@@ -75,10 +75,11 @@ _ESCAPED[1:0x20] = _ESCAPED[0x22] = _ESCAPED[0x5C] = True
 """The bytes of an id that the json module writes as an escape (a zero byte inside an id is counted apart)."""
 
 
-def _matrix(texts: list[str]) -> np.ndarray:
-    """ASCII texts as rows of a uint8 matrix, zero after each text's end."""
+def text_rows(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """ASCII texts as rows of a uint8 matrix, zero after each text's end, and each text's length."""
     fixed = np.array(texts, dtype="S")
-    return fixed.view(np.uint8).reshape(len(texts), fixed.dtype.itemsize)
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    return fixed.view(np.uint8).reshape(len(texts), fixed.dtype.itemsize), lengths
 
 
 def _split(out: np.ndarray, edges: np.ndarray) -> list[str]:

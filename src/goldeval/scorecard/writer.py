@@ -22,7 +22,7 @@ import numpy as np
 from goldeval.errors import optional
 from goldeval.scorecard.columns import QuestionColumns
 from goldeval.scorecard.curves import pair_differences
-from goldeval.scorecard.hitbytes import top_texts
+from goldeval.scorecard.hitbytes import text_rows, top_texts
 from goldeval.scorecard.model import COUNTED, QuestionResult, RetrieverResult, Scorecard
 from goldeval.scorecard.scoring import question_marks
 from goldeval.store.atomic import utf8
@@ -236,9 +236,11 @@ def _block(c: QuestionColumns, a: int, b: int, headline: np.ndarray) -> str:
     return _joined_records(_RECORD, texts, "}", b - a)
 
 
-def _joined_records(heads: Sequence[str], columns: Sequence[list[str]], end: str, n: int) -> str:
-    """The n records `heads[0] + columns[0][i] + heads[1] + columns[1][i] + ... + end`, joined by `, `: one
-    join of every piece (a format per record, then a join of the records, cost twice)."""
+def _joined_records(heads: Sequence[str], columns: Sequence[list[str]], end: str, n: int, *,
+                    between: str = ", ") -> str:  # fmt: skip
+    """The n records `heads[0] + columns[0][i] + heads[1] + columns[1][i] + ... + end`, joined by `between`:
+    one join of every piece (a format per record, then a join of the records, cost twice). Joined by `_CUT`,
+    the text splits back into the records."""
     if not n:
         return ""
     width = 2 * len(heads)
@@ -246,8 +248,13 @@ def _joined_records(heads: Sequence[str], columns: Sequence[list[str]], end: str
     for i, (head, column) in enumerate(zip(heads, columns, strict=True)):
         flat[2 * i :: width] = [head] * n
         flat[2 * i + 1 :: width] = column
-    flat[::width] = [heads[0], *([end + ", " + heads[0]] * (n - 1))]  # the record before ended, then a comma
+    flat[::width] = [heads[0], *([end + between + heads[0]] * (n - 1))]  # the record before ended, then `between`
     return "".join(flat) + end
+
+
+_CUT = "\x00"
+"""Where a text joined at once is cut back into its parts: JSON writes the character as an escape, so no text of
+a record holds it (`_joined_records`, `_grouped`)."""
 
 
 def _judgment_texts(c: QuestionColumns, a: int, b: int) -> tuple[list[str], list[str], list[str]]:
@@ -294,23 +301,22 @@ _RANKED = ("[", ", ", ", ", ", {")
 
 def _grouped(pieces: list[list[str]], owner: np.ndarray, n: int) -> list[str]:
     """Per question of n, `", ".join` of its items' texts, item i (of question `owner[i]`, in order) being
-    `pieces[0][i] + pieces[1][i] + ...`. One join of every text, a NUL between two questions' (which no text
-    of JSON holds: it writes the character as an escape), then cut there: a third less time than a format
-    per item and a join per question."""
+    `pieces[0][i] + pieces[1][i] + ...`. One join of every text, a `_CUT` between two questions', then cut
+    there: a third less time than a format per item and a join per question."""
     items = len(owner)
     if not n:
         return []
-    between = [", "] * items  # what goes before each item: ", ", or a NUL per question passed
+    between = [", "] * items  # what goes before each item: ", ", or a `_CUT` per question passed
     if items:
         first = np.flatnonzero(np.concatenate(([True], owner[1:] != owner[:-1])))
         for i, passed in zip(first.tolist(), np.diff(owner[first], prepend=0).tolist(), strict=True):
-            between[i] = "\x00" * passed
+            between[i] = _CUT * passed
     flat = [""] * (items * (len(pieces) + 1))
     flat[:: len(pieces) + 1] = between
     for j, piece in enumerate(pieces, start=1):
         flat[j :: len(pieces) + 1] = piece
     last = int(owner[-1]) if items else 0
-    return ("".join(flat) + "\x00" * (n - 1 - last)).split("\x00")
+    return ("".join(flat) + _CUT * (n - 1 - last)).split(_CUT)
 
 
 def _hit_texts(c: QuestionColumns, a: int, b: int) -> tuple[list[str], list[str]]:
@@ -354,13 +360,10 @@ def _metric_texts(c: QuestionColumns, a: int, b: int) -> list[str]:
     if not len(c.metrics) or not len(mine):
         return ["{}"] * (b - a)
     names = [_dumps(str(m)) for m in c.metrics]
-    heads = ["}\x00{" + names[0] + ": ", *(", " + name + ": " for name in names[1:])]
+    heads = ["{" + names[0] + ": ", *(", " + name + ": " for name in names[1:])]
     texts = _metric_float_texts(c.values[:, mine].T.ravel())  # every metric of every question at once, by question
-    flat = [""] * (2 * len(texts))
-    flat[0::2], flat[1::2] = heads * len(mine), texts
-    # One text of every object, each but the first closed and cut off after its `}` by a NUL (which neither a
-    # metric's name nor a number holds): half the time of a format per question.
-    written = iter(("".join(flat) + "}").split("\x00")[1:])
+    columns = [texts[j :: len(names)] for j in range(len(names))]
+    written = iter(_joined_records(heads, columns, "}", len(mine), between=_CUT).split(_CUT))
     return [next(written) if row >= 0 else "{}" for row in rows.tolist()]
 
 
@@ -395,10 +398,7 @@ def float_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     else from the texts."""
     values = np.ascontiguousarray(values, dtype=np.float64).ravel()
     if _orjson is None or not len(values) or _repr_only(values).any():
-        texts = float_texts(values)
-        fixed = np.array(texts, dtype="S")
-        lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-        return fixed.view(np.uint8).reshape(len(texts), fixed.dtype.itemsize), lengths
+        return text_rows(float_texts(values))
     written = np.frombuffer(_orjson.dumps(values, option=_orjson.OPT_SERIALIZE_NUMPY), dtype=np.uint8)
     commas = np.flatnonzero(written == ord(","))
     starts = np.concatenate(([1], commas + 1))  # after `[`, then after each comma
