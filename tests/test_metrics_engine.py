@@ -8,9 +8,15 @@ import math
 import numpy as np
 import pytest
 
+from fast_paths import C_READER, use_c_reader
 from goldeval.errors import InputError
 from goldeval.metrics.compute import evaluate_ranked, evaluate_scores
 from goldeval.metrics.definitions import Metric, parse_metric
+
+
+@pytest.fixture(autouse=True, params=C_READER, ids=["c reader", "python reader"])
+def _reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    use_c_reader(request.param, monkeypatch)  # every case both ways
 
 
 def _one(values: dict[Metric, np.ndarray], text: str, i: int = 0) -> float:

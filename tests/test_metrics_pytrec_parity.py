@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import pytrec_eval
 
+from fast_paths import C_READER, use_c_reader
 from goldeval.metrics import judge
 from goldeval.metrics.compute import evaluate_ranked, evaluate_scores
 from goldeval.metrics.definitions import Metric
@@ -64,9 +65,11 @@ def _expected(metric: Metric, values: dict[str, float]) -> float:
     return values[f"{TREC_NAME[metric.name]}_{metric.k}"]
 
 
+@pytest.mark.parametrize("c_reader", C_READER)
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("ties", [True, False])
-def test_engine_equals_pytrec_eval(seed: int, ties: bool) -> None:
+def test_engine_equals_pytrec_eval(seed: int, ties: bool, c_reader: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    use_c_reader(c_reader, monkeypatch)
     qrels, run = _random_case(seed, ties=ties)
     reference = _reference(qrels, run)
     qids = list(qrels)
@@ -112,7 +115,9 @@ def _read_lengths(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, flo
 @pytest.mark.parametrize("case", ["top k (one padded block)", "ragged (lists one after the other)"])
 def test_dicts_read_in_chunks_equal_pytrec_eval(read_cells: int, case: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # issue 23: the reader reads the lists' scores a chunk at a time, just before looking up the chunk's
-    # judged ids; every layout and chunk boundary must give trec_eval's numbers.
+    # judged ids; every layout and chunk boundary must give trec_eval's numbers. (The Python reader's: the C
+    # reader reads a list at a time.)
+    use_c_reader(False, monkeypatch)
     monkeypatch.setattr(judge, "READ_CELLS", read_cells)
     qrels, run = _top_k_case(3) if case.startswith("top k") else _random_case(3, ties=True)
     assert pads_little(_read_lengths(qrels, run)) == case.startswith("top k")
@@ -137,8 +142,10 @@ def _v9_cut(point: float, num_rel: float) -> int:
     return int(point * num_rel + 0.9)
 
 
+@pytest.mark.parametrize("c_reader", C_READER)
 @pytest.mark.parametrize("case", ["ties", "no ties", "top k"])
-def test_trec_measures_equal_pytrec_eval(case: str) -> None:
+def test_trec_measures_equal_pytrec_eval(case: str, c_reader: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    use_c_reader(c_reader, monkeypatch)
     # "top k": every judgment located (bpref and others need them), many per list: the dict reader's
     # padded block is sorted row by row rather than compared
     qrels, run = _top_k_case(7) if case == "top k" else _random_case(7, ties=case == "ties")

@@ -2,18 +2,18 @@
 
 All our metrics depend only on the rank of each retrieved judged document, its judgment, the number of
 relevant documents R and the number retrieved. So no list is ranked whole: each question's judged
-documents are looked up in its results, the scores above each one are counted
-(`goldeval.metrics.ranks`: lists sorted or compared by numpy all at once; ties broken by id,
-descending, trec_eval's rule from `goldeval.ranking`), and `assemble` keeps flat arrays sorted by
-(question, rank) for the kernels of `goldeval.metrics.compute`.
+documents are looked up in its results, the scores above and equal to each one are counted
+(`goldeval.metrics.ranks`: lists sorted or compared by numpy all at once; the C reader counts the same
+in C, a twin the tests keep equal), ties are broken by id, descending (trec_eval's rule from
+`goldeval.ranking`), and `assemble` keeps flat arrays sorted by (question, rank) for the kernels of
+`goldeval.metrics.compute`.
 
-Reading the dicts is the floor: the look-ups, the lengths and the score lists are taken with C-level
-`map`/`chain`/`np.fromiter` over the dicts, never with a Python statement per document, and a chunk of
-lists at a time: each chunk's scores are read just before its judged ids are looked up, while the dicts'
-entries and score objects are still in the CPU caches. What is left is the floor of any Python reader of
-the dicts (issue 23): every score of a list holding a judged document must be read to count those above
-it (about 0.85 of a bare walk over the dicts when each id is its own str, as read from a file), and each
-judged id must be compared with the run's own str for it, one cache miss each (most of the rest).
+Reading the dicts is most of the cost (issue 23). Two readers give the same arrays (`Read`): the C one,
+`goldeval.metrics._locate` (built by `pip install` wherever a C compiler is found; one list at a time, its
+scores read without touching its keys, the counts made while they are in the CPU caches: about one bare
+Python walk over the dicts), and the Python one it falls back to where it is not built or meets an object
+numpy reads and it does not (a str score, numpy's float32): C-level `map`/`chain`/`np.fromiter` over the
+dicts, never a Python statement per document, a chunk of lists at a time (about 2.5 walks).
 """
 
 from __future__ import annotations
@@ -23,11 +23,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from itertools import chain, compress, islice, repeat
+from typing import Any
 
 import numpy as np
 
 from goldeval.arrays import distinct_values
-from goldeval.errors import InputError
+from goldeval.errors import InputError, optional
 from goldeval.memory import gc_paused
 from goldeval.metrics.ranks import above_and_tied, above_and_tied_padded, padded, pads_little
 from goldeval.types import QrelsDict, RunDict
@@ -87,11 +88,15 @@ def _as_dicts(mappings: list[Mapping[str, float] | None]) -> list[dict[str, floa
 
 
 def _flatten(judged: list[dict[str, float]]) -> tuple[np.ndarray, np.ndarray]:
-    """(every judgment, the question index of each), question by question. No list of the ids: each
-    is read once, where it is looked up (issue 23: with a new str per id every touch is a cache miss)."""
+    """(every judgment, the question index of each), question by question."""
     lengths = np.fromiter(map(len, judged), dtype=np.int64, count=len(judged))
-    values = np.fromiter(chain.from_iterable(map(dict.values, judged)), dtype=np.float64, count=int(lengths.sum()))
-    return values, np.repeat(np.arange(len(judged), dtype=np.int64), lengths)
+    return _judgments(judged, int(lengths.sum())), np.repeat(np.arange(len(judged), dtype=np.int64), lengths)
+
+
+def _judgments(judged: list[dict[str, float]], total: int) -> np.ndarray:
+    """Every judgment's value, question by question. No list of the ids: each is read once, where it is
+    looked up (issue 23: with a new str per id every touch is a cache miss)."""
+    return np.fromiter(chain.from_iterable(map(dict.values, judged)), dtype=np.float64, count=total)
 
 
 def _ids_at(judged: list[dict[str, float]], owner: np.ndarray, positions: np.ndarray) -> list[str]:
@@ -121,21 +126,80 @@ def judge_scores(
     qids = list(qrels) if qids is None else list(qids)
     floor = -math.inf if all_judged else min(level, 1)
     with gc_paused():
-        judged = _as_dicts(list(map(qrels.get, qids, repeat(_EMPTY))))
-        rows = _as_dicts(list(map(run.get, qids, repeat(_EMPTY))))
-        num_ret = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
-        values, owner = _flatten(judged)
-        wanted = values >= floor
-        cand = np.flatnonzero(wanted)  # flat positions of the judgments to locate
-        cand_ids = compress(chain.from_iterable(judged), wanted.tolist())  # each id read here, once
-        hit, t_score, above, tied = _locate(qids, rows, num_ret, owner[cand], cand_ids)
-        t_pos, ranks = cand[hit], above + 1
-        t_owner = owner[t_pos]
+        judged, rows, num_ret, lengths = _lists(qrels, run, qids)
+        owner = np.repeat(np.arange(len(judged), dtype=np.int64), lengths)
+        values, t_pos, t_score, above, tied = _read_c(qids, rows, judged, floor, len(owner)) or _read_python(
+            qids, rows, judged, floor, owner, num_ret)  # fmt: skip
+        ranks, t_owner = above + 1, owner[t_pos]
         tie = np.flatnonzero(tied > 1)
         for t, doc in zip(tie.tolist(), _ids_at(judged, owner, t_pos[tie]), strict=True):
             s = float(t_score[t])  # ties: ids descending come first (trec_eval)
             ranks[t] += sum(1 for other, v in rows[int(t_owner[t])].items() if v == s and other > doc)
     return assemble(len(qids), level, num_ret, owner, values, t_owner, ranks, values[t_pos])
+
+
+Read = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+"""What a reader of the dicts gives `judge_scores`: every judgment's value (question by question, each dict's
+order), the flat positions of the judgments located in their lists, and for each of those its score there and
+how many scores of its list are above that score and equal to it (itself included)."""
+
+
+def _lists(qrels: QrelsDict, run: RunDict, qids: list[str]) -> tuple[list[dict[str, float]], list[dict[str, float]],
+                                                                     np.ndarray, np.ndarray]:  # fmt: skip
+    """Each question's judgments and list as dicts, the lists' lengths and each question's number of judgments."""
+    judged: list[Any] = list(map(qrels.get, qids, repeat(_EMPTY)))
+    rows: list[Any] = list(map(run.get, qids, repeat(_EMPTY)))
+    sized = _sizes_c(rows, judged)
+    if sized is not None:  # every one a dict already
+        return judged, rows, *sized
+    judged, rows = _as_dicts(judged), _as_dicts(rows)
+    num_ret, lengths = (np.fromiter(map(len, dicts), dtype=np.int64, count=len(dicts)) for dicts in (rows, judged))
+    return judged, rows, num_ret, lengths
+
+
+def _sizes_c(rows: list[Any], judged: list[Any]) -> tuple[np.ndarray, np.ndarray] | None:
+    """(each list's length, each question's number of judgments) by `goldeval.metrics._locate`, or None where
+    it is not built or an item is not a dict (None included)."""
+    if _clocate is None:
+        return None
+    num_ret, lengths = np.empty(len(rows), dtype=np.int64), np.empty(len(judged), dtype=np.int64)
+    return None if _clocate.sizes(rows, judged, num_ret, lengths) == _C_NOT_MINE else (num_ret, lengths)
+
+
+def _read_c(qids: Sequence[str], rows: list[dict[str, float]], judged: list[dict[str, float]], floor: float,
+            total: int) -> Read | None:  # fmt: skip
+    """The dicts read by `goldeval.metrics._locate` (C, issue 23: 0.4x the CPU of `_read_python`), or None
+    where it is not built or leaves the call to the Python reader (an object numpy would read and it would
+    not, such as a str score or numpy's float32)."""
+    if _clocate is None:
+        return None
+    values, found = np.empty(total), np.empty(total)
+    above, tied = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
+    status = _clocate.locate(rows, judged, floor, values, found, above, tied)
+    if status == _C_NOT_MINE:
+        return None
+    if status != _C_DONE:
+        q = int(status)
+        _raise_nan(qids[q], next(d for d, v in rows[q].items() if v != v))
+    t_pos = np.flatnonzero(~np.isnan(found))
+    return values, t_pos, found[t_pos], above[t_pos], tied[t_pos]
+
+
+_clocate = optional("goldeval.metrics._locate")
+"""The C reader; None where the package was installed without a C compiler (the build makes it optional)."""
+_C_DONE, _C_NOT_MINE = -1, -2
+"""`_locate.locate`'s answers besides a question index (a NaN score there): done; the Python reader's call."""
+
+
+def _read_python(qids: Sequence[str], rows: list[dict[str, float]], judged: list[dict[str, float]], floor: float,
+                 owner: np.ndarray, num_ret: np.ndarray) -> Read:  # fmt: skip
+    """The dicts read with C-level map/chain/np.fromiter, no Python statement per document (`_locate`)."""
+    values = _judgments(judged, len(owner))
+    wanted = values >= floor
+    cand = np.flatnonzero(wanted)  # flat positions of the judgments to locate
+    cand_ids = compress(chain.from_iterable(judged), wanted.tolist())  # each id read here, once
+    hit, t_score, above, tied = _locate(qids, rows, num_ret, owner[cand], cand_ids)
+    return values, cand[hit], t_score, above, tied
 
 
 READ_CELLS = 1 << 14
@@ -351,11 +415,13 @@ def _order_by(group: np.ndarray, key: np.ndarray) -> np.ndarray:
     lo, hi = key.min(), key.max()
     if np.all(key == np.round(key)) and hi - lo < 2**20 and len(group) and int(group.max()) < 2**40:
         folded = group.astype(np.int64) * int(hi - lo + 1) + (key - lo).astype(np.int64)
-        return np.argsort(folded)  # equal keys are equal (question, key) pairs: order among them is moot
+        return np.argsort(folded, kind="stable")  # mostly in order already (by question): timsort runs 2x faster
     return np.lexsort((key, group))
 
 
 def _position_in_group(q: np.ndarray, n: int) -> np.ndarray:
     """0-based position of each element within its run of equal (sorted) question indices."""
-    starts = np.searchsorted(q, np.arange(n))
-    return np.arange(len(q)) - starts[q] if len(q) else np.zeros(0, dtype=np.int64)
+    if not len(q):
+        return np.zeros(0, dtype=np.int64)
+    counts = np.bincount(q, minlength=n)
+    return np.arange(len(q)) - (np.cumsum(counts) - counts)[q]  # minus where its question's run begins
