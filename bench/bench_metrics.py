@@ -18,13 +18,14 @@ Every tool computes the same five measures (nDCG@10, recall@100, P@10, MRR, MAP)
   shared ones (fresh strs lie in memory in the order it reads them; shared ones are scattered over the
   1M-id pool), while goldeval costs about the same on both (it touches a run's ids only at the look-ups
   of judged documents);
-- with fresh ids, the floor of reading the run's dicts as goldeval does (`floor_chunks`, prepared outside
-  the timing): every score of the lists holding a relevant judgment (`read_scores`, `np.fromiter`), then
-  that and each such judged id looked up in its list, a chunk at a time (`read_and_look_up`): no counting,
-  no judgments read, no metric. Issue 23, 100k questions, CPU seconds on a loaded 2-core machine: walk
-  0.15, every score 0.89 walks, with the look-ups 1.52 walks, goldeval 2.70 walks (before this issue's
-  chunked reading: 3.3-3.6); the look-ups cost a cache miss each (the judged id is compared with the run's
-  own str for it), so 1.3x the walk is out of reach of a Python reader of the dicts.
+- with fresh ids, goldeval with its Python reader of the dicts (`run_goldeval_python_reader`: an install
+  where no C compiler built `goldeval.metrics._locate`), and the floor of reading the run's dicts as that
+  reader does (`floor_chunks`, prepared outside the timing): every score of the lists holding a relevant
+  judgment (`read_scores`, `np.fromiter`), then that and each such judged id looked up in its list, a chunk
+  at a time (`read_and_look_up`): no counting, no judgments read, no metric. Issue 23, 100k questions, CPU
+  seconds on a loaded 2-core machine: walk 0.15, every score 0.89 walks, with the look-ups 1.52 walks, the
+  Python reader 2.70 walks: 1.3x the walk is out of reach of a Python reader of the dicts, hence the C one
+  (reads each list's scores through its values iterator, touching no key, and counts in C: about 1 walk).
 TREC files: `goldeval trec` (CLI, in-process) beside `pytrec_eval.parse_qrel/parse_run` + evaluate; also
 each one's first call in its fresh process (imports, and numba loading goldeval's compiled reader); on
 files of 4-decimal scores and, realistically, of full-precision scores as Python writes them (`f"{x}"`,
@@ -137,6 +138,17 @@ def run_ir_measures(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, f
     return {m: float(scores[measure]) for m, measure in zip(METRICS, measures, strict=True)}
 
 
+def run_goldeval_python_reader(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> dict[str, float]:
+    """goldeval reading the dicts in Python, as an install without a C compiler does."""
+    from goldeval.metrics import judge
+
+    kept, judge._clocate = judge._clocate, None
+    try:
+        return run_goldeval(qrels, run)
+    finally:
+        judge._clocate = kept
+
+
 def walk(_: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> None:
     """A user's own minimal pass over the run: every (doc, score) pair, keys and values, and nothing else."""
     for docs in run.values():
@@ -242,10 +254,12 @@ def measure_fresh(n: int | str, source: str = "built") -> dict[str, Any]:
     if int(n) in RANX_SIZES and source == "built":
         run_ranx(qrels, run)  # numba compiles here: not ranx's evaluation
         peers.append(("ranx", run_ranx))
-    times: dict[str, list[float]] = {"walk": [], "goldeval": [], "read_scores": [], "read_and_look_up": []}
+    times: dict[str, list[float]] = {"walk": [], "goldeval": [], "goldeval_python_reader": [], "read_scores": [],
+                                     "read_and_look_up": []}  # fmt: skip
     for _ in range(REPEATS):
         times["walk"].append(timed(walk, qrels, run))
         times["goldeval"].append(timed(run_goldeval, qrels, run))
+        times["goldeval_python_reader"].append(timed(run_goldeval_python_reader, qrels, run))
         times["read_scores"].append(timed(read_scores, chunks))
         times["read_and_look_up"].append(timed(read_and_look_up, chunks))
         for name, fn in peers:
@@ -253,6 +267,7 @@ def measure_fresh(n: int | str, source: str = "built") -> dict[str, Any]:
     out.update({f"{k}_s": statistics.median(v) for k, v in times.items()})
     out.update(cpu_medians())
     out["means"] = ours = run_goldeval(qrels, run)
+    out["python_reader_means"] = run_goldeval_python_reader(qrels, run)
     for name, fn in peers:  # the same numbers, or the timing means nothing
         theirs = fn(qrels, run)
         out[f"max_abs_diff_vs_{name}"] = max(abs(ours[m] - theirs[m]) for m in METRICS)
@@ -343,8 +358,10 @@ def print_fresh(row: dict[str, Any]) -> None:
     print(f"{'':>20}realistic: a new str per doc id, the qrels' others again (as a database's rows give them), CPU seconds: goldeval "
           f"{row['fresh_run_goldeval_cpu_s']:.3f} s, walk {walk_cpu:.3f} s: {row['fresh_run_goldeval_cpu_s'] / walk_cpu:.2f}x the walk; "
           f"first call {row['fresh_goldeval_first_cpu_s'] / row['fresh_run_goldeval_cpu_s']:.2f}x a warm one (peak {row['fresh_peak_mb']:,} MB); "
-          f"same numbers as with shared ids: {'yes' if row['fresh_means'] == row['means'] else 'NO'}\n{'':>20}the floor of "
-          f"reading the run's dicts so (judgments not counted): every score of the lists read {row['fresh_read_scores_cpu_s'] / walk_cpu:.2f}x the walk, with each "
+          f"same numbers as with shared ids: {'yes' if row['fresh_means'] == row['means'] else 'NO'}\n{'':>20}with the Python "
+          f"reader (no C compiler at install): {row['fresh_run_goldeval_python_reader_cpu_s'] / walk_cpu:.2f}x the walk, same numbers: "
+          f"{'yes' if row['fresh_python_reader_means'] == row['fresh_means'] else 'NO'}; the floor of reading the run's dicts in Python "
+          f"(judgments not counted): every score of the lists read {row['fresh_read_scores_cpu_s'] / walk_cpu:.2f}x the walk, with each "
           f"judged id looked up {row['fresh_read_and_look_up_cpu_s'] / walk_cpu:.2f}x", flush=True)  # fmt: skip
     json_walk, json_ours = row["json_walk_cpu_s"], row["json_run_goldeval_cpu_s"]
     print(f"{'':>20}the same dicts read back by the json module (one str per distinct id of each file), CPU seconds: "
