@@ -123,10 +123,11 @@ def judge_scores(
     other trec measures need them); otherwise only documents with a positive judgment.
     A NaN score in a list holding a judgment to locate cannot be ranked: an InputError names it.
     """
+    every = qids is None  # the qrels' questions, in order: their judgments need no look-up
     qids = list(qrels) if qids is None else list(qids)
     floor = -math.inf if all_judged else min(level, 1)
     with gc_paused():
-        judged, rows, num_ret, lengths = _lists(qrels, run, qids)
+        judged, rows, num_ret, lengths = _lists(qrels, run, qids, every=every)
         owner = np.repeat(np.arange(len(judged), dtype=np.int64), lengths)
         values, t_pos, t_score, above, tied = _read_c(qids, rows, judged, floor, len(owner)) or _read_python(
             qids, rows, judged, floor, owner, num_ret)  # fmt: skip
@@ -144,10 +145,11 @@ order), the flat positions of the judgments located in their lists, and for each
 how many scores of its list are above that score and equal to it (itself included)."""
 
 
-def _lists(qrels: QrelsDict, run: RunDict, qids: list[str]) -> tuple[list[dict[str, float]], list[dict[str, float]],
-                                                                     np.ndarray, np.ndarray]:  # fmt: skip
-    """Each question's judgments and list as dicts, the lists' lengths and each question's number of judgments."""
-    judged: list[Any] = list(map(qrels.get, qids, repeat(_EMPTY)))
+def _lists(qrels: QrelsDict, run: RunDict, qids: list[str], *, every: bool = False,
+           ) -> tuple[list[dict[str, float]], list[dict[str, float]], np.ndarray, np.ndarray]:  # fmt: skip
+    """Each question's judgments and list as dicts, the lists' lengths and each question's number of judgments.
+    `every`: `qids` are the qrels' own, in order."""
+    judged: list[Any] = list(qrels.values()) if every else list(map(qrels.get, qids, repeat(_EMPTY)))
     rows: list[Any] = list(map(run.get, qids, repeat(_EMPTY)))
     sized = _sizes_c(rows, judged)
     if sized is not None:  # every one a dict already
