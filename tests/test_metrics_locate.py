@@ -75,7 +75,8 @@ def _random_case(seed: int) -> tuple[dict[str, dict[str, int]], dict[str, dict[s
     for i in range(150):
         qid = f"q{i}"
         if i % 13 != 5:
-            qrels[qid] = {"".join(d): rng.choice([-1, 0, 0, 1, 2, 3]) for d in rng.sample(pool, rng.randint(0, 30))}
+            marks = rng.sample(pool, rng.randint(0, 30))  # ids as strs of their own, not the run's (a file's, a database's)
+            qrels[qid] = {(d + ".")[:-1]: rng.choice([-1, 0, 0, 1, 2, 3]) for d in marks}
         if i % 11 != 3:  # some questions have no list at all, some an empty one
             run[qid] = {d: rng.choice(SCORES) for d in rng.sample(pool, rng.choice([0, 1, 5, 30, 59]))}
     return qrels, run
@@ -107,9 +108,24 @@ def test_many_located_ids_in_one_list(located: int, monkeypatch: pytest.MonkeyPa
     assert values[parse_metric("map")][0] == pytest.approx(reference["q"]["map"], abs=1e-12)
 
 
+class _OwnFloat(float):
+    """A float subclass whose float() is another number: numpy reads float(value), so both readers must."""
+
+    def __float__(self) -> float:
+        return 42.0
+
+
+def test_a_float_subclass_of_the_users_is_read_as_numpy_reads_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Its float() could run any code: the Python reader reads it (numpy's float64, a C type, is read in C: SCORES)
+    run = {"q": {"a": _OwnFloat(0.0), "b": 1.0, "c": 50.0}}
+    judged = _both({"q": {"a": 1}}, run, monkeypatch, expect_c=False)  # float() of it is 42: a ranks second
+    assert list(judged.rank) == [2]
+
+
 @pytest.mark.parametrize(
     ("case", "qrels", "run"),
     [
+        ("a judgment as a float subclass", {"q": {"a": _OwnFloat(1.0)}}, {"q": {"a": 0.5, "b": 0.7}}),
         ("numpy float32 scores", {"q": {"a": 1}}, {"q": {"a": np.float32(0.1), "b": np.float32(0.2)}}),
         ("scores as texts (numpy parses them)", {"q": {"a": 1}}, {"q": {"a": "0.5", "b": "0.7"}}),
         ("a judgment as numpy's int64", {"q": {"a": np.int64(2)}}, {"q": {"a": 0.5, "b": 0.7}}),
@@ -145,6 +161,13 @@ def test_nan_is_refused_alike(monkeypatch: pytest.MonkeyPatch) -> None:
     for c in (True, False):
         with pytest.raises(InputError, match="question 'p': document 'y' has score NaN"):
             _judged(qrels, run, c=c, monkeypatch=monkeypatch, all_judged=True)
+
+
+def test_a_none_score_is_refused_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    # numpy reads None as NaN; the error names the document and says None (it was a bare StopIteration)
+    for c in (True, False):
+        with pytest.raises(InputError, match="question 'q': document 'a' has score None"):
+            _judged({"q": {"b": 1}}, {"q": {"b": 1.0, "a": None}}, c=c, monkeypatch=monkeypatch, expect_c=False)
 
 
 def test_a_nan_before_an_object_for_python_fails_as_the_python_reader_fails(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -27,14 +27,31 @@
 #define DONE (-1)     /* every question read, no NaN score in a list read */
 #define SORT_ABOVE 16 /* located ids in one list beyond which its scores are sorted once */
 
-/* A number exactly as np.fromiter(..., np.float64) reads it, or NOT_MINE for any other object. */
-static int as_double(PyObject *value, double *out) {
+/* A number exactly as np.fromiter(..., np.float64) reads it (numpy takes float(value)), or NOT_MINE for any
+ * other object, or where float() fails (the Python reader then fails as numpy does). A float subclass defined
+ * in C (numpy's float64) is read by float(), its C code; one defined in Python (a heap type) could run code of
+ * its own there, while this reader holds borrowed references: it goes to the Python reader. */
+static int other_number(PyObject *value, double *out);
+
+static inline int as_double(PyObject *value, double *out) {
     if (PyFloat_CheckExact(value)) {
         *out = PyFloat_AS_DOUBLE(value);
         return 0;
     }
+    return other_number(value, out);
+}
+
+static int other_number(PyObject *value, double *out) {
     if (PyFloat_Check(value)) {
-        *out = PyFloat_AsDouble(value); /* a float (or subclass: numpy's float64) is its C double */
+        if (PyType_HasFeature(Py_TYPE(value), Py_TPFLAGS_HEAPTYPE))
+            return NOT_MINE;
+        PyObject *exact = PyNumber_Float(value);
+        if (!exact) {
+            PyErr_Clear();
+            return NOT_MINE;
+        }
+        *out = PyFloat_AS_DOUBLE(exact);
+        Py_DECREF(exact);
         return 0;
     }
     if (PyLong_Check(value)) {
@@ -72,7 +89,7 @@ static PyObject *dict_values; /* dict.values, looked up once (by name for each d
 
 typedef struct {
     double *scores;     /* the batch's lists' scores, one after the other */
-    PyObject **ids;     /* the batch's judged ids to locate (borrowed from their judgments' dicts) */
+    PyObject **ids;     /* the batch's judged ids to locate (borrowed: no code of the user's runs in a batch) */
     Py_ssize_t *cell;   /* where each one's cells are */
     int *list;          /* and its question, within the batch */
     Py_ssize_t cap, id_cap;
@@ -149,23 +166,24 @@ typedef struct {
 static int batch(PyObject **marks, PyObject **rows, int count, Py_ssize_t first, double floor, Py_ssize_t at,
                  const Out *out, Scratch *scratch, Py_ssize_t *nan) {
     Py_ssize_t ids = 0, cells = 0, located = 0, start[BATCH + 1], hits[BATCH];
-    int read[BATCH], bad[BATCH];
+    int read[BATCH], bad[BATCH], status = 0;
     for (int b = 0; b < count; b++)
         ids += PyDict_Size(marks[b]);
     if (reserve(scratch, 0, ids) < 0)
         return -1;
     Py_ssize_t k = at;
-    for (int b = 0; b < count; b++) {
+    for (int b = 0; b < count; b++) { /* 1: the judgments */
         Py_ssize_t pos = 0, before = located;
         PyObject *id, *grade;
-        while (PyDict_Next(marks[b], &pos, &id, &grade)) {
-            if (as_double(grade, &out->values[k]) == NOT_MINE)
-                return NOT_MINE;
+        while (!status && PyDict_Next(marks[b], &pos, &id, &grade)) {
+            if (as_double(grade, &out->values[k]) == NOT_MINE ||
+                (out->values[k] >= floor && !PyUnicode_CheckExact(id))) {
+                status = NOT_MINE;
+                break;
+            }
             out->found[k] = NAN;
             out->above[k] = out->tied[k] = 0;
             if (out->values[k] >= floor) {
-                if (!PyUnicode_CheckExact(id))
-                    return NOT_MINE;
                 scratch->ids[located] = id;
                 scratch->cell[located] = k;
                 scratch->list[located++] = b;
@@ -179,47 +197,52 @@ static int batch(PyObject **marks, PyObject **rows, int count, Py_ssize_t first,
         bad[b] = 0;
     }
     start[count] = cells;
-    if (reserve(scratch, cells, 0) < 0)
-        return -1;
-    for (int b = 0; b < count; b++) {
+    if (!status && reserve(scratch, cells, 0) < 0)
+        status = -1;
+    for (int b = 0; b < count && !status; b++) { /* 2: the scores of each list holding an id to locate */
         if (!read[b])
             continue;
         Py_ssize_t n = start[b + 1] - start[b];
         double *scores = scratch->scores + start[b];
         PyObject *view = PyObject_CallFunctionObjArgs(dict_values, rows[b], NULL);
-        PyObject *scored = view ? PyObject_GetIter(view) : NULL, *score;
+        PyObject *scored = view ? PyObject_GetIter(view) : NULL, *score = NULL;
         Py_XDECREF(view);
-        if (!scored)
-            return -1;
-        for (Py_ssize_t i = 0; i < n && (score = PyIter_Next(scored)); i++) {
+        if (!scored) {
+            status = -1;
+            break;
+        }
+        Py_ssize_t i = 0;
+        for (; i < n && (score = PyIter_Next(scored)); i++) {
             int mine = as_double(score, &scores[i]);
             Py_DECREF(score);
             if (mine == NOT_MINE) {
-                Py_DECREF(scored);
-                return NOT_MINE;
+                status = NOT_MINE;
+                break;
             }
             bad[b] |= isnan(scores[i]);
         }
         Py_DECREF(scored);
-        if (PyErr_Occurred())
-            return -1;
-        if (bad[b] && *nan < 0)
+        if (!status && PyErr_Occurred())
+            status = -1;
+        if (!status && bad[b] && *nan < 0)
             *nan = first + b;
     }
-    for (Py_ssize_t j = 0; j < located; j++) {
+    for (Py_ssize_t j = 0; j < located && !status; j++) { /* 3: the look-ups */
         int b = scratch->list[j];
         if (!read[b] || bad[b])
             continue;
-        PyObject *got = PyDict_GetItemWithError(rows[b], scratch->ids[j]); /* borrowed */
+        PyObject *got = PyDict_GetItemWithError(rows[b], scratch->ids[j]);
         if (got) {
             if (as_double(got, &out->found[scratch->cell[j]]) == NOT_MINE)
-                return NOT_MINE;
+                status = NOT_MINE;
             hits[b]++;
         } else if (PyErr_Occurred()) {
-            return -1;
+            status = -1;
         }
     }
-    for (int b = 0; b < count; b++)
+    if (status)
+        return status;
+    for (int b = 0; b < count; b++) /* 4: the counts */
         if (hits[b] > SORT_ABOVE)
             qsort(scratch->scores + start[b], (size_t)(start[b + 1] - start[b]), sizeof(double), compare_doubles);
     for (Py_ssize_t j = 0; j < located; j++) {

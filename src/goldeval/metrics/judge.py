@@ -182,7 +182,7 @@ def _read_c(qids: Sequence[str], rows: list[dict[str, float]], judged: list[dict
         return None
     if status != _C_DONE:
         q = int(status)
-        _raise_nan(qids[q], next(d for d, v in rows[q].items() if v != v))
+        _raise_nan(qids[q], rows[q])
     t_pos = np.flatnonzero(~np.isnan(found))
     return values, t_pos, found[t_pos], above[t_pos], tied[t_pos]
 
@@ -262,7 +262,7 @@ def _refuse_nan(qids: Sequence[str], rows: list[dict[str, float]], questions: li
     nan = np.isnan(scores)
     at = np.flatnonzero(nan.any(axis=1) if scores.ndim == 2 else nan)[0]
     q = questions[int(at) if scores.ndim == 2 else int(np.searchsorted(ends, at, side="right"))]
-    _raise_nan(qids[q], next(d for d, v in rows[q].items() if v != v))
+    _raise_nan(qids[q], rows[q])
 
 
 def _chunk_ends(ends: np.ndarray) -> list[int]:
@@ -274,8 +274,10 @@ def _chunk_ends(ends: np.ndarray) -> list[int]:
     return distinct_values(np.append(np.minimum(cuts, len(ends)), len(ends))).tolist()  # type: ignore[no-any-return]
 
 
-def _raise_nan(qid: str, doc: str) -> None:
-    raise InputError(f"question {qid!r}: document {doc!r} has score NaN", value=doc,
+def _raise_nan(qid: str, row: dict[str, float]) -> None:
+    """The InputError for the first score of `row` that reads as NaN: a NaN, or None (numpy reads it as NaN)."""
+    doc, score = next((d, v) for d, v in row.items() if v is None or v != v)
+    raise InputError(f"question {qid!r}: document {doc!r} has score {'None' if score is None else 'NaN'}", value=doc,
                      hint="give every result a real number as its score")
 
 
