@@ -93,6 +93,16 @@ def test_the_readers_agree(seed: int, level: int, all_judged: bool, monkeypatch:
     assert tied > 50  # ranks broken by id after the reader's counts
 
 
+def test_long_lists_are_read_a_few_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A batch holds at most 2^16 scores unless one list alone has more: lists of 40k and 70k cut the batches
+    rng = random.Random(5)
+    run = {f"q{i}": {f"d{j}": float(rng.randint(0, 999)) for j in range(n)} for i, n in enumerate([40_000, 40_000, 70_000, 3])}
+    qrels = {q: {f"d{j}": rng.choice([0, 1, 2]) for j in rng.sample(range(len(docs)), min(len(docs), 25))}
+             for q, docs in run.items()}  # fmt: skip
+    judged = _both(qrels, run, monkeypatch, all_judged=True)
+    assert len(judged.q) == 3 * 25 + 3
+
+
 @pytest.mark.parametrize("located", [16, 17, 60])
 def test_many_located_ids_in_one_list(located: int, monkeypatch: pytest.MonkeyPatch) -> None:
     # Past 16 located ids in a list the C reader sorts the list once and searches it; the ranks must be those

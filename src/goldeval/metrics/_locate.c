@@ -86,6 +86,7 @@ static Py_ssize_t bound(const double *sorted, Py_ssize_t n, double s, int strict
 static PyObject *dict_values; /* dict.values, looked up once (by name for each dict: 0.1 us a list) */
 
 #define BATCH 32 /* questions read a stage at a time: their look-ups' cache misses overlap */
+#define BATCH_CELLS (1 << 16) /* and at most this many scores a batch (512 KiB), unless one list has more */
 
 typedef struct {
     double *scores;     /* the batch's lists' scores, one after the other */
@@ -314,14 +315,18 @@ static PyObject *locate(PyObject *self, PyObject *args) {
         Scratch scratch = {NULL, NULL, NULL, NULL, 0, 0};
         Out out = {(double *)views[0].buf, (double *)views[1].buf, (int64_t *)views[2].buf, (int64_t *)views[3].buf};
         Py_ssize_t at = 0;
-        for (Py_ssize_t first = 0; first < q && !status; first += BATCH) {
+        for (Py_ssize_t first = 0; first < q && !status;) {
             PyObject *marks[BATCH], *row[BATCH]; /* held: nothing the batch runs can take them away */
-            int count = (int)(q - first < BATCH ? q - first : BATCH);
-            for (int b = 0; b < count; b++) {
-                marks[b] = PyList_GetItem(judged, first + b);
-                row[b] = PyList_GetItem(rows, first + b);
-                Py_INCREF(marks[b]);
-                Py_INCREF(row[b]);
+            int count = 0;
+            for (Py_ssize_t cells = 0; count < BATCH && first + count < q; count++) {
+                PyObject *next = PyList_GetItem(rows, first + count);
+                cells += PyDict_Size(next);
+                if (count && cells > BATCH_CELLS)
+                    break; /* a batch's scores stay few (long lists come one a batch) */
+                marks[count] = PyList_GetItem(judged, first + count);
+                row[count] = next;
+                Py_INCREF(marks[count]);
+                Py_INCREF(row[count]);
             }
             status = batch(marks, row, count, first, floor, at, &out, &scratch, &nan);
             for (int b = 0; b < count; b++) {
@@ -329,6 +334,7 @@ static PyObject *locate(PyObject *self, PyObject *args) {
                 Py_DECREF(marks[b]);
                 Py_DECREF(row[b]);
             }
+            first += count;
         }
         PyMem_Free(scratch.scores);
         PyMem_Free(scratch.ids);
