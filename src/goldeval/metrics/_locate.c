@@ -3,12 +3,13 @@
  * `judge.judge_scores` needs, for every judgment of every question, its value and, for the judgments
  * it locates (value >= floor), the score of that id in the question's run dict and how many scores of
  * that dict are above it and equal to it (itself included). judge.py computes the same with C-level
- * map/chain/np.fromiter over the dicts (`_read_python`), which costs about two bare Python walks over
- * the dicts; here each list is read once, its judged ids looked up in it, and the counts made while its
- * scores are still in the caches. Nothing is decided here that judge.py does not decide the same way:
- * the rank rule's tie-break by id stays in judge.py (`tied` > 1), and anything this reader does not
- * take exactly as numpy would (a score or judgment that is not a float or an int, a judged id that is not
- * a str, a list that is not a dict) sends the whole call back to the Python reader.
+ * map/chain/np.fromiter over the dicts (`_read_python`), about 2.5 bare Python walks over the dicts when
+ * each id is its own str; here each list is read once, its judged ids looked up in it, and the counts made
+ * while its scores are still in the caches: about one walk. Nothing is decided here that judge.py does not
+ * decide the same way: the rank rule's tie-break by id stays in judge.py (`tied` > 1), and anything this
+ * reader does not take exactly as numpy would (a score or judgment that is not a float, numpy's float64 or
+ * an int, a judged id that is not a str, a list that is not a dict) sends the whole call back to the Python
+ * reader, which tests/test_metrics_locate.py holds equal to this one.
  *
  * Only CPython's public API is used, not the stable ABI: its float reads through a function call, 7% of this
  * reader's time (issue 23), where the public API's PyFloat_AS_DOUBLE reads the value in place. So a wheel is
