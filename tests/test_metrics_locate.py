@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 import pytrec_eval
 
+from fast_paths import use_c_reader
 from goldeval.errors import InputError
 from goldeval.metrics import judge
 from goldeval.metrics.compute import evaluate_scores
@@ -32,8 +33,7 @@ def _judged(qrels: Any, run: Any, *, c: bool, monkeypatch: pytest.MonkeyPatch, e
             **kwargs: Any) -> Judged:  # fmt: skip
     """judge_scores with the C reader (asserting whether it did the reading: `expect_c`) or with the Python one."""
     with monkeypatch.context() as m:
-        if not c:
-            m.setattr(judge, "_clocate", None)
+        use_c_reader(c, m)
         python_read = judge._read_python
         calls: list[int] = []
 

@@ -266,6 +266,34 @@ static int batch(PyObject **marks, PyObject **rows, int count, Py_ssize_t first,
     return 0;
 }
 
+/* The number of judgments of `q` questions, each list's and judgments' sizes written where asked (num_ret,
+ * lengths: NULL for none), or NOT_MINE when an item of either list is not a dict. Both lists q long. */
+static Py_ssize_t judgments_total(PyObject *rows, PyObject *judged, Py_ssize_t q, int64_t *num_ret, int64_t *lengths) {
+    Py_ssize_t total = 0;
+    for (Py_ssize_t i = 0; i < q; i++) {
+        PyObject *marks = PyList_GetItem(judged, i), *row = PyList_GetItem(rows, i);
+        if (!PyDict_CheckExact(marks) || !PyDict_CheckExact(row))
+            return NOT_MINE;
+        Py_ssize_t n = PyDict_Size(marks);
+        if (num_ret) {
+            num_ret[i] = PyDict_Size(row);
+            lengths[i] = n;
+        }
+        total += n;
+    }
+    return total;
+}
+
+/* The two lists' common length, or -1 with a ValueError. */
+static Py_ssize_t questions(PyObject *rows, PyObject *judged) {
+    Py_ssize_t q = PyList_Size(judged);
+    if (PyList_Size(rows) != q) {
+        PyErr_SetString(PyExc_ValueError, "rows and judged differ in length");
+        return -1;
+    }
+    return q;
+}
+
 static int writable(PyObject *obj, Py_buffer *view, Py_ssize_t itemsize, Py_ssize_t n, const char *name) {
     if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
         return -1;
@@ -291,18 +319,12 @@ static PyObject *locate(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "O!O!dOOOO", &PyList_Type, &rows, &PyList_Type, &judged, &floor, &bufs[0], &bufs[1],
                           &bufs[2], &bufs[3]))
         return NULL;
-    Py_ssize_t q = PyList_Size(judged);
-    if (PyList_Size(rows) != q) {
-        PyErr_SetString(PyExc_ValueError, "rows and judged differ in length");
+    Py_ssize_t q = questions(rows, judged);
+    if (q < 0)
         return NULL;
-    }
-    Py_ssize_t total = 0;
-    for (Py_ssize_t i = 0; i < q; i++) {
-        PyObject *marks = PyList_GetItem(judged, i), *row = PyList_GetItem(rows, i);
-        if (!PyDict_CheckExact(marks) || !PyDict_CheckExact(row))
-            return PyLong_FromLong(NOT_MINE);
-        total += PyDict_Size(marks);
-    }
+    Py_ssize_t total = judgments_total(rows, judged, q, NULL, NULL);
+    if (total == NOT_MINE)
+        return PyLong_FromLong(NOT_MINE);
     Py_buffer views[4];
     const Py_ssize_t sizes[4] = {sizeof(double), sizeof(double), sizeof(int64_t), sizeof(int64_t)};
     const char *names[4] = {"values", "found", "above", "tied"};
@@ -359,11 +381,9 @@ static PyObject *sizes(PyObject *self, PyObject *args) {
     PyObject *rows, *judged, *bufs[2];
     if (!PyArg_ParseTuple(args, "O!O!OO", &PyList_Type, &rows, &PyList_Type, &judged, &bufs[0], &bufs[1]))
         return NULL;
-    Py_ssize_t q = PyList_Size(judged), total = 0;
-    if (PyList_Size(rows) != q) {
-        PyErr_SetString(PyExc_ValueError, "rows and judged differ in length");
+    Py_ssize_t q = questions(rows, judged);
+    if (q < 0)
         return NULL;
-    }
     Py_buffer views[2];
     if (writable(bufs[0], &views[0], sizeof(int64_t), q, "num_ret") < 0)
         return NULL;
@@ -371,17 +391,7 @@ static PyObject *sizes(PyObject *self, PyObject *args) {
         PyBuffer_Release(&views[0]);
         return NULL;
     }
-    int64_t *num_ret = views[0].buf, *lengths = views[1].buf;
-    for (Py_ssize_t i = 0; i < q && total >= 0; i++) {
-        PyObject *marks = PyList_GetItem(judged, i), *row = PyList_GetItem(rows, i);
-        if (!PyDict_CheckExact(marks) || !PyDict_CheckExact(row)) {
-            total = NOT_MINE;
-            break;
-        }
-        num_ret[i] = PyDict_Size(row);
-        lengths[i] = PyDict_Size(marks);
-        total += lengths[i];
-    }
+    Py_ssize_t total = judgments_total(rows, judged, q, views[0].buf, views[1].buf);
     PyBuffer_Release(&views[0]);
     PyBuffer_Release(&views[1]);
     return PyLong_FromSsize_t(total);
