@@ -274,7 +274,7 @@ def test_the_json_carries_the_run_identity_configs_and_curves(tmp_path: Path, co
                  "--retriever", "bm25?stem=none", "--k", "1", "--depth", "20", "--chunk", "30:0",
                  "--json", str(out), "--quiet", "--no-stats"]) == 0
     data = json.loads(out.read_text())
-    assert data["schema"] == 2 and data["statistics"] is None
+    assert data["schema"] == 3 and data["statistics"] is None
     identity = data["identity"]
     assert re.fullmatch(r"[0-9a-f]{64}", identity["corpus_fingerprint"]) and identity["chunking"] == "30:0"
     assert identity["corpus_fingerprint"] == data["corpus"]["fingerprint"]

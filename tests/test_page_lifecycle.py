@@ -57,7 +57,7 @@ def a_miss(card: dict[str, Any]) -> tuple[dict[str, Any], str]:
     """A miss at k = 5 (of any retriever) and a passage retrieved for it that is not expected."""
     q = next(q for r in card["retrievers"] for q in r["questions"]
              if not q["off_topic"] and (q["rank"] is None or q["rank"] > 5) and q["top"])
-    doc = next(h["doc"] for h in q["top"] if h["doc"] not in q["expected"])
+    doc = next(d for h in q["top"] if (d := h.get("doc", h["id"])) not in q["expected"])
     return q, doc
 
 
@@ -173,7 +173,7 @@ def test_fixes_are_written_into_the_golden_set_and_its_changelog(fix_server: tup
                    fix_headers(server, token))[0] == 200
     set_now = load_golden(golden)
     assert wrong not in set_now.relevant(other["id"]) and set_now.by_id()[gap["id"]].off_topic
-    retrieved = {h["doc"] for r in card["retrievers"] for x in r["questions"] if x["id"] == gap["id"] for h in x["top"]}
+    retrieved = {h.get("doc", h["id"]) for r in card["retrievers"] for x in r["questions"] if x["id"] == gap["id"] for h in x["top"]}
     assert retrieved and set_now.grades(gap["id"]) == dict.fromkeys(retrieved | set(gap["expected"]), 0)  # as pool does
     changes = [(c.action, c.question, c.reason) for c in read_changes(golden) if c.action != "judged"]
     assert changes == [("also_answers", q["id"], "it answers too"), ("wrong_expected", other["id"], "that page is about something else"),

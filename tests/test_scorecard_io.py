@@ -37,15 +37,15 @@ def card_with_everything() -> Scorecard:
     return compare(card, resamples=200, seed=1)
 
 
-# --- schema 2 ------------------------------------------------------------------------------------
+# --- schemas 3 and 2 ------------------------------------------------------------------------------
 
 
-def test_schema_2_round_trips_to_an_equal_scorecard(tmp_path: Path) -> None:
+def test_schema_3_round_trips_to_an_equal_scorecard(tmp_path: Path) -> None:
     card = card_with_everything()
     path = tmp_path / "r.json"
     card.save(path)
     data = json.loads(path.read_text())
-    assert (data["schema"], data["tool"]) == (2, "goldeval")
+    assert (data["schema"], data["tool"]) == (3, "goldeval")
     assert data["headline"] == ["hit@3", "mrr", "ndcg@3"]
     loaded = Scorecard.load(path)
     assert loaded.to_dict() == card.to_dict()
@@ -56,6 +56,39 @@ def test_schema_2_round_trips_to_an_equal_scorecard(tmp_path: Path) -> None:
     assert (loaded.metrics, loaded.headline, loaded.k, loaded.depth) == (card.metrics, card.headline, [1, 3], 5)
     loaded.save(tmp_path / "again.json")
     assert (tmp_path / "again.json").read_text() == path.read_text()  # stable, byte for byte
+
+
+def test_a_result_keeps_its_doc_and_grade_only_where_they_say_something(tmp_path: Path) -> None:
+    golden = make_golden([("q1", "where", {"a.md": 2, "n.md": 0}), ("q2", "and here", {"b.md": 1})])
+    chunks = {"q1": ["a.md#1", "n.md", "a.md#2", "x.md"], "q2": ["x.md#3", "b.md"]}
+    card = evaluate(lambda q, k: chunks[{"where": "q1", "and here": "q2"}[q]][:k], golden, k=(1, 5), depth=5)
+    card.save(tmp_path / "r.json")
+    top = [q["top"] for q in json.loads((tmp_path / "r.json").read_text())["retrievers"][0]["questions"]]
+    assert [[{k: v for k, v in h.items() if k != "score"} for h in hits] for hits in top] == [
+        [{"id": "a.md#1", "doc": "a.md", "counted": "relevant", "grade": 2}, {"id": "n.md", "counted": "nonrelevant"},
+         {"id": "a.md#2", "doc": "a.md", "counted": "repeat"}, {"id": "x.md", "counted": "unjudged"}],
+        [{"id": "x.md#3", "counted": "unjudged"}, {"id": "b.md", "counted": "relevant", "grade": 1}],
+    ]  # x.md#3: no corpus, and nothing names x.md, so the id is its own document (`goldeval.ids`)
+    assert [[h.doc for h in q.top] for q in Scorecard.load(tmp_path / "r.json").retrievers[0].questions] == [
+        ["a.md", "n.md", "a.md", "x.md"], ["x.md#3", "b.md"]]
+
+
+def test_a_schema_2_file_reads_as_the_same_scorecard(tmp_path: Path) -> None:
+    """goldeval 0.2 wrote every result's `doc` (its id too) and `grade` (null too): read as schema 3 is."""
+    card = card_with_everything()
+    card.save(tmp_path / "r.json")
+    data = json.loads((tmp_path / "r.json").read_text())
+    data["schema"] = 2
+    for r in data["retrievers"]:
+        for q in r["questions"]:
+            q["top"] = [{"id": h["id"], "doc": h.get("doc", h["id"]), "score": h["score"], "counted": h["counted"],
+                         "grade": h.get("grade")} for h in q["top"]]
+    assert any(h["grade"] is None for r in data["retrievers"] for q in r["questions"] for h in q["top"])
+    (tmp_path / "old.json").write_text(json.dumps(data))
+    loaded = Scorecard.load(tmp_path / "old.json")
+    assert loaded.to_dict() == card.to_dict()
+    loaded.save(tmp_path / "again.json")
+    assert (tmp_path / "again.json").read_text() == (tmp_path / "r.json").read_text()  # written as schema 3
 
 
 def test_metrics_are_typed_in_memory_and_strings_only_in_json(tmp_path: Path) -> None:
@@ -173,7 +206,7 @@ def test_goldeval_report_html_reads_a_goldset_0_1_file(tmp_path: Path) -> None:
     (entry,) = _embedded_payload(out.read_text(encoding="utf-8"))["files"]
     assert entry["name"] == V01.name
     data = entry["data"]
-    assert data["schema"] == 2 and [r["name"] for r in data["retrievers"]] == ["bm25", "bm25?stem=none"]
+    assert data["schema"] == 3 and [r["name"] for r in data["retrievers"]] == ["bm25", "bm25?stem=none"]
     card = Scorecard.load(V01)
     assert [r["curves"] for r in data["retrievers"]] == [r.curves for r in card.retrievers]
     assert data["flips"] == card.flips and len(data["flips"]["bm25|bm25?stem=none"]["a_only"]) == 100
@@ -185,7 +218,7 @@ def test_the_serve_payload_reads_a_goldset_0_1_file_with_its_curves() -> None:
     payload = results_payload([V01, json.loads(V01.read_text())], names=["old", "old"])
     assert [f["name"] for f in payload["files"]] == ["old", "old (2)"]
     first, second = (f["data"] for f in payload["files"])
-    assert first["schema"] == 2 and first["retrievers"][0]["curves"] == second["retrievers"][0]["curves"]
+    assert first["schema"] == 3 and first["retrievers"][0]["curves"] == second["retrievers"][0]["curves"]
     hit = first["retrievers"][0]["curves"]["hit"]
     # the file's own hit@1 was 6 of 9 pooled; the 8 hand-written questions hit 5 (h02, h05-h08), h09 beside
     assert hit[0] == pytest.approx(5 / 8) and hit[4] == 1.0
@@ -267,8 +300,8 @@ def test_non_finite_numbers_and_unknown_schemas_are_refused(tmp_path: Path) -> N
     nan.write_text(V01.read_text().replace('"seconds": 0.5', '"seconds": NaN', 1))
     with pytest.raises(InputError, match="non-finite number NaN"):
         Scorecard.load(nan)
-    newer = _edited(tmp_path, lambda d: d.__setitem__("schema", 3))
-    with pytest.raises(InputError, match="results schema 3 is not one this goldeval reads") as info:
+    newer = _edited(tmp_path, lambda d: d.__setitem__("schema", 4))
+    with pytest.raises(InputError, match=r"results schema 4 is not one this goldeval reads \(1, 2, 3\)") as info:
         Scorecard.load(newer)
     assert info.value.hint == "upgrade goldeval"
     with pytest.raises(InputError, match="not a goldeval results file"):

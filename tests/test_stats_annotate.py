@@ -255,7 +255,7 @@ def test_eval_cli_writes_markdown_and_accepts_seed_and_resamples(tmp_path: Path)
     assert code == 0
     assert md.read_text().startswith("### goldeval scorecard")
     data = json.loads(out.read_text())
-    assert data["schema"] == 2 and "stats" not in data
+    assert data["schema"] == 3 and "stats" not in data
     assert (data["statistics"]["seed"], data["statistics"]["resamples"]) == (7, 300)
     assert data["retrievers"][0]["intervals"]["hit@5"][0] <= data["retrievers"][0]["metrics"]["hit@5"]
 

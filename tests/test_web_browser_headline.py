@@ -72,7 +72,7 @@ def test_each_result_is_marked_as_the_results_file_counted_it(page: Any, card: d
         open_page(page, url)
         set_k(page, 10)
         for q in payload["files"][0]["data"]["retrievers"][0]["questions"]:
-            expected = [(h["counted"], "" if h["grade"] is None else str(h["grade"])) for h in q["top"]]
+            expected = [(h["counted"], "" if h.get("grade") is None else str(h["grade"])) for h in q["top"]]
             assert shown_marks(page, q["id"]) == expected, q["id"]
             first = page.locator(f'#q-body tr[data-qid="{q["id"]}"] .fid').get_attribute("data-counted")
             assert first == q["top"][0]["counted"]

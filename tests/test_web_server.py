@@ -281,7 +281,7 @@ def test_a_goldset_01_file_reaches_the_page_as_schema_2_with_what_the_page_looks
     old = json.loads(GOLDSET_01.read_text(encoding="utf-8"))
     assert old["schema"] == 1 and "roc" not in old["off_topic"]["retrievers"]["bm25"]
     data = results_payload([GOLDSET_01])["files"][0]["data"]
-    assert data["schema"] == 2 and data["headline"] and data["flips"]
+    assert data["schema"] == 3 and data["headline"] and data["flips"]
     card = Scorecard.load(GOLDSET_01)
     for r, stored in zip(data["retrievers"], old["retrievers"], strict=True):
         assert len(r["curves"]["hit"]) == data["depth"] == old["depth"]

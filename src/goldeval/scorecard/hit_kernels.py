@@ -2,12 +2,12 @@
 
 Plain Python over numpy arrays, compiled by `goldeval.jit` when the process already has numba loaded (never
 called uncompiled: `hitbytes` lays the bytes out in numpy instead). numpy lays each result out as a row of a
-matrix as wide as the widest of each piece, then keeps the bytes that are not zero: a pass over about 150
-bytes a result where 110 are kept (issue 23: most of the results file's top lists at 100k questions).
+matrix as wide as the widest of each piece, then keeps the bytes that are not zero: a pass over about 110
+bytes a result where 80 are kept (issue 23: most of the results file's top lists at 100k questions).
 Compiled, each byte is copied once, to where it goes.
 
 The same bytes (tested against the numpy layout and the json module): per result `, ` (not before a question's
-first), `{"id": "`, the id's bytes from the file, `", "doc": "`, the id again, `", "score": `, the score's text
+first), `{"id": "`, the id's bytes from the file, `", "score": `, the score's text
 and its mark's text. An id holding a zero byte or a byte the json module escapes (a control byte, a quote, a
 backslash) stops the layout: the writer then makes the texts one by one, as before.
 """
@@ -19,16 +19,16 @@ import numpy as np
 
 def lay_hits(source: np.ndarray, start: np.ndarray, stop: np.ndarray, scores: np.ndarray, score_len: np.ndarray,
              marks: np.ndarray, mark_len: np.ndarray, which: np.ndarray, bounds: np.ndarray, escaped: np.ndarray,
-             separator: np.ndarray, head: np.ndarray, doc: np.ndarray, score: np.ndarray,
+             separator: np.ndarray, head: np.ndarray, score: np.ndarray,
              mark: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:  # fmt: skip
     """(the bytes, each question's start in them and the end, whether every id could be copied as it is) of the
     results `bounds[k]:bounds[k + 1]` of each question k. Result i's id is `source[start[i]:stop[i]]`, its score
     text `scores[i, :score_len[i]]`, its mark text `marks[which[i], :mark_len[which[i]]]`."""
     n = len(bounds) - 1
-    fixed = len(head) + len(doc) + len(score) + len(mark)
+    fixed = len(head) + len(score) + len(mark)
     size = 0
     for i in range(len(start)):
-        size += 2 * (stop[i] - start[i]) + score_len[i] + mark_len[which[i]] + fixed
+        size += (stop[i] - start[i]) + score_len[i] + mark_len[which[i]] + fixed
     for k in range(n):
         if bounds[k + 1] > bounds[k]:
             size += len(separator) * (bounds[k + 1] - bounds[k] - 1)
@@ -45,20 +45,12 @@ def lay_hits(source: np.ndarray, start: np.ndarray, stop: np.ndarray, scores: np
             for b in head:
                 out[at] = b
                 at += 1
-            id_at = at
             for j in range(start[i], stop[i]):
                 byte = source[j]
                 if byte == 0 or escaped[byte]:
                     return out[:0], edges, False
                 out[at] = byte
                 at += 1
-            length = at - id_at
-            for b in doc:
-                out[at] = b
-                at += 1
-            for j in range(length):
-                out[at + j] = out[id_at + j]
-            at += length
             for b in score:
                 out[at] = b
                 at += 1

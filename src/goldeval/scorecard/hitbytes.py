@@ -1,11 +1,12 @@
 """The `top` lists of many questions' records, as the json module writes them, put together from bytes.
 
-A kept result is written `{"id": ID, "doc": DOC, "score": S, "counted": C, "grade": G}` (`writer.HIT_KEYS`),
+A kept result is written `{"id": ID, "score": S, "counted": C}` (its `"grade": G` too when relevant, its
+`"doc": DOC` when its document is not its id: `writer.hit_record`),
 ten per question, a million for 100k questions: made one str at a time (an id decoded, encoded for JSON,
 formatted with its score and mark, joined) that cost more than the rest of the file (issue 23). For results
 of a run file whose ids need no escaping in JSON (no quote, backslash or control byte, the common case) and
 whose documents are their ids, `top_texts` lays the bytes side by side in numpy instead: the file's bytes of
-each id (twice), the score's `float.__repr__` (the json module's) and its mark's text. Anything else
+each id, the score's `float.__repr__` (the json module's) and its mark's text. Anything else
 gives None, and the writer makes the texts one by one, as the json module would (tested equal).
 """
 
@@ -23,7 +24,7 @@ from goldeval.trecio import TrecTable
 def top_texts(table: TrecTable, rows: np.ndarray, scores: Callable[[], tuple[np.ndarray, np.ndarray]],
               marks: list[str], which: np.ndarray, bounds: np.ndarray) -> list[str] | None:  # fmt: skip
     """Per question (its results `bounds[i]:bounds[i + 1]` of `rows`, the table rows kept), the inside of its
-    `top` list: each result's id twice, its score's text (row j of the matrix `scores()` makes, its length
+    `top` list: each result's id, its score's text (row j of the matrix `scores()` makes, its length
     beside: `writer.float_rows`) and its mark text `marks[which[j]]`; None when an id needs escaping in JSON
     or the ids are not a file's (`TrecTable.strings`).
 
@@ -39,7 +40,7 @@ def top_texts(table: TrecTable, rows: np.ndarray, scores: Callable[[], tuple[np.
     if kernel is not None:
         out, edges, plain = kernel(table.source, table.doc_start[rows], table.doc_stop[rows], score_bytes,
                                    score_len, mark_rows, mark_len, which, bounds, _ESCAPED, _SEPARATOR, _ID,
-                                   _DOC, _SCORE, _MARK)  # fmt: skip
+                                   _SCORE, _MARK)  # fmt: skip
         table.drop_pages()
         return _split(out, edges) if plain else None
     length = table.doc_stop[rows] - table.doc_start[rows]
@@ -50,14 +51,14 @@ def top_texts(table: TrecTable, rows: np.ndarray, scores: Callable[[], tuple[np.
     mark_bytes = mark_rows[which]
     first = np.zeros(len(rows), dtype=bool)
     first[bounds[:-1][bounds[:-1] < bounds[1:]]] = True  # a question's first result has no separator before it
-    pieces = [_SEPARATOR, _ID, ids, _DOC, ids, _SCORE, score_bytes, _MARK, mark_bytes]
+    pieces = [_SEPARATOR, _ID, ids, _SCORE, score_bytes, _MARK, mark_bytes]
     layout = np.empty((len(rows), sum(p.shape[-1] for p in pieces)), dtype=np.uint8)
     at = 0
     for piece in pieces:
         layout[:, at : at + piece.shape[-1]] = piece
         at += piece.shape[-1]
     layout[first, : len(_SEPARATOR)] = 0
-    sizes = (2 * length + _FIXED + score_len
+    sizes = (length + _FIXED + score_len
              + mark_len[which]
              - np.where(first, len(_SEPARATOR), 0))  # fmt: skip
     offset = np.concatenate(([0], np.cumsum(sizes)))
@@ -68,8 +69,8 @@ def _constant(text: bytes) -> np.ndarray:
     return np.frombuffer(text, dtype=np.uint8)
 
 
-_SEPARATOR, _ID, _DOC, _SCORE, _MARK = map(_constant, (b", ", b'{"id": "', b'", "doc": "', b'", "score": ', b", "))
-_FIXED = sum(map(len, (_SEPARATOR, _ID, _DOC, _SCORE, _MARK)))
+_SEPARATOR, _ID, _SCORE, _MARK = map(_constant, (b", ", b'{"id": "', b'", "score": ', b", "))
+_FIXED = sum(map(len, (_SEPARATOR, _ID, _SCORE, _MARK)))
 _ESCAPED = np.zeros(256, dtype=bool)
 _ESCAPED[1:0x20] = _ESCAPED[0x22] = _ESCAPED[0x5C] = True
 """The bytes of an id that the json module writes as an escape (a zero byte inside an id is counted apart)."""

@@ -1,4 +1,5 @@
-"""The results JSON (docs/results-json.md): schema 2 written, schemas 1 (goldset 0.1) and 2 read.
+"""The results JSON (docs/results-json.md): schema 3 written, schemas 1 (goldset 0.1), 2 and 3 read (2 is 3 with
+every kept result's `doc` and `grade` written, its id and null included).
 
 Reading validates every field it uses and names the first bad one by its JSON path, so a truncated
 or edited file is one clear error, never a traceback. Aggregates are recomputed from the per-question
@@ -83,14 +84,20 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"non-finite number {name} in results JSON")
 
 
+READ_SCHEMAS = (1, 2, SCHEMA_VERSION)
+"""The results schemas read: goldset 0.1's, 2 (each kept result with its `doc` and `grade`, null or the id
+included) and the one written."""
+
+
 def scorecard_from_dict(data: Any, *, source: str = "<dict>") -> Scorecard:
     if not isinstance(data, dict) or "retrievers" not in data:
         raise InputError("not a goldeval results file (no 'retrievers' list)", path=source,
                          hint="write one with `goldeval eval ... --json results.json`")
     schema = data.get("schema", 1)
-    if schema not in (1, SCHEMA_VERSION):
+    if schema not in READ_SCHEMAS:
         newer = isinstance(schema, int) and schema > SCHEMA_VERSION
-        raise InputError(f"results schema {schema!r} is not one this goldeval reads (1 or {SCHEMA_VERSION})",
+        raise InputError(f"results schema {schema!r} is not one this goldeval reads "
+                         f"({', '.join(map(str, READ_SCHEMAS))})",
                          path=source, value=schema, hint="upgrade goldeval" if newer else "re-run the evaluation")
     hint = "the file was edited or cut short; re-run the evaluation"
     try:

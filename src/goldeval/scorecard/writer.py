@@ -1,11 +1,11 @@
-"""Writing the results JSON (docs/results-json.md, schema 2): as a dict (`scorecard_to_dict`, the page and
+"""Writing the results JSON (docs/results-json.md, schema 3): as a dict (`scorecard_to_dict`, the page and
 the statistics' key read it) and as a stream of text (`scorecard_chunks`, the file and the history).
 
 The stream is the same bytes as `dumps_strict(scorecard_to_dict(card), indent=None)` (tested), written
 piece by piece, so the whole dict tree never sits in memory (issue 23: 100k questions made 2 GB of dicts).
 The per-question records of a new scorecard are written from its columns (`scorecard.columns`), a block of
 questions at a time: each value is encoded as the json module encodes it (its C string encoder,
-`float.__repr__`, or orjson's same texts: `float_texts`), the keys in the order `QUESTION_KEYS` and `HIT_KEYS` give them, which `_question_to_dict`
+`float.__repr__`, or orjson's same texts: `float_texts`), the keys in the order `QUESTION_KEYS` and `hit_record` give them, which `_question_to_dict`
 uses too. Every piece goes through `textsafe.redact`; a non-finite number is refused, never written.
 """
 
@@ -30,13 +30,11 @@ from goldeval.textsafe import redact
 
 _orjson = optional("orjson")  # the `fast` extra; without it repr writes each float
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 TOOL = "goldeval"
 QUESTION_KEYS = ("id", "question", "expected", "nonrelevant", "off_topic", "headline", "rank", "ranks", "top",
                  "top1_score", "metrics", "tags", "source", "error", "diagnosis", "returned")
 """A question's record, in the order it is written."""
-HIT_KEYS = ("id", "doc", "score", "counted", "grade")
-"""A kept result's record (`top`), in the order it is written."""
 BLOCK = 1024
 """Questions written at once from columns: their texts (about 2 MB) stay in memory the allocator reuses, where
 4096 questions' 9 MB went back to the OS and came again each block (issue 23: 0.8 CPU s of page faults at 100k
@@ -107,11 +105,22 @@ def _question_to_dict(q: QuestionResult, headline: bool, level: str) -> dict[str
     else:
         marks = [(h.counted, h.grade) if h.counted else mark for h, mark in zip(q.top, question_marks(q, level), strict=True)]
     values = (q.id, q.question, q.expected, q.nonrelevant, q.off_topic, headline, q.rank, q.ranks,
-              [dict(zip(HIT_KEYS, (h.id, h.doc, h.score, counted, grade), strict=True))
-               for h, (counted, grade) in zip(q.top, marks, strict=True)],
+              [hit_record(h.id, h.doc, h.score, counted, grade) for h, (counted, grade) in zip(q.top, marks, strict=True)],
               q.top1_score, {str(m): v for m, v in q.metrics.items()}, q.tags, q.source, q.error, q.diagnosis,
               q.returned)  # fmt: skip
     return dict(zip(QUESTION_KEYS, values, strict=True))
+
+
+def hit_record(pid: str, doc: str, score: float, counted: str, grade: int | None) -> dict[str, Any]:
+    """A kept result's record (`top`), its keys in the order written: `doc` only when it is not the id (a chunk
+    of a document), `grade` only when the result counted as relevant (schema 3: a 100k-question file was 23%
+    documents repeating their ids and `"grade": null`)."""
+    record = {"id": pid, "doc": doc, "score": score, "counted": counted, "grade": grade}
+    if doc == pid:
+        del record["doc"]
+    if grade is None:
+        del record["grade"]
+    return record
 
 
 def dumps_strict(data: Any, *, indent: int | None = 1) -> str:
@@ -204,8 +213,10 @@ def _refuse_non_finite(columns: QuestionColumns) -> None:
 
 
 _BOOL = ("false", "true")
-_HIT = '{{"id": {}, "doc": {}, "score": {}, {}'.format
-_MARK = '"counted": "{}", "grade": {}}}'.format
+_HIT = '{{"id": {}{}, "score": {}, {}'.format
+_DOC = ', "doc": {}'.format
+_MARK = '"counted": "{}"}}'.format
+_GRADED = '"counted": "relevant", "grade": {}}}'.format
 _RECORD = ('{"id": ', ', "question": ', ', "expected": {', '}, "nonrelevant": [', '], "off_topic": ', ', "headline": ',
            ', "rank": ', ', "ranks": {', '}, "top": [', '], "top1_score": ', ', "metrics": ', ', "tags": ', ', "source": ',
            ', "error": ', ', "diagnosis": null, "returned": ')
@@ -336,8 +347,8 @@ def _hit_texts(c: QuestionColumns, a: int, b: int) -> tuple[list[str], list[str]
         ids = kept.ids(ka, kb)
         id_texts = list(map(encode_basestring, ids))
         docs = kept.docs(ids, ka)
-        doc_texts = id_texts if docs is ids else [t if d is i else encode_basestring(d)
-                                                  for t, i, d in zip(id_texts, ids, docs, strict=True)]  # fmt: skip
+        doc_texts = [""] * len(ids) if docs is ids else ["" if d == i else _DOC(encode_basestring(d))
+                                                         for i, d in zip(ids, docs, strict=True)]  # fmt: skip
         hits = list(map(_HIT, id_texts, doc_texts, scores, map(marks.__getitem__, which.tolist())))
         top = [", ".join(hits[x:y]) for x, y in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)]
     firsts = iter(float_texts(values[bounds[:-1][filled]]))
@@ -345,12 +356,13 @@ def _hit_texts(c: QuestionColumns, a: int, b: int) -> tuple[list[str], list[str]
 
 
 def _marks_texts(codes: np.ndarray, grades: np.ndarray) -> tuple[list[str], np.ndarray]:
-    """`"counted": ..., "grade": ...}` of each kept result: the texts, one per (mark, grade), and each result's."""
+    """`"counted": ...}` of each kept result (and its `"grade": ...` when relevant): the texts, one per (mark,
+    grade), and each result's."""
     relevant = codes == 0
     values, which = np.unique(grades[relevant], return_inverse=True)
     key = codes.astype(np.int64)
     key[relevant] = len(COUNTED) + which.ravel()  # a relevant result's text is its grade's
-    return [_MARK(counted, "null") for counted in COUNTED] + [_MARK("relevant", g) for g in values.tolist()], key
+    return [_MARK(counted) for counted in COUNTED] + [_GRADED(g) for g in values.tolist()], key
 
 
 def _metric_texts(c: QuestionColumns, a: int, b: int) -> list[str]:

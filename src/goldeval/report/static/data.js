@@ -1,7 +1,7 @@
 /* goldeval page: the results payload and every lookup into it.
  *
  * One source of truth (issue 8): the page computes no metric and no statistic. Python writes them into
- * the results JSON (schema 2, docs/results-json.md) and this file only looks them up:
+ * the results JSON (schema 3, docs/results-json.md) and this file only looks them up:
  * - hit@k, recall@k, precision@k and nDCG@k at any k from 1 to the depth: `curves[metric][k - 1]`
  *   (goldeval.scorecard.curves, from the one metric engine); MRR and MAP: `metrics`;
  * - whether one question is a hit at k: its stored `rank` (first correct answer) is at most k;
@@ -13,7 +13,8 @@
  * - which questions make the headline (hand-written, log, incident; synthetic ones beside): each question's
  *   `headline`, the retriever's `n_headline` and `synthetic` (goldeval.golden.model.headline_split);
  * - what each retrieved result counted for (relevant with a grade, a repeat, judged not relevant, unjudged):
- *   its `counted` and `grade` (goldeval.scorecard.scoring.hit_marks: no level rule here);
+ *   its `counted` and `grade` (goldeval.scorecard.scoring.hit_marks: no level rule here; the file writes a
+ *   result's `doc` only when it is not its id and its `grade` only when relevant: `G.runs` fills both in);
  * - the k the page opens at: `headline_k`; B − A on the Compare tab: the payload's `differences`;
  * - how many results came back, the deepest k that measures something (past it: the terminal's word,
  *   `n/a`) and each miss's rank as the terminal words it (`not in the 4 returned`): `views.returned`
@@ -82,7 +83,13 @@
     files.forEach((file, fileIndex) => {
       for (const r of file.data.retrievers) {
         const questions = r.questions || [];
-        questions.forEach((q, i) => { q._order = i; });
+        questions.forEach((q, i) => {
+          q._order = i;
+          for (const hit of q.top || []) {  // schema 3 leaves out a document that is its id, a grade that is null
+            if (hit.doc === undefined) hit.doc = hit.id;
+            if (hit.grade === undefined) hit.grade = null;
+          }
+        });
         runs.push({
           index: runs.length, file, fileIndex, r, questions,
           byId: new Map(questions.map((q) => [q.id, q])),
