@@ -5,8 +5,8 @@ The stream is the same bytes as `dumps_strict(scorecard_to_dict(card), indent=No
 piece by piece, so the whole dict tree never sits in memory (issue 23: 100k questions made 2 GB of dicts).
 The per-question records of a new scorecard are written from its columns (`scorecard.columns`), a block of
 questions at a time: each value is encoded as the json module encodes it (its C string encoder,
-`float.__repr__`, or orjson's same texts: `float_texts`), the keys in the order `QUESTION_KEYS` and `hit_record` give them, which `_question_to_dict`
-uses too. Every piece goes through `textsafe.redact`; a non-finite number is refused, never written.
+`float.__repr__`, or orjson's same texts: `float_texts`), the keys in the order `QUESTION_KEYS` and
+`hit_record` give them, which `_question_to_dict` uses too. Every piece goes through `textsafe.redact`; a non-finite number is refused, never written.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@
  *   `headline`, the retriever's `n_headline` and `synthetic` (goldeval.golden.model.headline_split);
  * - what each retrieved result counted for (relevant with a grade, a repeat, judged not relevant, unjudged):
  *   its `counted` and `grade` (goldeval.scorecard.scoring.hit_marks: no level rule here; the file writes a
- *   result's `doc` only when it is not its id and its `grade` only when relevant: `G.runs` fills both in);
+ *   result's `doc` only when it is not its id and its `grade` only when relevant: `G.buildRuns` fills both in);
  * - the k the page opens at: `headline_k`; B − A on the Compare tab: the payload's `differences`;
  * - how many results came back, the deepest k that measures something (past it: the terminal's word,
  *   `n/a`) and each miss's rank as the terminal words it (`not in the 4 returned`): `views.returned`
