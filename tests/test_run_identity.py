@@ -137,5 +137,12 @@ def test_the_golden_fingerprint_is_kept_until_the_set_changes(monkeypatch: pytes
     reworded = g.fingerprint()
     assert reworded not in (first, added.fingerprint()) and len(made) == 4
     g.questions.append(Question("q3", "charlie"))  # a question added
-    assert g.fingerprint() not in (first, reworded) and len(made) == 5
+    charlie = g.fingerprint()
+    assert charlie not in (first, reworded) and len(made) == 5
     assert g.fingerprint() and len(made) == 5
+    g.qrels.add_grades("q3", {"c.md": 2})  # grades of a question that had none
+    graded = g.fingerprint()
+    assert graded != charlie and len(made) == 6
+    g.qrels.add_grades("q2", {"d.md": 1, "e.md": 0})  # grades added to a question that had some
+    assert g.fingerprint() not in (charlie, graded) and len(made) == 7
+    assert g.qrels.grades("q2") == {"b.md": 1, "d.md": 1, "e.md": 0}

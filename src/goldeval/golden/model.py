@@ -199,12 +199,12 @@ class Qrels:
         (the caller gives it up) when the question has none yet."""
         if not grades:
             return
-        self.changes += 1
         if qid in self._grades:
             for doc, grade in grades.items():
-                self.add(Judgment(qid, doc, grade))
+                self.add(Judgment(qid, doc, grade))  # each one counted in `changes` there
         else:
             self._grades[qid] = grades
+            self.changes += 1
 
     def judgments(self, qid: QuestionId) -> list[Judgment]:
         said = self._said.get(qid)
