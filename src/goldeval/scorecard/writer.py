@@ -6,7 +6,8 @@ piece by piece, so the whole dict tree never sits in memory (issue 23: 100k ques
 The per-question records of a new scorecard are written from its columns (`scorecard.columns`), a block of
 questions at a time: each value is encoded as the json module encodes it (its C string encoder,
 `float.__repr__`, or orjson's same texts: `float_texts`), the keys in the order `QUESTION_KEYS` and
-`hit_record` give them, which `_question_to_dict` uses too. Every piece goes through `textsafe.redact`; a non-finite number is refused, never written.
+`hit_record` give them, which `_question_to_dict` uses too. Every piece goes through `textsafe.redact`; a
+non-finite number is refused, never written.
 """
 
 from __future__ import annotations
